@@ -1,0 +1,1 @@
+//! Unit parsing and formatting, one module per original's dialect (being written).

@@ -1,0 +1,6 @@
+//! `riperf`: a drop-in replacement for iperf3 3.12 (not yet implemented).
+
+fn main() {
+    eprintln!("riperf: not yet implemented");
+    std::process::exit(1);
+}

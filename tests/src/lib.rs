@@ -1,0 +1,114 @@
+//! Shared helpers for the integration tests: find our binaries, find the
+//! originals (failing, not skipping, when `RBENCH_REQUIRE_ORIGINALS=1`), run
+//! commands with a time bound, and mask numbers so layouts can be compared.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The target directory our binaries were built into (`cargo build` first).
+pub fn target_dir() -> PathBuf {
+    // Test executables live in target/<profile>/deps/.
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.parent()
+        .and_then(|p| p.parent())
+        .expect("target/<profile>")
+        .to_path_buf()
+}
+
+/// Path of one of our tools; panics with the fix when it was not built.
+pub fn our_bin(name: &str) -> PathBuf {
+    let p = target_dir().join(name);
+    assert!(
+        p.exists(),
+        "{} not found: run `cargo build --workspace` before `cargo test`",
+        p.display()
+    );
+    p
+}
+
+/// Path of an original tool (fio, sysbench, mbw, iperf3, jq) when installed.
+/// With `RBENCH_REQUIRE_ORIGINALS=1` a missing original fails the test;
+/// otherwise the caller gets `None` and skips the comparison, saying so.
+pub fn original(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        if std::env::var("RBENCH_REQUIRE_ORIGINALS").as_deref() == Ok("1") {
+            panic!("the original `{name}` is required (RBENCH_REQUIRE_ORIGINALS=1) but is not installed");
+        }
+        eprintln!("note: `{name}` is not installed; skipping the comparison with it");
+    }
+    found
+}
+
+/// Run a command with stdin closed and a wall-clock bound; kill it past the bound.
+pub fn run_bounded(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("wait");
+            panic!(
+                "{cmd:?} ran past {limit:?}; stdout so far:\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output().expect("wait")
+}
+
+/// Replace every number (integers, decimals, `inf`, `nan`, signs) with `N`,
+/// so two outputs with different measurements compare equal when their
+/// layout is the same.
+pub fn mask_numbers(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let starts_number = c.is_ascii_digit()
+            || ((c == b'-' || c == b'+')
+                && i + 1 < b.len()
+                && (b[i + 1].is_ascii_digit() || s[i + 1..].starts_with("nan") || s[i + 1..].starts_with("inf")));
+        let word_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if starts_number && word_start || (word_start && (s[i..].starts_with("nan") || s[i..].starts_with("inf")) && !s[i..].get(3..4).is_some_and(|c| c.chars().all(|c| c.is_ascii_alphanumeric()))) {
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
+                i += 1;
+            }
+            out.push('N');
+        } else {
+            out.push(c as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_numbers_but_not_words() {
+        assert_eq!(
+            mask_numbers("0\tMethod: DUMB\tElapsed: 0.00465\tCopy: -nan MiB/s inf x2"),
+            "N\tMethod: DUMB\tElapsed: N\tCopy: N MiB/s N x2"
+        );
+    }
+}
