@@ -74,7 +74,9 @@ pub fn pin_current_thread(cpu: usize) -> Result<(), CpuListError> {
     if core_affinity::set_for_current(core_affinity::CoreId { id: cpu }) {
         Ok(())
     } else {
-        Err(CpuListError(format!("unable to set CPU affinity to CPU {cpu}")))
+        Err(CpuListError(format!(
+            "unable to set CPU affinity to CPU {cpu}"
+        )))
     }
 }
 
@@ -84,7 +86,10 @@ mod tests {
 
     #[test]
     fn parses_ranges_and_singles() {
-        assert_eq!(parse_cpu_list("0-3,5,8-11").unwrap(), vec![0, 1, 2, 3, 5, 8, 9, 10, 11]);
+        assert_eq!(
+            parse_cpu_list("0-3,5,8-11").unwrap(),
+            vec![0, 1, 2, 3, 5, 8, 9, 10, 11]
+        );
         assert_eq!(parse_cpu_list("3,1,1").unwrap(), vec![1, 3]);
     }
 

@@ -42,17 +42,23 @@ impl fmt::Display for OutputFormat {
 
 /// Render rows as CSV: exactly one header row, every row the same width.
 pub fn to_csv<R: serde::Serialize>(rows: &[R]) -> Result<String, String> {
-    let mut w = csv::WriterBuilder::new().has_headers(true).from_writer(Vec::new());
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(true)
+        .from_writer(Vec::new());
     for r in rows {
-        w.serialize(r).map_err(|e| format!("CSV output failed: {e}"))?;
+        w.serialize(r)
+            .map_err(|e| format!("CSV output failed: {e}"))?;
     }
-    let bytes = w.into_inner().map_err(|e| format!("CSV output failed: {e}"))?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| format!("CSV output failed: {e}"))?;
     String::from_utf8(bytes).map_err(|e| format!("CSV output failed: {e}"))
 }
 
 /// Render one value as a pretty JSON document with a trailing newline.
 pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, String> {
-    let mut s = serde_json::to_string_pretty(value).map_err(|e| format!("JSON output failed: {e}"))?;
+    let mut s =
+        serde_json::to_string_pretty(value).map_err(|e| format!("JSON output failed: {e}"))?;
     s.push('\n');
     Ok(s)
 }
@@ -70,13 +76,26 @@ mod tests {
     #[test]
     fn parses_formats() {
         assert_eq!("json".parse::<OutputFormat>().unwrap(), OutputFormat::Json);
-        assert_eq!("normal".parse::<OutputFormat>().unwrap(), OutputFormat::Text);
+        assert_eq!(
+            "normal".parse::<OutputFormat>().unwrap(),
+            OutputFormat::Text
+        );
         assert!("xml".parse::<OutputFormat>().is_err());
     }
 
     #[test]
     fn csv_has_one_header() {
-        let s = to_csv(&[Row { method: "a", elapsed_s: 1.0 }, Row { method: "b", elapsed_s: 2.5 }]).unwrap();
+        let s = to_csv(&[
+            Row {
+                method: "a",
+                elapsed_s: 1.0,
+            },
+            Row {
+                method: "b",
+                elapsed_s: 2.5,
+            },
+        ])
+        .unwrap();
         assert_eq!(s, "method,elapsed_s\na,1.0\nb,2.5\n");
     }
 

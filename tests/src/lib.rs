@@ -84,9 +84,17 @@ pub fn mask_numbers(s: &str) -> String {
         let starts_number = c.is_ascii_digit()
             || ((c == b'-' || c == b'+')
                 && i + 1 < b.len()
-                && (b[i + 1].is_ascii_digit() || s[i + 1..].starts_with("nan") || s[i + 1..].starts_with("inf")));
+                && (b[i + 1].is_ascii_digit()
+                    || s[i + 1..].starts_with("nan")
+                    || s[i + 1..].starts_with("inf")));
         let word_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
-        if starts_number && word_start || (word_start && (s[i..].starts_with("nan") || s[i..].starts_with("inf")) && !s[i..].get(3..4).is_some_and(|c| c.chars().all(|c| c.is_ascii_alphanumeric()))) {
+        if starts_number && word_start
+            || (word_start
+                && (s[i..].starts_with("nan") || s[i..].starts_with("inf"))
+                && !s[i..]
+                    .get(3..4)
+                    .is_some_and(|c| c.chars().all(|c| c.is_ascii_alphanumeric())))
+        {
             i += 1;
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
                 i += 1;
