@@ -1,0 +1,1 @@
+//! The fio unit dialect (being written).

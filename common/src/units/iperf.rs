@@ -1,0 +1,1 @@
+//! The iperf unit dialect (being written).

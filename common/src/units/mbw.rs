@@ -1,0 +1,1 @@
+//! The mbw unit dialect (being written).

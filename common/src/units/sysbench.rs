@@ -1,0 +1,1 @@
+//! The sysbench unit dialect (being written).
