@@ -1,4 +1,6 @@
-//! `riperf`: a drop-in replacement for iperf3 3.12 (not yet implemented).
+//! `riperf`: a drop-in replacement for iperf3 3.12.
+
+mod protocol;
 
 fn main() {
     eprintln!("riperf: not yet implemented");
