@@ -138,3 +138,123 @@ impl SysbenchHistogram {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The `--histogram` block of a real `sysbench cpu --histogram run`
+    /// (shared/reference/sysbench/cpu_report_histogram.out), whose report
+    /// gave `95th percentile: 0.35`.
+    const REFERENCE: &str = include_str!("testdata/sysbench_cpu_histogram.txt");
+
+    fn from_reference() -> SysbenchHistogram {
+        let mut h = SysbenchHistogram::new();
+        for line in REFERENCE.lines().skip(1) {
+            let (value, rest) = line.split_once('|').unwrap();
+            let value: f64 = value.trim().parse().unwrap();
+            let count: u64 = rest.split_whitespace().last().unwrap().parse().unwrap();
+            for _ in 0..count {
+                h.record_ms(value);
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn renders_sysbench_histogram_byte_for_byte() {
+        let h = from_reference();
+        assert_eq!(h.count(), 17574);
+        assert_eq!(h.render(), REFERENCE);
+        assert_eq!(format!("{:.2}", h.percentile(95.0)), "0.35");
+    }
+
+    #[test]
+    fn range_and_clamping() {
+        let h = SysbenchHistogram::new();
+        assert!((h.bucket_value_ms(0) - 0.001).abs() < 1e-15);
+        assert!((h.bucket_value_ms(1023) - 100_000.0).abs() < 1e-6);
+        assert!((h.bucket_value_ms(1) / h.bucket_value_ms(0) - 1.01817).abs() < 1e-5);
+        // Sub-microsecond events (sysbench memory) and nonsense land in 0.
+        for v in [0.0, -1.0, 1e-9, 0.0004, f64::NAN, f64::NEG_INFINITY] {
+            assert_eq!(h.bucket_index(v), 0, "{v}");
+        }
+        for v in [1e6, 1e300, f64::INFINITY] {
+            assert_eq!(h.bucket_index(v), 1023, "{v}");
+        }
+        assert_eq!(h.bucket_index(0.001), 0);
+        assert_eq!(h.bucket_index(100_000.0), 1023);
+    }
+
+    #[test]
+    fn empty_percentile_is_the_first_bucket() {
+        let mut h = SysbenchHistogram::default();
+        assert!((h.percentile(95.0) - 0.001).abs() < 1e-15);
+        assert_eq!(format!("{:.2}", h.percentile(95.0)), "0.00");
+        assert_eq!(h.render(), "");
+        h.record_ms(0.0001);
+        assert_eq!(format!("{:.2}", h.percentile(95.0)), "0.00");
+        h.record_ms(5e6);
+        assert_eq!(format!("{:.2}", h.percentile(100.0)), "100000.00");
+        h.clear();
+        assert_eq!(h.count(), 0);
+        assert!(h.buckets().iter().all(|&c| c == 0));
+    }
+
+    /// Naive bucket: the bucket whose value is nearest in log space.
+    fn naive_index(v: f64) -> usize {
+        let h = SysbenchHistogram::new();
+        (0..SYSBENCH_NR_BUCKETS)
+            .min_by(|&a, &b| {
+                let da = (v.ln() - h.bucket_value_ms(a).ln()).abs();
+                let db = (v.ln() - h.bucket_value_ms(b).ln()).abs();
+                da.total_cmp(&db)
+            })
+            .unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn index_is_the_nearest_bucket_in_log_space(e in -3.0f64..5.0) {
+            let v = 10f64.powf(e);
+            let h = SysbenchHistogram::new();
+            let (got, want) = (h.bucket_index(v), naive_index(v));
+            if got != want {
+                // Only a value on a boundary between two buckets may differ.
+                let mid = (h.bucket_value_ms(got).ln() + h.bucket_value_ms(want).ln()) / 2.0;
+                prop_assert!(got.abs_diff(want) == 1 && (v.ln() - mid).abs() < 1e-9);
+            }
+        }
+
+        #[test]
+        fn percentile_matches_sorting(
+            samples in prop::collection::vec(
+                prop_oneof![0.0001f64..0.01, 0.1f64..2.0, 0.001f64..200_000.0], 0..300),
+            p in prop_oneof![Just(95.0), Just(100.0), Just(50.0), 0.0f64..=100.0],
+        ) {
+            let mut h = SysbenchHistogram::new();
+            for &v in &samples { h.record_ms(v); }
+            let mut idx: Vec<usize> = samples.iter().map(|&v| h.bucket_index(v)).collect();
+            idx.sort_unstable();
+            let target = (samples.len() as f64 * p / 100.0 + 0.5).floor() as usize;
+            let want = if target == 0 { 0 } else { idx[target - 1] };
+            prop_assert_eq!(h.percentile(p), h.bucket_value_ms(want));
+        }
+
+        #[test]
+        fn merge_equals_recording_everything(
+            a in prop::collection::vec(0.0001f64..1e6, 0..100),
+            b in prop::collection::vec(0.0001f64..1e6, 0..100),
+        ) {
+            let (mut ha, mut hb, mut all) =
+                (SysbenchHistogram::new(), SysbenchHistogram::new(), SysbenchHistogram::new());
+            for &v in &a { ha.record_ms(v); all.record_ms(v); }
+            for &v in &b { hb.record_ms(v); all.record_ms(v); }
+            ha.merge(&hb);
+            prop_assert_eq!(ha.buckets(), all.buckets());
+            prop_assert_eq!(ha.count(), all.count());
+            prop_assert_eq!(ha.render(), all.render());
+        }
+    }
+}
