@@ -88,6 +88,13 @@ impl FastClock {
         ((u128::from(ticks) * u128::from(self.mult)) >> SCALE_SHIFT) as u64
     }
 
+    /// Convert nanoseconds to ticks (e.g. a deadline compared against
+    /// [`FastClock::now`] in a hot loop without converting every reading).
+    #[inline]
+    pub fn ns_to_ticks(&self, ns: u64) -> u64 {
+        ((u128::from(ns) << SCALE_SHIFT) / u128::from(self.mult.max(1))) as u64
+    }
+
     /// Nanoseconds since `start_ticks` (an earlier [`FastClock::now`]);
     /// 0 if `start_ticks` is in the future.
     #[inline]
@@ -220,6 +227,25 @@ mod tests {
             "tsc={} fast={fast} mono={mono} rel={rel}",
             clock.is_tsc()
         );
+        // ns -> ticks -> ns round-trips to within one tick's worth of ns.
+        let back = clock.ticks_to_ns(clock.ns_to_ticks(1_000_000_000));
+        assert!(back.abs_diff(1_000_000_000) <= 2, "{back}");
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn uses_the_tsc_when_cpuinfo_says_it_is_invariant() {
+        // Linux derives these two flags from the same CPUID bit we read.
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let has = |flag: &str| {
+            info.lines()
+                .filter(|l| l.starts_with("flags"))
+                .any(|l| l.split_whitespace().any(|w| w == flag))
+        };
+        if has("constant_tsc") && has("nonstop_tsc") {
+            assert!(has_invariant_tsc());
+            assert!(FastClock::get().is_tsc());
+        }
     }
 
     #[test]
@@ -227,6 +253,7 @@ mod tests {
         let c = FastClock::monotonic();
         assert!(!c.is_tsc());
         assert_eq!(c.ticks_to_ns(123_456_789), 123_456_789);
+        assert_eq!(c.ns_to_ticks(123_456_789), 123_456_789);
         let start = c.now();
         assert!(c.elapsed_ns(start) < 60_000_000_000);
         assert_eq!(c.elapsed_ns(u64::MAX), 0);

@@ -59,7 +59,7 @@ pub fn bucket_value(idx: usize) -> u64 {
 /// [`LatencyHistogram::merge`].
 #[derive(Clone, Debug)]
 pub struct LatencyHistogram {
-    buckets: Box<[u64]>,
+    buckets: Box<[u64; NR_BUCKETS]>,
     count: u64,
     min: u64,
     max: u64,
@@ -80,7 +80,7 @@ impl LatencyHistogram {
     /// An empty histogram.
     pub fn new() -> Self {
         Self {
-            buckets: vec![0; NR_BUCKETS].into_boxed_slice(),
+            buckets: Box::new([0; NR_BUCKETS]),
             count: 0,
             min: u64::MAX,
             max: 0,
@@ -261,7 +261,7 @@ impl LatencyHistogram {
     /// [`bucket_index`] `i` (rfio's json+ `bins` are the non-zero ones keyed
     /// by [`bucket_value`]).
     pub fn buckets(&self) -> &[u64] {
-        &self.buckets
+        &self.buckets[..]
     }
 
     /// Non-zero buckets as `(bucket value, count)`, ascending: fio's json+
