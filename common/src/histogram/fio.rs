@@ -18,6 +18,12 @@ const PLAT_GROUP_NR: usize = 29;
 /// Number of buckets (fio's `FIO_IO_U_PLAT_NR`, 1856).
 pub const NR_BUCKETS: usize = PLAT_GROUP_NR * PLAT_VAL;
 
+/// fio's default `percentile_list` (`1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99`).
+pub const FIO_DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
 /// The bucket a value (ns) falls into, exactly as fio's `plat_val_to_idx`.
 #[inline]
 pub fn bucket_index(v: u64) -> usize {
@@ -408,6 +414,7 @@ mod tests {
             serde_json::from_str(include_str!("testdata/fio_jsonplus_latency.json")).unwrap();
         let cases = v.as_array().unwrap();
         assert!(cases.len() >= 15);
+        let mut default_lists = 0;
         for c in cases {
             let src = c["source"].as_str().unwrap();
             let mut h = LatencyHistogram::new();
@@ -435,7 +442,9 @@ mod tests {
                 .collect();
             let want: Vec<u64> = pct.iter().map(|p| p[1].as_u64().unwrap()).collect();
             assert_eq!(h.percentiles(&ps), want, "{src}");
+            default_lists += usize::from(ps == FIO_DEFAULT_PERCENTILES);
         }
+        assert!(default_lists >= 10, "{default_lists}");
     }
 
     /// Exact nearest rank (1-based) of p for n samples, from the exact value

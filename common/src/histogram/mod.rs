@@ -10,5 +10,5 @@ mod extended;
 mod fio;
 mod sysbench;
 
-pub use fio::{bucket_index, bucket_value, LatencyHistogram, NR_BUCKETS};
+pub use fio::{bucket_index, bucket_value, LatencyHistogram, FIO_DEFAULT_PERCENTILES, NR_BUCKETS};
 pub use sysbench::{SysbenchHistogram, SYSBENCH_NR_BUCKETS};
