@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Comparison harness: run one of our tools and its original alternately on
+# the same work, extract one metric from each, and print min/median/max of
+# each and the ratio of the medians (ours / original).
+#
+#   tests/compare.sh list              list the scenarios
+#   tests/compare.sh SCENARIO [RUNS]   run one scenario RUNS times (default 5)
+#   tests/compare.sh TOOL [RUNS]       run all scenarios of TOOL (e.g. rmbw)
+#   tests/compare.sh all [RUNS]        run every scenario
+#
+# Adding a scenario: add its name to SCENARIOS and a case in `scenario`
+# setting TOOL, OURS and ORIG (command lines, run with `sh -c`), EXTRACT
+# (a function reading the command's stdout and printing one number), UNIT,
+# and BETTER (higher or lower).
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN="$ROOT/target/release"
+
+SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024"
+
+# mbw/rmbw: the Copy value of the (single) AVG line, in MiB/s.
+extract_mbw_avg() {
+    awk -F'\t' '$1 == "AVG" { split($5, f, " "); print f[2]; exit }'
+}
+
+scenario() {
+    case "$1" in
+    # mbw 1.2.2 times memcpy() under its DUMB label (-t1) and the element
+    # loop under its MEMCPY label (-t0); rmbw's labels say what they time.
+    rmbw-memcpy-256)
+        TOOL=rmbw DESC="memcpy() of a 256 MiB array, 20 copies (rmbw -t0 MEMCPY vs mbw -t1 DUMB)"
+        OURS="$BIN/rmbw -q -n 20 -t0 256" ORIG="mbw -q -n 20 -t1 256" ;;
+    rmbw-memcpy-1024)
+        TOOL=rmbw DESC="memcpy() of a 1 GiB array, 10 copies (rmbw -t0 MEMCPY vs mbw -t1 DUMB)"
+        OURS="$BIN/rmbw -q -n 10 -t0 1024" ORIG="mbw -q -n 10 -t1 1024" ;;
+    rmbw-loop-256)
+        TOOL=rmbw DESC="8-byte element loop over 256 MiB, 20 copies (rmbw -t1 DUMB vs mbw -t0 MEMCPY)"
+        OURS="$BIN/rmbw -q -n 20 -t1 256" ORIG="mbw -q -n 20 -t0 256" ;;
+    rmbw-loop-1024)
+        TOOL=rmbw DESC="8-byte element loop over 1 GiB, 10 copies (rmbw -t1 DUMB vs mbw -t0 MEMCPY)"
+        OURS="$BIN/rmbw -q -n 10 -t1 1024" ORIG="mbw -q -n 10 -t0 1024" ;;
+    *) return 1 ;;
+    esac
+    EXTRACT=extract_mbw_avg UNIT="MiB/s" BETTER=higher
+}
+
+# min median max of numbers on stdin (one per line).
+stats() {
+    sort -g | awk '{ v[NR] = $1 } END {
+        if (NR == 0) { print "nan nan nan"; exit }
+        m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.3f %.3f %.3f\n", v[1], m, v[NR] }'
+}
+
+measure() { # command -> metric
+    local out value
+    out=$(sh -c "$1" 2>/dev/null) || { echo "compare.sh: '$1' failed" >&2; return 1; }
+    value=$(printf '%s\n' "$out" | "$EXTRACT")
+    [ -n "$value" ] || { echo "compare.sh: no metric in the output of '$1'" >&2; return 1; }
+    echo "$value"
+}
+
+run_scenario() { # name runs
+    local name=$1 runs=$2 i ours_vals="" orig_vals="" o r
+    scenario "$name" || { echo "compare.sh: unknown scenario '$name' (try: list)" >&2; return 2; }
+    command -v "${ORIG%% *}" >/dev/null || { echo "compare.sh: the original '${ORIG%% *}' is not installed" >&2; return 2; }
+    (cd "$ROOT" && cargo build --release -q -p "$TOOL")
+    echo "== $name: $DESC"
+    for i in $(seq 1 "$runs"); do
+        # Alternate which goes first so neither always runs on a warmer machine.
+        if [ $((i % 2)) -eq 1 ]; then
+            o=$(measure "$OURS"); r=$(measure "$ORIG")
+        else
+            r=$(measure "$ORIG"); o=$(measure "$OURS")
+        fi
+        ours_vals="$ours_vals$o
+"
+        orig_vals="$orig_vals$r
+"
+        printf '   run %d: ours %s, original %s %s\n' "$i" "$o" "$r" "$UNIT"
+    done
+    set -- $(printf '%s' "$ours_vals" | stats)
+    local omin=$1 omed=$2 omax=$3
+    set -- $(printf '%s' "$orig_vals" | stats)
+    local rmin=$1 rmed=$2 rmax=$3
+    printf '   %-9s min %12s  median %12s  max %12s %s\n' "ours" "$omin" "$omed" "$omax" "$UNIT"
+    printf '   %-9s min %12s  median %12s  max %12s %s\n' "original" "$rmin" "$rmed" "$rmax" "$UNIT"
+    awk -v o="$omed" -v r="$rmed" -v b="$BETTER" -v n="$name" 'BEGIN {
+        ratio = (r == 0) ? 0 : o / r
+        printf "   ratio ours/original (medians): %.3f (%s is better)\n", ratio, b
+        printf "RESULT\t%s\t%s\t%s\t%.3f\n", n, r, o, ratio }'
+}
+
+main() {
+    local what=${1:-} runs=${2:-5} s found=0
+    case "$runs" in ''|*[!0-9]*|0) echo "compare.sh: RUNS must be a positive number" >&2; exit 2 ;; esac
+    case "$what" in
+    ''|-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    list)
+        for s in $SCENARIOS; do scenario "$s"; printf '%-20s %-8s %s\n' "$s" "$TOOL" "$DESC"; done ;;
+    *)
+        for s in $SCENARIOS; do
+            scenario "$s"
+            if [ "$what" = all ] || [ "$what" = "$TOOL" ] || [ "$what" = "$s" ]; then
+                found=1
+                run_scenario "$s" "$runs"
+            fi
+        done
+        [ $found -eq 1 ] || { echo "compare.sh: unknown scenario '$what' (try: list)" >&2; exit 2; } ;;
+    esac
+}
+
+main "$@"
