@@ -17,14 +17,28 @@ pub struct StatusLine<W: Write = io::Stderr> {
     last: Option<Instant>,
     /// Characters currently shown (to blank them on clear/shorter lines).
     shown: usize,
+    /// Terminal columns: longer lines are cut so they never wrap (a wrapped
+    /// line cannot be redrawn with `\r`).
+    width: Option<usize>,
 }
 
 impl StatusLine<io::Stderr> {
     /// A status line on stderr, enabled when stderr is a terminal.
     pub fn new(min_interval: Duration) -> Self {
         let enabled = io::stderr().is_terminal();
-        Self::with_writer(io::stderr(), enabled, min_interval)
+        let mut line = Self::with_writer(io::stderr(), enabled, min_interval);
+        line.width = terminal_columns(libc::STDERR_FILENO);
+        line
     }
+}
+
+/// The column count of the terminal on `fd`, if it is one and says.
+fn terminal_columns(fd: libc::c_int) -> Option<usize> {
+    // SAFETY: an all-zero winsize is a valid value of a plain C struct.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: TIOCGWINSZ writes one winsize into the valid, writable `ws`.
+    let rc = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) };
+    (rc == 0 && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
 }
 
 impl<W: Write> StatusLine<W> {
@@ -37,7 +51,14 @@ impl<W: Write> StatusLine<W> {
             min_interval,
             last: None,
             shown: 0,
+            width: None,
         }
+    }
+
+    /// Cut lines to `columns - 1` characters (so the cursor never wraps).
+    pub fn with_width(mut self, columns: usize) -> Self {
+        self.width = Some(columns);
+        self
     }
 
     /// Whether anything is ever drawn.
@@ -66,7 +87,12 @@ impl<W: Write> StatusLine<W> {
         self.last = Some(now);
         let text = f();
         // A status line is one line: never let a newline scroll the terminal.
-        let text = text.replace(['\n', '\r'], " ");
+        let mut text = text.replace(['\n', '\r'], " ");
+        if let Some(w) = self.width {
+            if let Some((cut, _)) = text.char_indices().nth(w.saturating_sub(1)) {
+                text.truncate(cut);
+            }
+        }
         let len = text.chars().count();
         let pad = self.shown.saturating_sub(len);
         // Errors writing a status line are not worth failing a run for.
@@ -147,6 +173,16 @@ mod tests {
         s.clear(); // nothing shown: nothing written
         s.update_at(t0, || "x\ny".into());
         assert_eq!(text(s), "\rabc\r   \r\rx y");
+    }
+
+    #[test]
+    fn long_lines_are_cut_to_the_terminal_width() {
+        let mut s = line(true).with_width(6);
+        s.update_at(Instant::now(), || "abcdefghij".into());
+        assert_eq!(text(s), "\rabcde");
+        let mut s = line(true).with_width(6);
+        s.update_at(Instant::now(), || "äöü".into());
+        assert_eq!(text(s), "\räöü");
     }
 
     #[test]
