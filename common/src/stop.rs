@@ -20,6 +20,11 @@ extern "C" fn on_signal(sig: libc::c_int) {
 }
 
 /// Install the SIGINT/SIGTERM handlers. Call once, early in `main`.
+///
+/// The first signal only sets the flag ([`should_stop`]); the second calls
+/// `_exit(128 + signal)` at once. Handlers use `SA_RESTART`, so interrupted
+/// system calls resume: a loop that blocks (accept, read, poll) must block
+/// with a timeout and check [`should_stop`] between waits.
 pub fn install() {
     let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
     for sig in [libc::SIGINT, libc::SIGTERM] {
