@@ -1,8 +1,71 @@
-//! `riperf`: a drop-in replacement for iperf3 3.12.
+//! `riperf`: a drop-in replacement for iperf3 3.12, wire-compatible with it.
 
+mod client;
+mod ctrl;
+mod measure;
+mod net;
+mod options;
 mod protocol;
+mod report;
+mod server;
+mod session;
+mod stream;
 
-fn main() {
-    eprintln!("riperf: not yet implemented");
-    std::process::exit(1);
+use options::{Command, UsageError};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cfg = match options::parse(&args) {
+        Ok(Command::Help) => {
+            print!("{}", options::table::usage_long());
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::Version) => {
+            println!("riperf {} (iperf 3.12 compatible)", env!("CARGO_PKG_VERSION"));
+            println!("{}", report::system_info());
+            println!("Optional features available: CPU affinity setting, TCP congestion algorithm setting, socket pacing, support IPv4 don't fragment");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::Run(c)) => c,
+        Err(UsageError::Getopt(m)) => {
+            eprintln!("iperf3: {m}");
+            eprint!("{}", options::table::usage_long());
+            return ExitCode::from(1);
+        }
+        Err(UsageError::Parameter(m)) => {
+            eprintln!("iperf3: parameter error - {m}\n");
+            print!("{}", options::table::usage_long());
+            return ExitCode::from(1);
+        }
+        Err(UsageError::Fatal(m)) => {
+            eprintln!("iperf3: error - {m}");
+            return ExitCode::from(1);
+        }
+    };
+    rbench_common::stop::install();
+    // A peer that vanishes must not kill us with SIGPIPE.
+    // SAFETY: ignoring SIGPIPE is process-wide and always allowed.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    if let Some(p) = &cfg.pidfile {
+        let _ = std::fs::write(p, format!("{}", std::process::id()));
+    }
+    let code = match cfg.role {
+        options::Role::Client => match client::run(&cfg) {
+            client::ClientEnd::Ok | client::ClientEnd::ReportedInJson => 0,
+            client::ClientEnd::Error(m) => {
+                eprintln!("iperf3: error - {m}");
+                1
+            }
+            client::ClientEnd::Interrupted => {
+                eprintln!("iperf3: interrupt - the client has terminated");
+                1
+            }
+        },
+        options::Role::Server => server::run(&cfg),
+    };
+    if let Some(p) = &cfg.pidfile {
+        let _ = std::fs::remove_file(p);
+    }
+    ExitCode::from(code)
 }

@@ -1,0 +1,569 @@
+//! The client: connects, sends the parameters, opens the data streams,
+//! decides when the test ends, exchanges results and prints the report
+//! (spec §2.4 from the client's side).
+
+use crate::ctrl::{Ctrl, CtrlError};
+use crate::net::{self, show_ip, SockOpts};
+use crate::options::{Config, OutputKind};
+use crate::protocol::errors::{server_error_text, StrError};
+use crate::protocol::framing::MAX_RESULTS_LEN;
+use crate::protocol::results::ServerOutput;
+use crate::protocol::udp::{is_reply, HELLO};
+use crate::protocol::{Cookie, PeerResults, Protocol, State, TestParams};
+use crate::report::{self, Connected, Ctx, Out, Report, StartInfo, TestDesc};
+use crate::session::Session;
+use crate::stream::tcp::{TcpReceiver, TcpSender};
+use crate::stream::udp::{UdpReceiver, UdpSender};
+use crate::stream::{payload, stream_id, Counters, Pacing, Stream, StreamIo, TestShared};
+use rbench_common::clock::now_ns;
+use std::io::Write;
+use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a client run ended, for `main`.
+pub enum ClientEnd {
+    Ok,
+    /// An error already reported in the output (JSON), exit status 0 as 3.12.
+    ReportedInJson,
+    /// `iperf3: error - <msg>` on stderr, exit 1.
+    Error(String),
+    /// Interrupted by a signal: `iperf3: interrupt - the client has terminated`.
+    Interrupted,
+}
+
+const CTRL_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub fn run(cfg: &Config) -> ClientEnd {
+    let mut out = match Out::new(cfg.logfile.as_deref()) {
+        Ok(o) => o,
+        Err(e) => return ClientEnd::Error(format!("unable to open log file: {}", e.to_string_c())),
+    };
+    out.title = cfg.title.clone();
+    out.timestamps = cfg.timestamps.clone();
+    out.forceflush = cfg.forceflush;
+    let udp = cfg.protocol == Protocol::Udp;
+    let ctx = Ctx {
+        is_client: true,
+        udp,
+        bidir: cfg.bidir,
+        reverse: cfg.reverse,
+        num_streams: cfg.parallel as usize,
+        format: cfg.format,
+        verbose: cfg.verbose,
+        sender_has_retransmits: !udp && !cfg.reverse,
+    };
+    let mut report = Report::new(cfg.output, ctx, out);
+    let mut info = StartInfo {
+        system_info: report::system_info(),
+        ..Default::default()
+    };
+    match run_inner(cfg, &mut report, &mut info) {
+        Ok(()) => {
+            report.finish(None);
+            if report.is_text() {
+                report.out.raw("\n");
+                report.out.line("iperf Done.");
+            }
+            ClientEnd::Ok
+        }
+        Err(e) if e == "\u{0}interrupt" => ClientEnd::Interrupted,
+        Err(e) => {
+            if matches!(report.kind, OutputKind::Json | OutputKind::JsonStream) {
+                if info.test.is_none() {
+                    report.set_start(&info);
+                }
+                report.finish(Some(&e));
+                ClientEnd::ReportedInJson
+            } else {
+                ClientEnd::Error(e)
+            }
+        }
+    }
+}
+
+fn read_state(ctrl: &mut Ctrl) -> Result<State, String> {
+    loop {
+        match ctrl.read_state(Duration::from_millis(200)) {
+            Ok(s) => return Ok(s),
+            Err(CtrlError::Timeout) => {
+                if rbench_common::stop::should_stop() {
+                    let _ = ctrl.send_state(State::ClientTerminate);
+                    return Err("\u{0}interrupt".into());
+                }
+            }
+            Err(CtrlError::UnknownState(_)) => return Err("received an unknown control message".into()),
+            Err(CtrlError::Closed) => return Err("control socket has closed unexpectedly".into()),
+            Err(e) => return Err(format!("unable to receive control message: {e}")),
+        }
+    }
+}
+
+fn server_error(ctrl: &mut Ctrl) -> String {
+    let mut b = [0u8; 8];
+    let mut got = [0i32; 2];
+    if ctrl.read_exact(&mut b[..4], CTRL_TIMEOUT).is_ok() {
+        got[0] = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        if ctrl.read_exact(&mut b[4..], CTRL_TIMEOUT).is_ok() {
+            got[1] = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+        }
+    }
+    server_error_text(got[0], got[1])
+}
+
+fn params_of(cfg: &Config, blksize: i64) -> TestParams {
+    TestParams {
+        protocol: cfg.protocol,
+        omit: cfg.omit,
+        server_affinity: cfg.server_affinity,
+        time: cfg.duration,
+        num: cfg.bytes,
+        blockcount: cfg.blocks,
+        mss: cfg.mss,
+        nodelay: cfg.nodelay,
+        parallel: cfg.parallel,
+        reverse: cfg.reverse,
+        bidirectional: cfg.bidir,
+        window: cfg.window,
+        len: blksize,
+        bandwidth: cfg.rate,
+        fqrate: cfg.fqrate,
+        pacing_timer: cfg.pacing_timer,
+        burst: cfg.burst,
+        tos: cfg.tos,
+        flowlabel: cfg.flowlabel,
+        title: cfg.title.clone(),
+        extra_data: cfg.extra_data.clone(),
+        congestion: cfg.congestion.clone(),
+        congestion_used: None,
+        get_server_output: cfg.get_server_output,
+        udp_counters_64bit: cfg.udp_counters_64bit,
+        repeating_payload: cfg.repeating_payload,
+        zerocopy: cfg.zerocopy,
+        dont_fragment: cfg.dont_fragment,
+        authtoken: None,
+        client_version: None,
+    }
+}
+
+fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<(), String> {
+    if report.is_text() && cfg.verbose {
+        report.out.line("iperf 3.12");
+        let si = info.system_info.clone();
+        report.out.line(&si);
+    }
+    let addrs = net::resolve(&cfg.host, cfg.port, cfg.ipv4_only, cfg.ipv6_only)
+        .map_err(|e| format!("unable to connect to server: {}", e.to_string_c()))?;
+    let bind_ip = match &cfg.bind {
+        Some(b) => Some(
+            b.split('%')
+                .next()
+                .unwrap_or("")
+                .parse()
+                .map_err(|_| "unable to connect to server: Invalid argument".to_string())?,
+        ),
+        None => None,
+    };
+    let timeout = cfg.connect_timeout_ms.map(Duration::from_millis);
+    let ctrl_stream = net::connect_tcp(&addrs, bind_ip, 0, timeout, &|_, _| Ok(()))
+        .map_err(|e| match e {
+            net::ConnectError::Io(e) => format!("unable to connect to server: {}", e.to_string_c()),
+            net::ConnectError::Option(n) => server_error_text(n, 0),
+        })?;
+    let mut ctrl = Ctrl::new(ctrl_stream);
+    let peer = ctrl.stream.peer_addr().map_err(|e| e.to_string_c())?;
+    let cookie = Cookie::random();
+    ctrl.stream
+        .write_all(cookie.as_bytes())
+        .map_err(|e| format!("unable to send cookie to server: {}", e.to_string_c()))?;
+    let ctrl_mss = net::tcp_mss(ctrl.fd());
+    let udp = cfg.protocol == Protocol::Udp;
+    let mut blksize = cfg.blksize;
+    if udp && blksize == 0 {
+        blksize = if ctrl_mss > 0 { ctrl_mss.min(65507) } else { 1460 };
+    }
+    let (time_s, secs) = report::gmt_now();
+    info.time = time_s.clone();
+    info.timesecs = secs;
+    info.peer_host = cfg.host.clone();
+    info.peer_port = cfg.port;
+    info.cookie = cookie.text();
+    info.tcp_mss = if cfg.mss > 0 { cfg.mss } else { ctrl_mss };
+    let shared = TestShared::new(cfg.bytes, cfg.blocks);
+    let mut session = Session::new(shared.clone(), cfg.interval, cfg.omit, udp);
+    let mut server_results: Option<PeerResults> = None;
+    let mut local_end_done = false;
+    loop {
+        let st = if session.running() && !local_end_done {
+            match wait_running(cfg, &mut ctrl, &mut session, report)? {
+                Some(s) => s,
+                None => {
+                    // Our side decided the test is over.
+                    session.end(report, false);
+                    local_end_done = true;
+                    ctrl.send_state(State::TestEnd)
+                        .map_err(|e| format!("unable to send control message: {}", e.to_string_c()))?;
+                    continue;
+                }
+            }
+        } else {
+            read_state(&mut ctrl)?
+        };
+        match st {
+            State::ParamExchange => {
+                if report.is_text() {
+                    if cfg.verbose {
+                        report.out.line(&format!("Control connection MSS {ctrl_mss}"));
+                        report.out.line(&format!("Time: {time_s}"));
+                    }
+                    report.out.line(&format!("Connecting to host {}, port {}", cfg.host, cfg.port));
+                    if cfg.reverse {
+                        report.out.line(&format!("Reverse mode, remote host {} is sending", cfg.host));
+                    }
+                    if cfg.verbose {
+                        report.out.line(&format!("      Cookie: {}", cookie.text()));
+                        if !udp {
+                            if cfg.mss > 0 {
+                                report.out.line(&format!("      TCP MSS: {}", cfg.mss));
+                            } else {
+                                report.out.line(&format!("      TCP MSS: {ctrl_mss} (default)"));
+                            }
+                        }
+                        if cfg.rate > 0 {
+                            report.out.line(&format!("      Target Bitrate: {}", cfg.rate));
+                        }
+                    }
+                }
+                ctrl.send_json(&params_of(cfg, blksize).to_json())
+                    .map_err(|e| format!("unable to send parameters to server: {}", e.to_string_c()))?;
+            }
+            State::CreateStreams => {
+                create_streams(cfg, &cookie, peer, bind_ip, blksize, &shared, &mut session, report, info)?;
+                let desc = TestDesc {
+                    udp,
+                    num_streams: cfg.parallel,
+                    blksize,
+                    omit: cfg.omit,
+                    duration: cfg.duration,
+                    bytes: cfg.bytes,
+                    blocks: cfg.blocks,
+                    reverse: cfg.reverse,
+                    tos: cfg.tos,
+                    rate: cfg.rate,
+                    window: cfg.window,
+                    mss: cfg.mss,
+                };
+                info.test = Some(desc);
+                report.set_start(info);
+                if report.is_text() && cfg.verbose {
+                    report.out.line(&format!(
+                        "Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} seconds, {} second test, tos {}",
+                        if udp { "UDP" } else { "TCP" },
+                        cfg.parallel,
+                        blksize,
+                        cfg.omit,
+                        cfg.duration,
+                        cfg.tos
+                    ));
+                }
+            }
+            State::TestStart => {
+                let cpus = cfg.affinity;
+                let streams = std::mem::take(&mut session.streams);
+                let mut started = Vec::new();
+                let bodies = std::mem::take(&mut session.pending);
+                for (mut s, io) in streams.into_iter().zip(bodies) {
+                    s.spawn(io, shared.clone(), cpus).map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
+                    started.push(s);
+                }
+                session.streams = started;
+            }
+            State::TestRunning => session.start(),
+            State::ExchangeResults => {
+                if !local_end_done {
+                    session.end(report, false);
+                    local_end_done = true;
+                }
+                let mine = session.results(!udp, false);
+                ctrl.send_json(&mine.to_json())
+                    .map_err(|e| format!("unable to send results: {}", e.to_string_c()))?;
+                let v = ctrl
+                    .read_json(MAX_RESULTS_LEN, CTRL_TIMEOUT)
+                    .map_err(|e| format!("unable to receive results: {e}"))?;
+                server_results = Some(PeerResults::from_json(&v).map_err(|e| e.to_string())?);
+            }
+            State::DisplayResults => {
+                let peer_res = server_results.as_ref();
+                let mut summary = session.summary(peer_res, report.ctx.sender_has_retransmits)?;
+                if !udp {
+                    let local = session.streams.first().and_then(|s| net::congestion_of(s.fd));
+                    let remote = peer_res.and_then(|p| p.congestion_used.clone());
+                    if report.ctx.local_sends() || cfg.bidir {
+                        summary.sender_congestion = local;
+                        summary.receiver_congestion = remote;
+                    } else {
+                        summary.sender_congestion = remote;
+                        summary.receiver_congestion = local;
+                    }
+                }
+                report.summary(&summary);
+                if let Some(t) = &cfg.title {
+                    report.extra_top.push(("title".into(), t.clone().into()));
+                }
+                if let Some(e) = &cfg.extra_data {
+                    report.extra_top.push(("extra_data".into(), e.clone().into()));
+                }
+                match peer_res.and_then(|p| p.server_output.clone()) {
+                    Some(ServerOutput::Text(t)) => {
+                        if report.is_text() {
+                            report.out.raw("\nServer output:\n");
+                            report.out.raw(&t);
+                            report.out.raw("\n");
+                        } else {
+                            report.extra_top.push(("server_output_text".into(), t.into()));
+                        }
+                    }
+                    Some(ServerOutput::Json(j)) => {
+                        if report.is_text() {
+                            report.out.raw("\nServer JSON output:\n");
+                            report.out.raw(&crate::protocol::cjson::to_pretty(&j));
+                            report.out.raw("\n");
+                        } else {
+                            report.extra_top.push(("server_output_json".into(), j));
+                        }
+                    }
+                    None => {}
+                }
+                let _ = ctrl.send_state(State::IperfDone);
+                session.stop();
+                return Ok(());
+            }
+            State::AccessDenied => return Err("the server is busy running a test. try again later".into()),
+            State::ServerError => return Err(server_error(&mut ctrl)),
+            State::ServerTerminate => {
+                if !local_end_done {
+                    session.end(report, false);
+                }
+                if let Ok(s) = session.summary(None, report.ctx.sender_has_retransmits) {
+                    report.summary(&s);
+                }
+                session.stop();
+                return Err("the server has terminated".into());
+            }
+            _ => return Err("received an unknown control message".into()),
+        }
+    }
+}
+
+/// While the test runs: wake for interval ticks, watch the end conditions and
+/// the control connection. `Ok(None)` when this side ends the test.
+fn wait_running(
+    cfg: &Config,
+    ctrl: &mut Ctrl,
+    session: &mut Session,
+    report: &mut Report,
+) -> Result<Option<State>, String> {
+    let end_ns = if cfg.duration > 0 && cfg.bytes == 0 && cfg.blocks == 0 {
+        session.start_ns + (cfg.duration as u64 + cfg.omit.max(0) as u64) * 1_000_000_000
+    } else {
+        u64::MAX
+    };
+    let limited = cfg.bytes != 0 || cfg.blocks != 0;
+    loop {
+        if rbench_common::stop::should_stop() {
+            session.end(report, false);
+            let _ = ctrl.send_state(State::ClientTerminate);
+            if let Ok(s) = session.summary(None, report.ctx.sender_has_retransmits) {
+                report.summary(&s);
+            }
+            session.stop();
+            return Err("\u{0}interrupt".into());
+        }
+        let now = now_ns();
+        let mut deadline = session.next_deadline().min(end_ns);
+        if limited {
+            deadline = deadline.min(now + 2_000_000);
+        }
+        let wait = Duration::from_nanos(deadline.saturating_sub(now).min(200_000_000));
+        if net::wait_readable(ctrl.fd(), wait) {
+            return read_state(ctrl).map(Some);
+        }
+        let now = now_ns();
+        if now >= end_ns && !session.omitting {
+            return Ok(None);
+        }
+        session.tick(report);
+        if !session.omitting && limited {
+            let (sent, recv) = session.counted();
+            let bytes_done = cfg.bytes != 0 && (sent >= cfg.bytes || recv >= cfg.bytes);
+            let blocks_done = cfg.blocks != 0
+                && (session.shared.total_blocks.load(std::sync::atomic::Ordering::Relaxed) >= cfg.blocks
+                    || recv >= cfg.blocks * cfg.blksize.max(1) as u64);
+            if bytes_done || blocks_done || session.all_senders_finished() {
+                return Ok(None);
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn create_streams(
+    cfg: &Config,
+    cookie: &Cookie,
+    peer: SocketAddr,
+    bind_ip: Option<std::net::IpAddr>,
+    blksize: i64,
+    shared: &Arc<TestShared>,
+    session: &mut Session,
+    report: &mut Report,
+    info: &mut StartInfo,
+) -> Result<(), String> {
+    let udp = cfg.protocol == Protocol::Udp;
+    let n = if cfg.bidir { 2 * cfg.parallel } else { cfg.parallel } as usize;
+    let opts = SockOpts {
+        window: cfg.window,
+        mss: cfg.mss,
+        nodelay: cfg.nodelay,
+        congestion: cfg.congestion.clone(),
+        tos: cfg.tos,
+        dont_fragment: cfg.dont_fragment,
+        fqrate: cfg.fqrate,
+    };
+    let block = payload(blksize as usize, cfg.repeating_payload);
+    let per_stream_rate = cfg.rate;
+    let pacing = Pacing {
+        rate: per_stream_rate,
+        burst: cfg.burst.max(0) as u64,
+        pacing_timer_us: cfg.pacing_timer.max(1) as u64,
+    };
+    let _ = shared;
+    let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
+    for i in 0..n {
+        let sender = if cfg.bidir { i < cfg.parallel as usize } else { !cfg.reverse };
+        #[allow(clippy::type_complexity)]
+        let (socket, local, remote, fd, io, keep): (i32, SocketAddr, SocketAddr, i32, Box<dyn StreamIo>, Arc<dyn std::any::Any + Send + Sync>) = if udp {
+            let s = udp_connect(peer, bind_ip, cfg.cport, &opts, blksize)?;
+            let local = s.local_addr().map_err(|e| e.to_string_c())?;
+            let fd = s.as_raw_fd();
+            let s = Arc::new(s);
+            let io: Box<dyn StreamIo> = if sender {
+                Box::new(UdpSender {
+                    sock: s.clone(),
+                    len: blksize as usize,
+                    payload: block.clone(),
+                    pacing,
+                    counters_64bit: cfg.udp_counters_64bit,
+                })
+            } else {
+                Box::new(UdpReceiver { sock: s.clone(), len: blksize as usize, counters_64bit: cfg.udp_counters_64bit })
+            };
+            (fd, local, peer, fd, io, s as Arc<dyn std::any::Any + Send + Sync>)
+        } else {
+            let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
+                net::set_window(s, opts.window)?;
+                net::apply_tcp_opts(s, &opts, v6)
+            };
+            let mut t = net::connect_tcp(&[peer], bind_ip, cfg.cport, None, &prepare).map_err(|e| match e {
+                net::ConnectError::Io(e) => format!("unable to connect stream: {}", e.to_string_c()),
+                net::ConnectError::Option(n) => server_error_text(n, 0),
+            })?;
+            t.write_all(cookie.as_bytes())
+                .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
+            let local = t.local_addr().map_err(|e| e.to_string_c())?;
+            let fd = t.as_raw_fd();
+            let t = Arc::new(t);
+            let io: Box<dyn StreamIo> = if sender {
+                Box::new(TcpSender { sock: t.clone(), block: block.clone(), pacing })
+            } else {
+                Box::new(TcpReceiver { sock: t.clone(), buf: vec![0u8; blksize as usize], count_tail: false })
+            };
+            (fd, local, peer, fd, io, t as Arc<dyn std::any::Any + Send + Sync>)
+        };
+        if i == 0 {
+            let (snd, rcv) = net::buffer_sizes(fd);
+            info.sndbuf_actual = snd;
+            info.rcvbuf_actual = rcv;
+        }
+        report.text(&format!(
+            "[{:>3}] local {} port {} connected to {} port {}",
+            socket,
+            show_ip(&local),
+            local.port(),
+            show_ip(&remote),
+            remote.port()
+        ));
+        info.connected.push(Connected {
+            socket,
+            local_host: show_ip(&local),
+            local_port: local.port(),
+            remote_host: show_ip(&remote),
+            remote_port: remote.port(),
+        });
+        session.streams.push(Stream {
+            id: stream_id(i),
+            socket,
+            sender,
+            udp,
+            local,
+            remote,
+            counters: Arc::new(Counters::default()),
+            thread: None,
+            fd,
+            keep: Some(keep),
+        });
+        bodies.push(io);
+    }
+    session.pending = bodies;
+    Ok(())
+}
+
+fn udp_connect(
+    peer: SocketAddr,
+    bind_ip: Option<std::net::IpAddr>,
+    cport: u16,
+    opts: &SockOpts,
+    blksize: i64,
+) -> Result<UdpSocket, String> {
+    let local: SocketAddr = match (bind_ip, peer) {
+        (Some(ip), _) => SocketAddr::new(ip, cport),
+        (None, SocketAddr::V4(_)) => SocketAddr::new([0u8; 4].into(), cport),
+        (None, SocketAddr::V6(_)) => SocketAddr::new([0u16; 8].into(), cport),
+    };
+    let s = socket2::Socket::new(socket2::Domain::for_address(peer), socket2::Type::DGRAM, None)
+        .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
+    if cport != 0 {
+        let _ = s.set_reuse_address(true);
+    }
+    s.bind(&local.into()).map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
+    net::set_window(&s, opts.window).map_err(|n| server_error_text(n, 0))?;
+    // Like iperf3: a socket buffer smaller than a datagram is raised.
+    if let Ok(b) = s.send_buffer_size() {
+        if (b as i64) < blksize {
+            let _ = s.set_send_buffer_size(blksize as usize + 1024);
+        }
+    }
+    if let Ok(b) = s.recv_buffer_size() {
+        if (b as i64) < blksize {
+            let _ = s.set_recv_buffer_size(blksize as usize + 1024);
+        }
+    }
+    net::apply_ip_opts(&s, opts, peer.is_ipv6()).map_err(|n| server_error_text(n, 0))?;
+    s.connect(&peer.into()).map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
+    let s: UdpSocket = s.into();
+    s.send(&HELLO).map_err(|e| format!("unable to write to stream socket: {}", e.to_string_c()))?;
+    // Wait for the reply; with -R up to two data datagrams may come first.
+    s.set_read_timeout(Some(Duration::from_secs(30))).ok();
+    let mut buf = vec![0u8; 65536];
+    for _ in 0..3 {
+        match s.recv(&mut buf) {
+            Ok(n) if is_reply(&buf[..n]) => {
+                s.set_read_timeout(None).ok();
+                return Ok(s);
+            }
+            Ok(_) => continue,
+            Err(e) => return Err(format!("unable to read from stream socket: {}", e.to_string_c())),
+        }
+    }
+    Err("unable to read from stream socket: no UDP reply from the server".into())
+}

@@ -1,0 +1,298 @@
+//! Socket setup shared by client and server: connecting and listening the
+//! way iperf3 does, socket options, TCP_INFO, and peer-address printing.
+
+use socket2::{Domain, Protocol as SockProto, SockAddr, Socket, Type};
+use std::io;
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+/// The address as iperf3 prints it: IPv4-mapped IPv6 as plain IPv4.
+pub fn show_ip(a: &SocketAddr) -> String {
+    match a.ip() {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => v6.to_string(),
+        },
+        IpAddr::V4(v4) => v4.to_string(),
+    }
+}
+
+/// Resolve `host:port`, honouring `-4`/`-6`.
+pub fn resolve(host: &str, port: u16, v4: bool, v6: bool) -> io::Result<Vec<SocketAddr>> {
+    let host = host.split('%').next().unwrap_or(host);
+    let addrs: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()?
+        .filter(|a| (!v4 || a.is_ipv4()) && (!v6 || a.is_ipv6()))
+        .collect();
+    if addrs.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "Name or service not known",
+        ));
+    }
+    Ok(addrs)
+}
+
+/// Options applied to data sockets before connecting or accepting.
+#[derive(Debug, Clone, Default)]
+pub struct SockOpts {
+    pub window: i64,
+    pub mss: i64,
+    pub nodelay: bool,
+    pub congestion: Option<String>,
+    pub tos: i64,
+    pub dont_fragment: bool,
+    pub fqrate: u64,
+}
+
+/// Set a socket's send and receive buffers and check they took (iperf3's
+/// IESETBUF2 check: Linux doubles the value, so it must read back ≥ asked).
+pub fn set_window(s: &Socket, window: i64) -> Result<(), i32> {
+    if window <= 0 {
+        return Ok(());
+    }
+    let w = window as usize;
+    s.set_send_buffer_size(w).map_err(|_| 124)?;
+    s.set_recv_buffer_size(w).map_err(|_| 124)?;
+    let snd = s.send_buffer_size().unwrap_or(0);
+    let rcv = s.recv_buffer_size().unwrap_or(0);
+    if snd < w || rcv < w {
+        return Err(141);
+    }
+    Ok(())
+}
+
+/// Apply `-M -N -C -S --dont-fragment --fq-rate` to a TCP socket.
+pub fn apply_tcp_opts(s: &Socket, o: &SockOpts, is_v6: bool) -> Result<(), i32> {
+    if o.nodelay {
+        s.set_nodelay(true).map_err(|_| 122)?;
+    }
+    if o.mss > 0 {
+        s.set_mss(o.mss as u32).map_err(|_| 123)?;
+    }
+    if let Some(cc) = &o.congestion {
+        s.set_tcp_congestion(cc.as_bytes()).map_err(|_| 134)?;
+    }
+    apply_ip_opts(s, o, is_v6)
+}
+
+pub fn apply_ip_opts(s: &Socket, o: &SockOpts, is_v6: bool) -> Result<(), i32> {
+    if o.tos > 0 {
+        let r = if is_v6 {
+            s.set_tclass_v6(o.tos as u32)
+        } else {
+            s.set_tos(o.tos as u32)
+        };
+        r.map_err(|_| 125)?;
+    }
+    if o.dont_fragment && !is_v6 {
+        let v: libc::c_int = libc::IP_PMTUDISC_DO;
+        // SAFETY: setsockopt with a valid fd and an int option value.
+        let r = unsafe {
+            libc::setsockopt(
+                s.as_raw_fd(),
+                libc::IPPROTO_IP,
+                libc::IP_MTU_DISCOVER,
+                &v as *const _ as *const libc::c_void,
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(145);
+        }
+    }
+    if o.fqrate > 0 {
+        let rate = (o.fqrate / 8) as u32;
+        // SAFETY: setsockopt with a valid fd and a u32 option value.
+        let r = unsafe {
+            libc::setsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_MAX_PACING_RATE,
+                &rate as *const _ as *const libc::c_void,
+                4,
+            )
+        };
+        if r != 0 {
+            return Err(140);
+        }
+    }
+    Ok(())
+}
+
+/// Connect a TCP socket to one of `addrs`, optionally bound to `bind`/`cport`.
+pub fn connect_tcp(
+    addrs: &[SocketAddr],
+    bind: Option<IpAddr>,
+    cport: u16,
+    timeout: Option<Duration>,
+    prepare: &dyn Fn(&Socket, bool) -> Result<(), i32>,
+) -> Result<TcpStream, ConnectError> {
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
+    for a in addrs {
+        let s = Socket::new(Domain::for_address(*a), Type::STREAM, Some(SockProto::TCP))
+            .map_err(ConnectError::Io)?;
+        prepare(&s, a.is_ipv6()).map_err(ConnectError::Option)?;
+        if bind.is_some() || cport != 0 {
+            let ip = bind.unwrap_or(if a.is_ipv6() {
+                IpAddr::from([0u16; 8])
+            } else {
+                IpAddr::from([0u8; 4])
+            });
+            let _ = s.set_reuse_address(true);
+            s.bind(&SockAddr::from(SocketAddr::new(ip, cport)))
+                .map_err(ConnectError::Io)?;
+        }
+        let r = match timeout {
+            Some(t) => s.connect_timeout(&SockAddr::from(*a), t),
+            None => s.connect(&SockAddr::from(*a)),
+        };
+        match r {
+            Ok(()) => return Ok(s.into()),
+            Err(e) => last = e,
+        }
+    }
+    Err(ConnectError::Io(last))
+}
+
+#[derive(Debug)]
+pub enum ConnectError {
+    Io(io::Error),
+    /// An iperf3 i_errno for a socket option that failed.
+    Option(i32),
+}
+
+/// What iperf3 shows from TCP_INFO.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TcpInfo {
+    pub retransmits: u64,
+    pub snd_cwnd: u64,
+    pub snd_wnd: u64,
+    pub rtt: u64,
+    pub rttvar: u64,
+    pub pmtu: u64,
+}
+
+/// Read TCP_INFO (cwnd in bytes = snd_cwnd × snd_mss, as iperf3 reports).
+pub fn tcp_info(fd: i32) -> Option<TcpInfo> {
+    // SAFETY: tcp_info is plain data; getsockopt writes at most `len` bytes.
+    let mut ti: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            &mut ti as *mut _ as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if r != 0 {
+        return None;
+    }
+    Some(TcpInfo {
+        retransmits: ti.tcpi_total_retrans as u64,
+        snd_cwnd: ti.tcpi_snd_cwnd as u64 * ti.tcpi_snd_mss as u64,
+        // tcpi_snd_wnd sits after the fields libc exposes on some versions;
+        // read it by offset when the kernel filled that far.
+        snd_wnd: snd_wnd(&ti, len as usize),
+        rtt: ti.tcpi_rtt as u64,
+        rttvar: ti.tcpi_rttvar as u64,
+        pmtu: ti.tcpi_pmtu as u64,
+    })
+}
+
+fn snd_wnd(_ti: &libc::tcp_info, _len: usize) -> u64 {
+    0
+}
+
+/// The control connection's MSS (TCP_MAXSEG).
+pub fn tcp_mss(fd: i32) -> i64 {
+    let mut v: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt into an int.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_MAXSEG,
+            &mut v as *mut _ as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if r == 0 {
+        v as i64
+    } else {
+        0
+    }
+}
+
+/// The congestion algorithm in use on a TCP socket.
+pub fn congestion_of(fd: i32) -> Option<String> {
+    let mut buf = [0u8; 16];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: getsockopt into a 16-byte buffer.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            buf.as_mut_ptr() as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if r != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(len as usize);
+    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
+}
+
+/// Actual (kernel-doubled) send and receive buffer sizes.
+pub fn buffer_sizes(fd: i32) -> (i64, i64) {
+    let get = |opt| {
+        let mut v: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: getsockopt into an int.
+        unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                opt,
+                &mut v as *mut _ as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        v as i64
+    };
+    (get(libc::SO_SNDBUF), get(libc::SO_RCVBUF))
+}
+
+/// Wait until `fd` is readable or `timeout` passes; true when readable.
+pub fn wait_readable(fd: i32, timeout: Duration) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+    // SAFETY: one valid pollfd.
+    let r = unsafe { libc::poll(&mut p, 1, ms) };
+    r > 0
+}
+
+/// UDP buffers: `-w` if given, and never smaller than one datagram.
+pub fn set_window_udp(s: &std::net::UdpSocket, window: i64, len: i64) {
+    let sr = socket2::SockRef::from(s);
+    if window > 0 {
+        let _ = sr.set_send_buffer_size(window as usize);
+        let _ = sr.set_recv_buffer_size(window as usize);
+    }
+    if sr.send_buffer_size().map_or(false, |b| (b as i64) < len) {
+        let _ = sr.set_send_buffer_size(len as usize + 1024);
+    }
+    if sr.recv_buffer_size().map_or(false, |b| (b as i64) < len) {
+        let _ = sr.set_recv_buffer_size(len as usize + 1024);
+    }
+}

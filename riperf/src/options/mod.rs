@@ -1,0 +1,612 @@
+//! Command-line options: the table, the getopt work-alike, and the settings
+//! they produce, validated with iperf3 3.12's rules and messages (spec §4).
+
+pub mod getopt;
+pub mod table;
+
+use crate::protocol::Protocol;
+use rbench_common::units::iperf::{is_format_letter, parse_rate, parse_size};
+use table::Opt;
+
+pub const MAX_TIME: i64 = 86400;
+pub const MAX_STREAMS: i64 = 128;
+pub const MAX_BLOCKSIZE: i64 = 1024 * 1024;
+pub const MAX_TCP_BUFFER: i64 = 512 * 1024 * 1024;
+pub const MAX_UDP_BLOCKSIZE: i64 = 65507;
+pub const MIN_UDP_BLOCKSIZE: i64 = 16;
+pub const MAX_BURST: i64 = 1000;
+pub const MAX_MSS: i64 = 9 * 1024;
+pub const DEFAULT_TCP_BLKSIZE: i64 = 128 * 1024;
+pub const DEFAULT_UDP_RATE: u64 = 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Client,
+    Server,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputKind {
+    #[default]
+    Text,
+    Json,
+    JsonStream,
+    Csv,
+}
+
+/// Everything the command line sets.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub role: Role,
+    pub host: String,
+    pub port: u16,
+    pub format: char,
+    pub interval: f64,
+    pub pidfile: Option<String>,
+    pub affinity: Option<usize>,
+    pub server_affinity: Option<i64>,
+    pub bind: Option<String>,
+    pub verbose: bool,
+    pub output: OutputKind,
+    pub logfile: Option<String>,
+    pub forceflush: bool,
+    pub timestamps: Option<String>,
+    pub rcv_timeout_ms: u64,
+    pub snd_timeout_ms: Option<u64>,
+    pub debug: u8,
+    pub daemon: bool,
+    pub one_off: bool,
+    pub idle_timeout: Option<u64>,
+    pub protocol: Protocol,
+    pub connect_timeout_ms: Option<u64>,
+    pub rate: u64,
+    pub rate_set: bool,
+    pub burst: i64,
+    pub pacing_timer: i64,
+    pub fqrate: u64,
+    pub duration: i64,
+    pub bytes: u64,
+    pub blocks: u64,
+    /// 0 = protocol default (UDP: chosen after connecting).
+    pub blksize: i64,
+    pub cport: u16,
+    pub parallel: i64,
+    pub reverse: bool,
+    pub bidir: bool,
+    pub window: i64,
+    pub congestion: Option<String>,
+    pub mss: i64,
+    pub nodelay: bool,
+    pub ipv4_only: bool,
+    pub ipv6_only: bool,
+    pub tos: i64,
+    pub flowlabel: i64,
+    pub zerocopy: bool,
+    pub omit: i64,
+    pub title: Option<String>,
+    pub extra_data: Option<String>,
+    pub get_server_output: bool,
+    pub udp_counters_64bit: bool,
+    pub repeating_payload: bool,
+    pub dont_fragment: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            role: Role::Client,
+            host: String::new(),
+            port: 5201,
+            format: 'a',
+            interval: 1.0,
+            pidfile: None,
+            affinity: None,
+            server_affinity: None,
+            bind: None,
+            verbose: false,
+            output: OutputKind::Text,
+            logfile: None,
+            forceflush: false,
+            timestamps: None,
+            rcv_timeout_ms: 120_000,
+            snd_timeout_ms: None,
+            debug: 0,
+            daemon: false,
+            one_off: false,
+            idle_timeout: None,
+            protocol: Protocol::Tcp,
+            connect_timeout_ms: None,
+            rate: 0,
+            rate_set: false,
+            burst: 0,
+            pacing_timer: 1000,
+            fqrate: 0,
+            duration: 10,
+            bytes: 0,
+            blocks: 0,
+            blksize: 0,
+            cport: 0,
+            parallel: 1,
+            reverse: false,
+            bidir: false,
+            window: 0,
+            congestion: None,
+            mss: 0,
+            nodelay: false,
+            ipv4_only: false,
+            ipv6_only: false,
+            tos: 0,
+            flowlabel: 0,
+            zerocopy: false,
+            omit: 0,
+            title: None,
+            extra_data: None,
+            get_server_output: false,
+            udp_counters_64bit: false,
+            repeating_payload: false,
+            dont_fragment: false,
+        }
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Command {
+    Run(Box<Config>),
+    Help,
+    Version,
+}
+
+/// Why the command line was refused; `main` prints each kind as iperf3 does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UsageError {
+    /// getopt's own complaint: message + usage on stderr.
+    Getopt(String),
+    /// `iperf3: parameter error - <msg>` + usage on stdout.
+    Parameter(String),
+    /// `iperf3: error - <msg>` without usage.
+    Fatal(String),
+}
+
+/// C's `atoi`: leading blanks, sign, digits; anything else stops it.
+pub fn atoi(s: &str) -> i64 {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut n: i64 = 0;
+    for c in digits.bytes() {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        n = n.saturating_mul(10).saturating_add((c - b'0') as i64);
+    }
+    if neg {
+        -n
+    } else {
+        n
+    }
+}
+
+/// C's `strtol(s, NULL, 0)`: decimal, `0` octal or `0x` hex.
+fn strtol0(s: &str) -> Option<i64> {
+    let t = s.trim();
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()
+    } else if t.len() > 1 && t.starts_with('0') {
+        i64::from_str_radix(&t[1..], 8).ok()
+    } else {
+        t.parse().ok()
+    }
+}
+
+fn dscp_value(s: &str) -> Option<i64> {
+    let names = [
+        ("cs0", 0), ("cs1", 8), ("cs2", 16), ("cs3", 24), ("cs4", 32), ("cs5", 40), ("cs6", 48),
+        ("cs7", 56), ("af11", 10), ("af12", 12), ("af13", 14), ("af21", 18), ("af22", 20),
+        ("af23", 22), ("af31", 26), ("af32", 28), ("af33", 30), ("af41", 34), ("af42", 36),
+        ("af43", 38), ("ef", 46), ("va", 44), ("le", 1),
+    ];
+    let l = s.to_ascii_lowercase();
+    names
+        .iter()
+        .find(|(n, _)| *n == l)
+        .map(|(_, v)| *v)
+        .or_else(|| strtol0(s).filter(|v| (0..=63).contains(v)))
+}
+
+fn size(s: &str) -> i64 {
+    parse_size(s).map(|v| v as i64).unwrap_or(0)
+}
+
+/// Parse the arguments (without the program name).
+pub fn parse(args: &[String]) -> Result<Command, UsageError> {
+    let opts = getopt::getopt(args).map_err(|e| UsageError::Getopt(e.0))?;
+    let mut c = Config::default();
+    let mut role: Option<Role> = None;
+    let mut client_flag = false;
+    let mut server_flag = false;
+    let mut duration_set = false;
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    for (opt, val) in opts {
+        let v = val.clone().unwrap_or_default();
+        match opt {
+            Opt::Help => return Ok(Command::Help),
+            Opt::Version => return Ok(Command::Version),
+            Opt::Port => {
+                let n = atoi(&v);
+                if !(1..=65535).contains(&n) {
+                    return Err(p("port number must be between 1 and 65535 inclusive"));
+                }
+                c.port = n as u16;
+            }
+            Opt::Format => {
+                match v.chars().next() {
+                    Some(f) if is_format_letter(f) => c.format = f,
+                    _ => return Err(p("bad format specifier (valid formats are in the set [kmgtKMGT])")),
+                }
+            }
+            Opt::Interval => {
+                let i = v.trim().parse::<f64>().unwrap_or(0.0);
+                if (!(0.1..=60.0).contains(&i)) && i != 0.0 {
+                    return Err(p("invalid report interval (min = 0.1, max = 60 seconds)"));
+                }
+                c.interval = i;
+            }
+            Opt::Pidfile => c.pidfile = Some(v),
+            Opt::File => return Err(UsageError::Fatal("-F/--file is not supported by riperf".into())),
+            Opt::Affinity => {
+                let (a, b) = match v.split_once(',') {
+                    Some((a, b)) => (a, Some(b)),
+                    None => (v.as_str(), None),
+                };
+                c.affinity = Some(atoi(a).max(0) as usize);
+                if let Some(b) = b {
+                    c.server_affinity = Some(atoi(b));
+                    client_flag = true;
+                }
+            }
+            Opt::Bind => c.bind = Some(v),
+            Opt::BindDev => return Err(UsageError::Fatal("--bind-dev is not supported by riperf".into())),
+            Opt::Verbose => c.verbose = true,
+            Opt::Json => c.output = OutputKind::Json,
+            Opt::JsonStream => c.output = OutputKind::JsonStream,
+            Opt::OutputFormat => {
+                c.output = match v.as_str() {
+                    "text" | "normal" => OutputKind::Text,
+                    "json" => OutputKind::Json,
+                    "json-stream" => OutputKind::JsonStream,
+                    "csv" => OutputKind::Csv,
+                    _ => return Err(p("bad output format (valid formats are text, json, json-stream, csv)")),
+                }
+            }
+            Opt::Logfile => c.logfile = Some(v),
+            Opt::ForceFlush => c.forceflush = true,
+            Opt::Timestamps => c.timestamps = Some(val.unwrap_or_else(|| "%c ".into())),
+            Opt::RcvTimeout => {
+                let n = atoi(&v);
+                if !(100..=86_400_000).contains(&n) {
+                    return Err(p("receive timeout value is incorrect or not in range"));
+                }
+                c.rcv_timeout_ms = n as u64;
+            }
+            Opt::SndTimeout => {
+                let n = atoi(&v);
+                if !(0..=86_400_000).contains(&n) {
+                    return Err(p("send timeout value is incorrect or not in range"));
+                }
+                c.snd_timeout_ms = Some(n as u64);
+            }
+            Opt::Debug => c.debug = val.map(|s| atoi(&s).clamp(1, 4) as u8).unwrap_or(4),
+            Opt::Server => {
+                if role == Some(Role::Client) {
+                    return Err(p("cannot be both server and client"));
+                }
+                role = Some(Role::Server);
+            }
+            Opt::Daemon => {
+                c.daemon = true;
+                server_flag = true;
+            }
+            Opt::OneOff => {
+                c.one_off = true;
+                server_flag = true;
+            }
+            Opt::ServerBitrateLimit => {
+                server_flag = true;
+                return Err(UsageError::Fatal(
+                    "--server-bitrate-limit is not supported by riperf".into(),
+                ));
+            }
+            Opt::IdleTimeout => {
+                let n = atoi(&v);
+                if !(1..=86400).contains(&n) {
+                    return Err(p("idle timeout parameter is not positive or larger than allowed limit"));
+                }
+                c.idle_timeout = Some(n as u64);
+                server_flag = true;
+            }
+            Opt::RsaPrivateKeyPath
+            | Opt::AuthorizedUsersPath
+            | Opt::TimeSkewThreshold
+            | Opt::Username
+            | Opt::RsaPublicKeyPath => {
+                return Err(UsageError::Fatal(
+                    "authentication options are not supported by riperf".into(),
+                ))
+            }
+            Opt::Client => {
+                if role == Some(Role::Server) {
+                    return Err(p("cannot be both server and client"));
+                }
+                role = Some(Role::Client);
+                c.host = v;
+            }
+            Opt::Sctp | Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
+            Opt::Udp => {
+                c.protocol = Protocol::Udp;
+                client_flag = true;
+            }
+            Opt::ConnectTimeout => {
+                c.connect_timeout_ms = Some(size(&v).max(0) as u64);
+                client_flag = true;
+            }
+            Opt::Bitrate => {
+                let (r, b) = match v.split_once('/') {
+                    Some((r, b)) => (r, Some(b)),
+                    None => (v.as_str(), None),
+                };
+                c.rate = parse_rate(r).map(|x| x.max(0.0) as u64).unwrap_or(0);
+                c.rate_set = true;
+                if let Some(b) = b {
+                    let n = atoi(b);
+                    if n <= 0 || n > MAX_BURST {
+                        return Err(p("invalid burst count (maximum = 1000)"));
+                    }
+                    c.burst = n;
+                }
+                client_flag = true;
+            }
+            Opt::PacingTimer => {
+                let n = size(&v);
+                if n <= 0 {
+                    return Err(p("pacing timer must be positive"));
+                }
+                c.pacing_timer = n;
+                client_flag = true;
+            }
+            Opt::FqRate => {
+                c.fqrate = parse_rate(&v).map(|x| x.max(0.0) as u64).unwrap_or(0);
+                client_flag = true;
+            }
+            Opt::NoFqSocketPacing => {
+                c.fqrate = 0;
+                client_flag = true;
+            }
+            Opt::Time => {
+                c.duration = atoi(&v);
+                if c.duration > MAX_TIME {
+                    return Err(p("test duration too long (maximum = 86400 seconds)"));
+                }
+                duration_set = true;
+                client_flag = true;
+            }
+            Opt::Bytes => {
+                c.bytes = size(&v).max(0) as u64;
+                client_flag = true;
+            }
+            Opt::BlockCount => {
+                c.blocks = size(&v).max(0) as u64;
+                client_flag = true;
+            }
+            Opt::Length => {
+                c.blksize = size(&v);
+                client_flag = true;
+            }
+            Opt::Cport => {
+                let n = atoi(&v);
+                if !(1..=65535).contains(&n) {
+                    return Err(p("port number must be between 1 and 65535 inclusive"));
+                }
+                c.cport = n as u16;
+                client_flag = true;
+            }
+            Opt::Parallel => {
+                c.parallel = atoi(&v);
+                if c.parallel > MAX_STREAMS {
+                    return Err(p("number of parallel streams too large (maximum = 128)"));
+                }
+                client_flag = true;
+            }
+            Opt::Reverse => {
+                if c.bidir {
+                    return Err(p("cannot be both reverse and bidirectional"));
+                }
+                c.reverse = true;
+                client_flag = true;
+            }
+            Opt::Bidir => {
+                if c.reverse {
+                    return Err(p("cannot be both reverse and bidirectional"));
+                }
+                c.bidir = true;
+                client_flag = true;
+            }
+            Opt::Window => {
+                c.window = size(&v);
+                if c.window > MAX_TCP_BUFFER {
+                    return Err(p("socket buffer size too large (maximum = 536870912 bytes)"));
+                }
+                client_flag = true;
+            }
+            Opt::Congestion => {
+                c.congestion = Some(v);
+                client_flag = true;
+            }
+            Opt::SetMss => {
+                c.mss = atoi(&v);
+                if c.mss > MAX_MSS {
+                    return Err(p("TCP MSS too large (maximum = 9216 bytes)"));
+                }
+                client_flag = true;
+            }
+            Opt::NoDelay => {
+                c.nodelay = true;
+                client_flag = true;
+            }
+            Opt::Version4 => c.ipv4_only = true,
+            Opt::Version6 => c.ipv6_only = true,
+            Opt::Tos => {
+                match strtol0(&v) {
+                    Some(t) if (0..=255).contains(&t) => c.tos = t,
+                    _ => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
+                }
+                client_flag = true;
+            }
+            Opt::Dscp => {
+                match dscp_value(&v) {
+                    Some(d) => c.tos = d << 2,
+                    None => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
+                }
+                client_flag = true;
+            }
+            Opt::FlowLabel => {
+                c.flowlabel = strtol0(&v).unwrap_or(-1);
+                if !(1..=0xfffff).contains(&c.flowlabel) {
+                    return Err(p("unable to set IPv6 flow label"));
+                }
+                client_flag = true;
+            }
+            Opt::ZeroCopy => {
+                c.zerocopy = true;
+                client_flag = true;
+            }
+            Opt::Omit => {
+                c.omit = atoi(&v);
+                if !(0..=60).contains(&c.omit) {
+                    return Err(p("bogus value for --omit"));
+                }
+                client_flag = true;
+            }
+            Opt::Title => {
+                c.title = Some(v);
+                client_flag = true;
+            }
+            Opt::ExtraData => {
+                c.extra_data = Some(v);
+                client_flag = true;
+            }
+            Opt::GetServerOutput => {
+                c.get_server_output = true;
+                client_flag = true;
+            }
+            Opt::UdpCounters64 => {
+                c.udp_counters_64bit = true;
+                client_flag = true;
+            }
+            Opt::RepeatingPayload => {
+                c.repeating_payload = true;
+                client_flag = true;
+            }
+            Opt::DontFragment => {
+                c.dont_fragment = true;
+                client_flag = true;
+            }
+        }
+    }
+    let role = role.ok_or_else(|| p("must either be a client (-c) or server (-s)"))?;
+    c.role = role;
+    if role == Role::Server && client_flag {
+        return Err(p("some option you are trying to set is client only"));
+    }
+    if role == Role::Client && server_flag {
+        return Err(p("some option you are trying to set is server only"));
+    }
+    if role == Role::Client {
+        let ends = [duration_set, c.bytes != 0, c.blocks != 0];
+        if ends.iter().filter(|x| **x).count() > 1 {
+            return Err(p("only one test end condition (-t, -n, -k) may be specified"));
+        }
+        if !duration_set && (c.bytes != 0 || c.blocks != 0) {
+            c.duration = 0;
+        }
+        if c.parallel < 1 {
+            c.parallel = 1;
+        }
+        match c.protocol {
+            Protocol::Udp => {
+                if !c.rate_set {
+                    c.rate = DEFAULT_UDP_RATE;
+                }
+                if c.blksize != 0
+                    && !(MIN_UDP_BLOCKSIZE..=MAX_UDP_BLOCKSIZE).contains(&c.blksize)
+                {
+                    return Err(p(
+                        "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)",
+                    ));
+                }
+            }
+            _ => {
+                if c.blksize == 0 {
+                    c.blksize = DEFAULT_TCP_BLKSIZE;
+                }
+                if c.blksize <= 0 || c.blksize > MAX_BLOCKSIZE {
+                    return Err(p("block size too large (maximum = 1048576 bytes)"));
+                }
+            }
+        }
+    }
+    if c.ipv4_only && c.ipv6_only {
+        c.ipv4_only = false;
+    }
+    Ok(Command::Run(Box::new(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Config, UsageError> {
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&a)? {
+            Command::Run(c) => Ok(*c),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_and_units() {
+        let c = run(&["-c", "127.0.0.1", "-u"]).unwrap();
+        assert_eq!(c.rate, 1048576);
+        assert_eq!(c.blksize, 0);
+        let c = run(&["-c", "h", "-n", "100M", "-b", "10M/5", "-w", "1M"]).unwrap();
+        assert_eq!(c.bytes, 104857600);
+        assert_eq!(c.duration, 0);
+        assert_eq!(c.rate, 10_000_000);
+        assert_eq!(c.burst, 5);
+        assert_eq!(c.window, 1048576);
+        assert_eq!(c.blksize, 131072);
+    }
+
+    #[test]
+    fn errors_match_iperf3() {
+        let pe = |m: &str| Err(UsageError::Parameter(m.into()));
+        assert_eq!(run(&["-t", "1"]).map(|_| ()), pe("must either be a client (-c) or server (-s)"));
+        assert_eq!(run(&["-c", "h", "-f", "x"]).map(|_| ()), pe("bad format specifier (valid formats are in the set [kmgtKMGT])"));
+        assert_eq!(run(&["-c", "h", "-R", "--bidir"]).map(|_| ()), pe("cannot be both reverse and bidirectional"));
+        assert_eq!(run(&["-c", "h", "-u", "-l", "70000"]).map(|_| ()), pe("block size invalid (minimum = 16 bytes, maximum = 65507 bytes)"));
+        assert_eq!(run(&["-s", "-t", "3"]).map(|_| ()), pe("some option you are trying to set is client only"));
+        assert_eq!(run(&["-c", "h", "-t", "1", "-n", "1"]).map(|_| ()), pe("only one test end condition (-t, -n, -k) may be specified"));
+        assert!(matches!(run(&["--bogus"]), Err(UsageError::Getopt(_))));
+    }
+
+    #[test]
+    fn help_is_generated_from_the_table() {
+        let u = table::usage_long();
+        assert!(u.contains("  -p, --port      #         server port to listen on/connect to\n"));
+        assert!(u.contains("Client specific:\n  -c, --client"));
+        assert!(!u.contains("--bandwidth"));
+    }
+}

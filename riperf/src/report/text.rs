@@ -1,0 +1,357 @@
+//! The human-readable report, line for line as iperf3 3.12 prints it
+//! (spec §5; templates from iperf3's report strings, trailing blanks kept).
+
+use super::{Ctx, Summary};
+use crate::measure::{Interval, StreamInterval};
+use rbench_common::units::iperf::{format_rate, format_transfer};
+
+pub const SEPARATOR: &str = "- - - - - - - - - - - - - - - - - - - - - - - - -";
+
+fn tag(ctx: &Ctx, sender: bool) -> String {
+    if ctx.bidir {
+        format!(
+            "[{}-{}]",
+            if sender { "TX" } else { "RX" },
+            if ctx.is_client { "C" } else { "S" }
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn id_prefix(ctx: &Ctx) -> &'static str {
+    if ctx.bidir {
+        "[ ID][Role]"
+    } else {
+        "[ ID]"
+    }
+}
+
+/// The header before the first interval.
+pub fn interval_header(ctx: &Ctx) -> String {
+    let p = id_prefix(ctx);
+    let tail = if ctx.udp {
+        if ctx.bidir {
+            "         Jitter    Lost/Total Datagrams"
+        } else if ctx.local_sends() {
+            "         Total Datagrams"
+        } else {
+            "         Jitter    Lost/Total Datagrams"
+        }
+    } else if ctx.sender_has_retransmits {
+        "         Retr  Cwnd"
+    } else {
+        ""
+    };
+    format!("{p} Interval           Transfer     Bitrate{tail}")
+}
+
+fn omitted(o: bool) -> &'static str {
+    if o {
+        "(omitted)"
+    } else {
+        ""
+    }
+}
+
+fn stream_line(ctx: &Ctx, s: &StreamInterval) -> String {
+    let xfer = format_transfer(s.bytes as f64);
+    let rate = format_rate(
+        if s.seconds > 0.0 { s.bytes as f64 / s.seconds } else { 0.0 },
+        ctx.format,
+    );
+    let head = format!(
+        "[{:>3}]{} {:6.2}-{:<6.2} sec  {}  {}",
+        s.socket,
+        tag(ctx, s.sender),
+        s.start,
+        s.end,
+        xfer,
+        rate
+    );
+    let o = omitted(s.omitted);
+    if ctx.udp {
+        let u = s.udp.unwrap_or_default();
+        if s.sender {
+            let z = if ctx.bidir { "          " } else { "" };
+            format!("{head} {z} {}  {o}", u.packets)
+        } else {
+            format!(
+                "{head}  {:5.3} ms  {}/{} ({})  {o}",
+                u.jitter_ms,
+                u.lost_packets,
+                u.packets,
+                percent(u.lost_percent)
+            )
+        }
+    } else if let (true, Some(t)) = (ctx.sender_has_retransmits && s.sender, s.tcp) {
+        format!(
+            "{head}  {:3}   {}       {o}",
+            t.retransmits,
+            format_transfer(t.snd_cwnd as f64)
+        )
+    } else {
+        format!("{head}                  {o}")
+    }
+}
+
+/// C's `%.2g` followed by `%`.
+pub fn percent(p: f64) -> String {
+    let mut s = crate::protocol::cjson::format_g(p, 2);
+    if s.contains('e') {
+        // %g exponents keep at least two digits, which format_g already does.
+    }
+    if p == 0.0 {
+        s = "0".into();
+    }
+    s.push('%');
+    s
+}
+
+/// Lines for one interval: per-stream lines then `[SUM]` per direction.
+pub fn interval_lines(ctx: &Ctx, iv: &Interval, first: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if first {
+        out.push(interval_header(ctx));
+    } else if ctx.num_streams > 1 {
+        out.push(SEPARATOR.to_string());
+    }
+    for must_send in ctx.direction_order() {
+        let mine: Vec<&StreamInterval> =
+            iv.streams.iter().filter(|s| s.sender == must_send).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        for s in &mine {
+            out.push(stream_line(ctx, s));
+        }
+        if ctx.num_streams > 1 {
+            out.push(sum_interval_line(ctx, &mine, must_send));
+        }
+    }
+    out
+}
+
+fn sum_interval_line(ctx: &Ctx, mine: &[&StreamInterval], sender: bool) -> String {
+    let first = mine[0];
+    let bytes: u64 = mine.iter().map(|s| s.bytes).sum();
+    let rate = if first.seconds > 0.0 { bytes as f64 / first.seconds } else { 0.0 };
+    let head = format!(
+        "[SUM]{} {:6.2}-{:<6.2} sec  {}  {}",
+        tag(ctx, sender),
+        first.start,
+        first.end,
+        format_transfer(bytes as f64),
+        format_rate(rate, ctx.format)
+    );
+    let o = omitted(first.omitted);
+    if ctx.udp {
+        let packets: i64 = mine.iter().map(|s| s.udp.map_or(0, |u| u.packets)).sum();
+        if sender {
+            let z = if ctx.bidir { "          " } else { "" };
+            format!("{head} {z} {packets}  {o}")
+        } else {
+            let lost: i64 = mine.iter().map(|s| s.udp.map_or(0, |u| u.lost_packets)).sum();
+            let jitter: f64 = mine.iter().map(|s| s.udp.map_or(0.0, |u| u.jitter_ms)).sum::<f64>()
+                / ctx.num_streams as f64;
+            let pct = if packets > 0 { 100.0 * lost as f64 / packets as f64 } else { 0.0 };
+            format!("{head}  {jitter:5.3} ms  {lost}/{packets} ({})  {o}", percent(pct))
+        }
+    } else if ctx.sender_has_retransmits && sender {
+        let r: i64 = mine.iter().map(|s| s.tcp.map_or(0, |t| t.retransmits)).sum();
+        format!("{head}  {r:3}             {o}")
+    } else {
+        format!("{head}                  {o}")
+    }
+}
+
+/// The end-of-test block: separator, header, per-stream sender/receiver
+/// lines, `[SUM]` lines. Only lines this side knows (the server prints its
+/// own direction only).
+pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
+    let mut out = vec![SEPARATOR.to_string()];
+    if ctx.verbose {
+        out.push("Test Complete. Summary Results:".into());
+    }
+    let p = id_prefix(ctx);
+    let tail = if ctx.udp {
+        "         Jitter    Lost/Total Datagrams"
+    } else if s.sender_has_retransmits || s.other_side_has_retransmits {
+        "         Retr"
+    } else {
+        ""
+    };
+    out.push(format!("{p} Interval           Transfer     Bitrate{tail}"));
+    let Some(first) = s.streams.first() else {
+        return out;
+    };
+    // iperf3 takes both durations from the first stream.
+    let (sender_time, receiver_time) = (first.sender_time, first.receiver_time);
+    for must_send in ctx.direction_order() {
+        let shows_retr = if ctx.bidir && !must_send {
+            s.other_side_has_retransmits
+        } else if ctx.bidir {
+            s.sender_has_retransmits
+        } else {
+            s.sender_has_retransmits || s.other_side_has_retransmits
+        };
+        let t = tag(ctx, must_send);
+        let mine: Vec<_> = s.streams.iter().filter(|x| x.sender == must_send).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let (mut total_sent, mut total_recv, mut total_retr) = (0u64, 0u64, 0i64);
+        let (mut sent_pk, mut recv_pk, mut lost, mut jitter) = (0i64, 0i64, 0i64, 0.0f64);
+        let show_sender = ctx.is_client || must_send;
+        let show_receiver = ctx.is_client || !must_send;
+        for st in &mine {
+            total_sent += st.bytes_sent;
+            total_recv += st.bytes_received;
+            total_retr += st.retransmits.max(0);
+            sent_pk += st.sender_packets;
+            recv_pk += st.receiver_packets;
+            lost += st.lost;
+            jitter += st.jitter;
+            let head = |bytes: u64, secs: f64| {
+                format!(
+                    "[{:>3}]{t} {:6.2}-{:<6.2} sec  {}  {}",
+                    st.socket,
+                    0.0,
+                    secs,
+                    format_transfer(bytes as f64),
+                    format_rate(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }, ctx.format)
+                )
+            };
+            if ctx.udp {
+                if show_sender {
+                    out.push(format!(
+                        "{}  {:5.3} ms  {}/{} ({})  sender",
+                        head(st.bytes_sent, sender_time),
+                        0.0,
+                        0,
+                        st.sender_packets,
+                        percent(0.0)
+                    ));
+                }
+                if st.out_of_order > 0 {
+                    out.push(format!(
+                        "[SUM]{t} {:4.1}-{:4.1} sec  {} datagrams received out-of-order",
+                        0.0, sender_time, st.out_of_order
+                    ));
+                }
+                if show_receiver {
+                    let pct = if st.receiver_packets > 0 {
+                        100.0 * st.lost as f64 / st.receiver_packets as f64
+                    } else {
+                        0.0
+                    };
+                    out.push(format!(
+                        "{}  {:5.3} ms  {}/{} ({})  receiver",
+                        head(st.bytes_received, receiver_time),
+                        st.jitter * 1000.0,
+                        st.lost,
+                        st.receiver_packets,
+                        percent(pct)
+                    ));
+                }
+            } else {
+                if show_sender {
+                    if shows_retr {
+                        out.push(format!(
+                            "{}  {:3}             sender",
+                            head(st.bytes_sent, sender_time),
+                            st.retransmits.max(0)
+                        ));
+                    } else {
+                        out.push(format!("{}                  sender", head(st.bytes_sent, sender_time)));
+                    }
+                }
+                if show_receiver {
+                    out.push(format!(
+                        "{}                  receiver",
+                        head(st.bytes_received, receiver_time)
+                    ));
+                }
+            }
+        }
+        if ctx.num_streams > 1 {
+            let head = |bytes: u64, secs: f64| {
+                format!(
+                    "[SUM]{t} {:6.2}-{:<6.2} sec  {}  {}",
+                    0.0,
+                    secs,
+                    format_transfer(bytes as f64),
+                    format_rate(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }, ctx.format)
+                )
+            };
+            if ctx.udp {
+                if show_sender {
+                    out.push(format!(
+                        "{}  {:5.3} ms  {}/{} ({})  sender",
+                        head(total_sent, sender_time),
+                        0.0,
+                        0,
+                        sent_pk,
+                        percent(0.0)
+                    ));
+                }
+                if show_receiver {
+                    let pct = if recv_pk > 0 { 100.0 * lost as f64 / recv_pk as f64 } else { 0.0 };
+                    out.push(format!(
+                        "{}  {:5.3} ms  {}/{} ({})  receiver",
+                        head(total_recv, receiver_time),
+                        jitter / ctx.num_streams as f64 * 1000.0,
+                        lost,
+                        recv_pk,
+                        percent(pct)
+                    ));
+                }
+            } else {
+                if show_sender {
+                    if shows_retr {
+                        out.push(format!("{}  {:3}             sender", head(total_sent, sender_time), total_retr));
+                    } else {
+                        out.push(format!("{}                  sender", head(total_sent, sender_time)));
+                    }
+                }
+                if show_receiver {
+                    out.push(format!("{}                  receiver", head(total_recv, receiver_time)));
+                }
+            }
+        }
+    }
+    if ctx.verbose {
+        let (lt, lu, ls) = s.cpu;
+        let (rt, ru, rs) = s.remote_cpu;
+        let (l, r) = if ctx.local_sends() {
+            ("local/sender", "remote/receiver")
+        } else {
+            ("local/receiver", "remote/sender")
+        };
+        out.push(format!(
+            "CPU Utilization: {l} {lt:.1}% ({lu:.1}%u/{ls:.1}%s), {r} {rt:.1}% ({ru:.1}%u/{rs:.1}%s)"
+        ));
+        if !ctx.udp {
+            if let Some(c) = &s.sender_congestion {
+                out.push(format!("snd_tcp_congestion {c}"));
+            }
+            if let Some(c) = &s.receiver_congestion {
+                out.push(format!("rcv_tcp_congestion {c}"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_like_printf_g() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(10.3135), "10%");
+        assert_eq!(percent(0.0723), "0.072%");
+        assert_eq!(percent(2.5), "2.5%");
+    }
+}

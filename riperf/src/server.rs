@@ -1,0 +1,633 @@
+//! The server: one test at a time, ACCESS_DENIED to anyone else, every
+//! control read bounded in time, ready for the next client after any test,
+//! successful or not (spec §2.4 from the server's side, §8).
+
+use crate::ctrl::{Ctrl, CtrlError};
+use crate::net::{self, show_ip, SockOpts};
+use crate::options::{Config, OutputKind, MAX_BLOCKSIZE, MAX_STREAMS, MAX_TCP_BUFFER, MAX_TIME};
+use crate::protocol::errors::{code, StrError};
+use crate::protocol::framing::{MAX_PARAMS_LEN, MAX_RESULTS_LEN};
+use crate::protocol::results::ServerOutput;
+use crate::protocol::udp::REPLY;
+use crate::protocol::{Cookie, PeerResults, Protocol, State, TestParams, COOKIE_SIZE};
+use crate::report::{self, Connected, Ctx, Out, Report, StartInfo, TestDesc};
+use crate::session::Session;
+use crate::stream::tcp::{TcpReceiver, TcpSender};
+use crate::stream::udp::{UdpReceiver, UdpSender};
+use crate::stream::{payload, stream_id, Counters, Pacing, Stream, StreamIo, TestShared};
+use rbench_common::clock::now_ns;
+use rbench_common::stop::should_stop;
+use socket2::{Domain, Socket, Type};
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a client may take for each control step before it is dropped.
+const STEP_TIMEOUT: Duration = Duration::from_secs(10);
+
+const BANNER_RULE: &str = "-----------------------------------------------------------";
+
+/// A failed test: what to tell the client (SERVER_ERROR code) and the log.
+struct TestError {
+    i_errno: Option<i32>,
+    msg: String,
+}
+
+impl TestError {
+    fn log(msg: impl Into<String>) -> TestError {
+        TestError { i_errno: None, msg: msg.into() }
+    }
+    fn code(n: i32) -> TestError {
+        TestError { i_errno: Some(n), msg: crate::protocol::errors::message(n).0 }
+    }
+}
+
+fn listen(cfg: &Config) -> std::io::Result<TcpListener> {
+    let (ip, v6only): (IpAddr, bool) = match &cfg.bind {
+        Some(b) => {
+            let h = b.split('%').next().unwrap_or("");
+            let ip: IpAddr = h
+                .parse()
+                .or_else(|_| net::resolve(h, 0, cfg.ipv4_only, cfg.ipv6_only).map(|a| a[0].ip()))
+                .map_err(|_| std::io::Error::from_raw_os_error(libc::EADDRNOTAVAIL))?;
+            (ip, ip.is_ipv6())
+        }
+        None if cfg.ipv4_only => (IpAddr::from([0u8; 4]), false),
+        None => (IpAddr::from([0u16; 8]), cfg.ipv6_only),
+    };
+    let addr = SocketAddr::new(ip, cfg.port);
+    let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    s.set_reuse_address(true)?;
+    if addr.is_ipv6() {
+        let _ = s.set_only_v6(v6only);
+    }
+    s.bind(&addr.into())?;
+    s.listen(128)?;
+    Ok(s.into())
+}
+
+/// Run the server until `-1` ends it or a signal stops it; the exit status.
+pub fn run(cfg: &Config) -> u8 {
+    let listener = match listen(cfg) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("iperf3: error - unable to start listener for connections: {}", e.to_string_c());
+            return 1;
+        }
+    };
+    if cfg.daemon {
+        // SAFETY: daemon(3) forks and detaches; we hold no threads yet.
+        if unsafe { libc::daemon(0, 0) } != 0 {
+            eprintln!("iperf3: error - unable to become a daemon");
+            return 1;
+        }
+    }
+    let mut test_no = 1u64;
+    loop {
+        let mut out = match Out::new(cfg.logfile.as_deref()) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("iperf3: error - unable to open log file: {}", e.to_string_c());
+                return 1;
+            }
+        };
+        out.timestamps = cfg.timestamps.clone();
+        out.forceflush = cfg.forceflush;
+        if cfg.output == OutputKind::Text {
+            out.line(BANNER_RULE);
+            out.line(&format!("Server listening on {} (test #{test_no})", cfg.port));
+            out.line(BANNER_RULE);
+        }
+        let ctrl = match accept_control(cfg, &listener) {
+            Some(c) => c,
+            None => {
+                if should_stop() {
+                    return 0;
+                }
+                // --idle-timeout: restart (a fresh banner) after idling.
+                continue;
+            }
+        };
+        match serve_one(cfg, &listener, ctrl, out) {
+            Served::Done => {}
+            Served::Interrupted => {
+                eprintln!("iperf3: interrupt - the server has terminated");
+                return 1;
+            }
+        }
+        test_no += 1;
+        if cfg.one_off || should_stop() {
+            return 0;
+        }
+    }
+}
+
+/// Wait for a control connection (honouring `--idle-timeout` and signals).
+fn accept_control(cfg: &Config, l: &TcpListener) -> Option<TcpStream> {
+    let start = now_ns();
+    loop {
+        if should_stop() {
+            return None;
+        }
+        if let Some(t) = cfg.idle_timeout {
+            if now_ns() - start > t * 1_000_000_000 {
+                return None;
+            }
+        }
+        if net::wait_readable(l.as_raw_fd(), Duration::from_millis(200)) {
+            if let Ok((s, _)) = l.accept() {
+                return Some(s);
+            }
+        }
+    }
+}
+
+enum Served {
+    Done,
+    Interrupted,
+}
+
+/// Accepts and refuses connections while a test runs (ACCESS_DENIED).
+struct BusyGuard {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl BusyGuard {
+    fn start(l: &TcpListener) -> Option<BusyGuard> {
+        let l = l.try_clone().ok()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let s2 = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("busy".into())
+            .spawn(move || {
+                while !s2.load(Ordering::SeqCst) {
+                    if net::wait_readable(l.as_raw_fd(), Duration::from_millis(50)) {
+                        if let Ok((mut c, _)) = l.accept() {
+                            // Answer without reading, as iperf3 does, then close.
+                            let _ = c.write_all(&[State::AccessDenied.to_byte()]);
+                        }
+                    }
+                }
+            })
+            .ok()?;
+        Some(BusyGuard { stop, thread: Some(thread) })
+    }
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) -> Served {
+    let mut ctrl = Ctrl::new(stream);
+    let peer = match ctrl.stream.peer_addr() {
+        Ok(p) => p,
+        Err(_) => return Served::Done,
+    };
+    let mut cookie = [0u8; COOKIE_SIZE];
+    if ctrl.read_exact(&mut cookie, STEP_TIMEOUT).is_err() {
+        // Silent or short client: drop it (3.12 would hang here, CVE-2023-7250).
+        return Served::Done;
+    }
+    let cookie = Cookie::from_wire(cookie);
+    let ctx = Ctx {
+        is_client: false,
+        udp: false,
+        bidir: false,
+        reverse: false,
+        num_streams: 1,
+        format: cfg.format,
+        verbose: cfg.verbose,
+        sender_has_retransmits: false,
+    };
+    let mut report = Report::new(cfg.output, ctx, out);
+    report.out.capture = Some(String::new());
+    report.text(&format!("Accepted connection from {}, port {}", show_ip(&peer), peer.port()));
+    let mut info = StartInfo {
+        system_info: report::system_info(),
+        peer_host: show_ip(&peer),
+        peer_port: peer.port(),
+        cookie: cookie.text(),
+        ..Default::default()
+    };
+    let (t, secs) = report::gmt_now();
+    info.time = t;
+    info.timesecs = secs;
+    let r = run_test(cfg, listener, &mut ctrl, &cookie, &mut report, &mut info);
+    match r {
+        Ok(interrupted) => {
+            if matches!(report.kind, OutputKind::Json | OutputKind::Csv | OutputKind::JsonStream) {
+                report.finish(None);
+            }
+            if interrupted {
+                return Served::Interrupted;
+            }
+        }
+        Err(e) => {
+            if let Some(n) = e.i_errno {
+                let mut b = vec![State::ServerError.to_byte()];
+                b.extend_from_slice(&n.to_be_bytes());
+                b.extend_from_slice(&0i32.to_be_bytes());
+                let _ = ctrl.stream.write_all(&b);
+            }
+            if !e.msg.is_empty() {
+                if matches!(report.kind, OutputKind::Json | OutputKind::JsonStream) {
+                    report.finish(Some(&e.msg));
+                } else {
+                    eprintln!("iperf3: error - {}", e.msg);
+                }
+            }
+            if should_stop() {
+                return Served::Interrupted;
+            }
+        }
+    }
+    Served::Done
+}
+
+fn validate(p: &TestParams) -> Result<(), TestError> {
+    if p.protocol == Protocol::Sctp {
+        return Err(TestError::code(131));
+    }
+    if !(1..=MAX_STREAMS).contains(&p.parallel) {
+        return Err(TestError::code(code::IENUMSTREAMS));
+    }
+    match p.protocol {
+        Protocol::Udp if !(16..=65507).contains(&p.len) => return Err(TestError::code(code::IEUDPBLOCKSIZE)),
+        Protocol::Tcp if !(1..=MAX_BLOCKSIZE).contains(&p.len) => return Err(TestError::code(code::IEBLOCKSIZE)),
+        _ => {}
+    }
+    if !(0..=MAX_TIME).contains(&p.time) {
+        return Err(TestError::code(5));
+    }
+    if !(0..=60).contains(&p.omit) {
+        return Err(TestError::code(12));
+    }
+    if !(0..=MAX_TCP_BUFFER).contains(&p.window) {
+        return Err(TestError::code(8));
+    }
+    if p.burst < 0 || p.burst > 1000 {
+        return Err(TestError::code(15));
+    }
+    Ok(())
+}
+
+/// Ok(true) when interrupted by a signal.
+fn run_test(
+    cfg: &Config,
+    listener: &TcpListener,
+    ctrl: &mut Ctrl,
+    cookie: &Cookie,
+    report: &mut Report,
+    info: &mut StartInfo,
+) -> Result<bool, TestError> {
+    let send = |c: &mut Ctrl, s: State| {
+        c.send_state(s).map_err(|e| TestError::log(format!("unable to send control message: {}", e.to_string_c())))
+    };
+    send(ctrl, State::ParamExchange)?;
+    let v = ctrl.read_json(MAX_PARAMS_LEN, STEP_TIMEOUT).map_err(|e| match e {
+        CtrlError::Closed => TestError::log("the client has unexpectedly closed the connection"),
+        CtrlError::Timeout => TestError::log("unable to receive parameters from client: timeout"),
+        other => TestError { i_errno: Some(code::IERECVPARAMS), msg: format!("unable to receive parameters from client: {other}") },
+    })?;
+    let p = TestParams::from_json(&v);
+    validate(&p)?;
+    let udp = p.protocol == Protocol::Udp;
+    let nstreams = if p.bidirectional { 2 * p.parallel } else { p.parallel } as usize;
+    report.ctx = Ctx {
+        is_client: false,
+        udp,
+        bidir: p.bidirectional,
+        reverse: p.reverse,
+        num_streams: p.parallel as usize,
+        format: cfg.format,
+        verbose: cfg.verbose,
+        sender_has_retransmits: !udp && (p.reverse || p.bidirectional),
+    };
+    let opts = SockOpts {
+        window: p.window,
+        mss: p.mss,
+        nodelay: p.nodelay,
+        congestion: p.congestion.clone(),
+        tos: p.tos,
+        dont_fragment: p.dont_fragment,
+        fqrate: p.fqrate,
+    };
+    // Check the window can be had before promising streams (iperf3 fails
+    // its stream listener the same way: SERVER_ERROR 141).
+    if p.window > 0 {
+        let probe = Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|_| TestError::code(code::IESTREAMLISTEN))?;
+        net::set_window(&probe, p.window).map_err(TestError::code)?;
+    }
+    if let Some(cc) = &p.congestion {
+        let probe = Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|_| TestError::code(code::IESTREAMLISTEN))?;
+        probe.set_tcp_congestion(cc.as_bytes()).map_err(|_| TestError::code(code::IESETCONGESTION))?;
+    }
+    let local_ip = ctrl.stream.local_addr().map(|a| a.ip()).ok();
+    let mut udp_sock = if udp {
+        Some(bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?)
+    } else {
+        None
+    };
+    send(ctrl, State::CreateStreams)?;
+    let shared = TestShared::new(if p.reverse || p.bidirectional { p.num } else { 0 }, if p.reverse || p.bidirectional { p.blockcount } else { 0 });
+    let mut session = Session::new(shared.clone(), cfg.interval, p.omit, udp);
+    let block = payload(p.len as usize, p.repeating_payload);
+    let pacing = Pacing { rate: p.bandwidth, burst: p.burst.max(0) as u64, pacing_timer_us: p.pacing_timer.max(1) as u64 };
+    let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
+    let deadline = now_ns() + 30_000_000_000;
+    for i in 0..nstreams {
+        // Client stream i: the first P send in bidir mode (so we receive).
+        let sender = if p.bidirectional { i >= p.parallel as usize } else { p.reverse };
+        #[allow(clippy::type_complexity)]
+        let (fd, local, remote, io, keep): (i32, SocketAddr, SocketAddr, Box<dyn StreamIo>, Arc<dyn std::any::Any + Send + Sync>) = if udp {
+            let s = udp_sock.take().ok_or_else(|| TestError::code(code::IESTREAMLISTEN))?;
+            let (s, remote) = udp_accept(s, ctrl, deadline)?;
+            udp_sock = Some(bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?);
+            net::set_window_udp(&s, p.window, p.len);
+            let local = s.local_addr().map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let fd = s.as_raw_fd();
+            let s = Arc::new(s);
+            let io: Box<dyn StreamIo> = if sender {
+                Box::new(UdpSender { sock: s.clone(), len: p.len as usize, payload: block.clone(), pacing, counters_64bit: p.udp_counters_64bit })
+            } else {
+                Box::new(UdpReceiver { sock: s.clone(), len: p.len as usize, counters_64bit: p.udp_counters_64bit })
+            };
+            (fd, local, remote, io, s as Arc<dyn std::any::Any + Send + Sync>)
+        } else {
+            let t = tcp_accept(listener, ctrl, cookie, deadline)?;
+            {
+                let sr = socket2::SockRef::from(&t);
+                net::set_window(&sr, p.window).map_err(TestError::code)?;
+                net::apply_tcp_opts(&sr, &opts, local_ip.is_some_and(|i| i.is_ipv6())).map_err(TestError::code)?;
+            }
+            let local = t.local_addr().map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let remote = t.peer_addr().map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let fd = t.as_raw_fd();
+            let t = Arc::new(t);
+            let io: Box<dyn StreamIo> = if sender {
+                Box::new(TcpSender { sock: t.clone(), block: block.clone(), pacing })
+            } else {
+                Box::new(TcpReceiver { sock: t.clone(), buf: vec![0u8; (p.len as usize).max(1)], count_tail: true })
+            };
+            (fd, local, remote, io, t as Arc<dyn std::any::Any + Send + Sync>)
+        };
+        if i == 0 {
+            let (snd, rcv) = net::buffer_sizes(fd);
+            info.sndbuf_actual = snd;
+            info.rcvbuf_actual = rcv;
+        }
+        report.text(&format!(
+            "[{:>3}] local {} port {} connected to {} port {}",
+            fd,
+            show_ip(&local),
+            local.port(),
+            show_ip(&remote),
+            remote.port()
+        ));
+        info.connected.push(Connected {
+            socket: fd,
+            local_host: show_ip(&local),
+            local_port: local.port(),
+            remote_host: show_ip(&remote),
+            remote_port: remote.port(),
+        });
+        session.streams.push(Stream {
+            id: stream_id(i),
+            socket: fd,
+            sender,
+            udp,
+            local,
+            remote,
+            counters: Arc::new(Counters::default()),
+            thread: None,
+            fd,
+            keep: Some(keep),
+        });
+        bodies.push(io);
+    }
+    drop(udp_sock);
+    info.test = Some(TestDesc {
+        udp,
+        num_streams: p.parallel,
+        blksize: p.len,
+        omit: p.omit,
+        duration: p.time,
+        bytes: p.num,
+        blocks: p.blockcount,
+        reverse: p.reverse,
+        tos: p.tos,
+        rate: p.bandwidth,
+        window: p.window,
+        mss: p.mss,
+    });
+    report.set_start(info);
+    let streams = std::mem::take(&mut session.streams);
+    for (mut s, io) in streams.into_iter().zip(bodies) {
+        let cpu = cfg.affinity.or(p.server_affinity.map(|a| a.max(0) as usize));
+        if s.spawn(io, shared.clone(), cpu).is_err() {
+            session.stop();
+            return Err(TestError::code(200));
+        }
+        session.streams.push(s);
+    }
+    let _busy = BusyGuard::start(listener);
+    send(ctrl, State::TestStart)?;
+    session.start();
+    if let Err(e) = send(ctrl, State::TestRunning) {
+        session.stop();
+        return Err(e);
+    }
+    let r = running_loop(cfg, &p, ctrl, &mut session, report);
+    session.stop();
+    r
+}
+
+/// From TEST_RUNNING to IPERF_DONE.
+fn running_loop(
+    cfg: &Config,
+    p: &TestParams,
+    ctrl: &mut Ctrl,
+    session: &mut Session,
+    report: &mut Report,
+) -> Result<bool, TestError> {
+    let udp = p.protocol == Protocol::Udp;
+    // 3.12's watchdog: duration + omit + 40 s; with -n/-k, an idle limit.
+    let watchdog = if p.time > 0 {
+        session.start_ns + (p.time as u64 + p.omit.max(0) as u64 + 40) * 1_000_000_000
+    } else {
+        u64::MAX
+    };
+    let idle_ns = cfg.rcv_timeout_ms * 1_000_000;
+    let mut last_progress = now_ns();
+    let mut last_counted = (0, 0);
+    loop {
+        if should_stop() {
+            let _ = ctrl.send_state(State::ServerTerminate);
+            session.end(report, false);
+            print_summary(session, report, udp)?;
+            return Ok(true);
+        }
+        let now = now_ns();
+        if now > watchdog {
+            return Err(TestError::log("test exceeded its time limit; dropped"));
+        }
+        let counted = session.counted();
+        if counted != last_counted {
+            last_counted = counted;
+            last_progress = now;
+        } else if now - last_progress > idle_ns {
+            return Err(TestError::log("idle timeout for receiving data"));
+        }
+        let wait = Duration::from_nanos(session.next_deadline().saturating_sub(now).min(200_000_000));
+        if !net::wait_readable(ctrl.fd(), wait) {
+            session.tick(report);
+            continue;
+        }
+        let b = match ctrl.read_byte(Duration::from_millis(100)) {
+            Ok(b) => b,
+            Err(CtrlError::Timeout) => continue,
+            Err(CtrlError::Closed) => {
+                session.end(report, false);
+                return Err(TestError::log("the client has unexpectedly closed the connection"));
+            }
+            Err(e) => return Err(TestError::log(format!("unable to receive control message: {e}"))),
+        };
+        match State::from_byte(b) {
+            Some(State::TestStart) => continue,
+            Some(State::TestEnd) => break,
+            Some(State::ClientTerminate) => {
+                session.end(report, false);
+                print_summary(session, report, udp)?;
+                eprintln!("iperf3: the client has terminated");
+                return Ok(false);
+            }
+            Some(State::IperfDone) => return Ok(false),
+            _ => return Err(TestError::log("received an unknown control message")),
+        }
+    }
+    // TEST_END: the summary first (the server never shows peer numbers).
+    session.end(report, true);
+    print_summary(session, report, udp)?;
+    ctrl.send_state(State::ExchangeResults)
+        .map_err(|e| TestError::log(format!("unable to send control message: {}", e.to_string_c())))?;
+    let v = ctrl.read_json(MAX_RESULTS_LEN.min(16 * 1024 * 1024), STEP_TIMEOUT).map_err(|e| TestError::log(format!("unable to receive results: {e}")))?;
+    let client = PeerResults::from_json(&v).map_err(|e| TestError::log(e.to_string()))?;
+    for cs in &client.streams {
+        if !session.totals.iter().any(|t| t.id == cs.id) {
+            return Err(TestError::log("stream has an invalid id"));
+        }
+    }
+    let mut mine = session.results(!udp, !(p.reverse || p.bidirectional));
+    if p.get_server_output {
+        mine.server_output = Some(match report.kind {
+            OutputKind::Json | OutputKind::JsonStream => ServerOutput::Json(report.json_document(None)),
+            _ => ServerOutput::Text(report.out.capture.clone().unwrap_or_default()),
+        });
+    }
+    ctrl.send_json(&mine.to_json())
+        .map_err(|e| TestError::log(format!("unable to send results: {}", e.to_string_c())))?;
+    ctrl.send_state(State::DisplayResults)
+        .map_err(|e| TestError::log(format!("unable to send control message: {}", e.to_string_c())))?;
+    // Wait (bounded) for IPERF_DONE; a client that just closes is fine too.
+    match ctrl.read_byte(STEP_TIMEOUT) {
+        Ok(b) if State::from_byte(b) == Some(State::IperfDone) => {}
+        Ok(_) => return Err(TestError::log("received an unknown control message")),
+        Err(_) => {}
+    }
+    Ok(false)
+}
+
+fn print_summary(session: &Session, report: &mut Report, udp: bool) -> Result<(), TestError> {
+    let mut s = session.summary(None, report.ctx.sender_has_retransmits).map_err(TestError::log)?;
+    if !udp {
+        let local = session.streams.first().and_then(|s| net::congestion_of(s.fd));
+        if report.ctx.reverse {
+            s.sender_congestion = local;
+        } else {
+            s.receiver_congestion = local;
+        }
+    }
+    report.summary(&s);
+    Ok(())
+}
+
+/// Accept one data connection with the test's cookie; others get ACCESS_DENIED.
+fn tcp_accept(l: &TcpListener, ctrl: &mut Ctrl, cookie: &Cookie, deadline: u64) -> Result<TcpStream, TestError> {
+    loop {
+        let now = now_ns();
+        if now > deadline {
+            return Err(TestError::log("unable to accept stream connection: timeout"));
+        }
+        if should_stop() {
+            return Err(TestError::log(""));
+        }
+        // A client that gives up while we wait must not keep us here.
+        if net::wait_readable(ctrl.fd(), Duration::ZERO) {
+            let mut b = [0u8; 1];
+            match ctrl.stream.peek(&mut b) {
+                Ok(0) | Err(_) => return Err(TestError::log("the client has unexpectedly closed the connection")),
+                Ok(_) => return Err(TestError::log("received an unknown control message")),
+            }
+        }
+        if !net::wait_readable(l.as_raw_fd(), Duration::from_millis(100)) {
+            continue;
+        }
+        let Ok((mut s, _)) = l.accept() else { continue };
+        let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut got = [0u8; COOKIE_SIZE];
+        let ok = s.read_exact(&mut got).is_ok() && &got == cookie.as_bytes();
+        if ok {
+            let _ = s.set_read_timeout(None);
+            return Ok(s);
+        }
+        let _ = s.write_all(&[State::AccessDenied.to_byte()]);
+    }
+}
+
+fn bind_udp(l: &TcpListener, port: u16) -> std::io::Result<UdpSocket> {
+    let la = l.local_addr()?;
+    let addr = SocketAddr::new(la.ip(), port);
+    let s = Socket::new(Domain::for_address(addr), Type::DGRAM, None)?;
+    s.set_reuse_address(true)?;
+    if addr.is_ipv6() {
+        let _ = s.set_only_v6(false);
+    }
+    s.bind(&addr.into())?;
+    Ok(s.into())
+}
+
+/// Take one UDP stream: the client's hello, connect back, reply "6789".
+fn udp_accept(s: UdpSocket, ctrl: &mut Ctrl, deadline: u64) -> Result<(UdpSocket, SocketAddr), TestError> {
+    let mut buf = [0u8; 65536];
+    let _ = s.set_read_timeout(Some(Duration::from_millis(100)));
+    loop {
+        if now_ns() > deadline || should_stop() {
+            return Err(TestError::log("unable to accept stream connection: timeout"));
+        }
+        if net::wait_readable(ctrl.fd(), Duration::ZERO) {
+            let mut b = [0u8; 1];
+            if matches!(ctrl.stream.peek(&mut b), Ok(0) | Err(_)) {
+                return Err(TestError::log("the client has unexpectedly closed the connection"));
+            }
+        }
+        match s.recv_from(&mut buf) {
+            Ok((_, from)) => {
+                s.connect(from).map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+                s.send(&REPLY).map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+                let _ = s.set_read_timeout(None);
+                return Ok((s, from));
+            }
+            Err(_) => continue,
+        }
+    }
+}

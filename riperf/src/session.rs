@@ -1,0 +1,270 @@
+//! One running test, as either side sees it: the streams, their threads,
+//! the interval clock (with the omit period) and the results exchange
+//! payloads. Client and server drive it from their control loops.
+
+use crate::measure::{CpuClock, Sampler, StreamTotals};
+use crate::net;
+use crate::protocol::{PeerResults, StreamResults};
+use crate::report::{Report, Summary, SummaryStream};
+use crate::stream::{phase, Stream, TestShared};
+use rbench_common::clock::now_ns;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct Session {
+    pub streams: Vec<Stream>,
+    /// Stream bodies created but not started yet (started on TEST_START).
+    pub pending: Vec<Box<dyn crate::stream::StreamIo>>,
+    pub shared: Arc<TestShared>,
+    pub sampler: Option<Sampler>,
+    pub cpu: Option<CpuClock>,
+    pub interval_ns: u64,
+    pub omit_ns: u64,
+    pub start_ns: u64,
+    pub next_tick: u64,
+    pub omitting: bool,
+    pub udp: bool,
+    /// Totals taken at the end of the test.
+    pub totals: Vec<StreamTotals>,
+    pub cpu_final: (f64, f64, f64),
+}
+
+impl Session {
+    pub fn new(shared: Arc<TestShared>, interval: f64, omit: i64, udp: bool) -> Session {
+        Session {
+            streams: Vec::new(),
+            pending: Vec::new(),
+            shared,
+            sampler: None,
+            cpu: None,
+            interval_ns: (interval * 1e9) as u64,
+            omit_ns: omit.max(0) as u64 * 1_000_000_000,
+            start_ns: 0,
+            next_tick: u64::MAX,
+            omitting: false,
+            udp,
+            totals: Vec::new(),
+            cpu_final: (0.0, 0.0, 0.0),
+        }
+    }
+
+    /// TEST_RUNNING: the clock starts and senders go.
+    pub fn start(&mut self) {
+        let now = now_ns();
+        self.start_ns = now;
+        self.cpu = Some(CpuClock::start());
+        self.sampler = Some(Sampler::new(&self.streams, now, self.interval_ns as f64 / 1e9));
+        self.omitting = self.omit_ns > 0;
+        self.next_tick = if self.interval_ns > 0 { now + self.interval_ns } else { u64::MAX };
+        if self.omitting {
+            self.next_tick = self.next_tick.min(now + self.omit_ns);
+        }
+        self.shared.set_phase(phase::RUNNING);
+    }
+
+    pub fn running(&self) -> bool {
+        self.sampler.is_some()
+    }
+
+    /// The next moment the loop must wake up for.
+    pub fn next_deadline(&self) -> u64 {
+        self.next_tick
+    }
+
+    /// Run due interval ticks and the end of the omit period.
+    pub fn tick(&mut self, report: &mut Report) {
+        let now = now_ns();
+        let Some(sampler) = self.sampler.as_mut() else { return };
+        if now < self.next_tick {
+            return;
+        }
+        let omit_end = self.start_ns + self.omit_ns;
+        if self.omitting && now >= omit_end {
+            if let Some(iv) = sampler.sample(&self.streams, now, true) {
+                report.interval(&iv);
+            }
+            sampler.reset_for_omit(&self.streams, now);
+            self.omitting = false;
+            self.next_tick = if self.interval_ns > 0 { now + self.interval_ns } else { u64::MAX };
+            return;
+        }
+        if let Some(iv) = sampler.sample(&self.streams, now, self.omitting) {
+            report.interval(&iv);
+        }
+        self.next_tick = if self.interval_ns > 0 { self.next_tick + self.interval_ns } else { u64::MAX };
+        if self.omitting {
+            self.next_tick = self.next_tick.min(omit_end);
+        }
+        if self.next_tick <= now {
+            self.next_tick = now + self.interval_ns.max(1);
+        }
+    }
+
+    /// End of the test on this side: stop senders, take the last (partial)
+    /// interval and the totals. `wait_drain` lets receivers count what is
+    /// still buffered (server side).
+    pub fn end(&mut self, report: &mut Report, wait_drain: bool) {
+        self.shared.set_phase(phase::ENDING);
+        let now = now_ns();
+        if wait_drain {
+            let deadline = now + 500_000_000;
+            while now_ns() < deadline
+                && self.streams.iter().any(|s| !s.sender && !s.counters.drained.load(Ordering::SeqCst))
+            {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        if let Some(sampler) = self.sampler.as_mut() {
+            if let Some(iv) = sampler.sample(&self.streams, now, self.omitting) {
+                report.interval(&iv);
+            }
+            self.totals = sampler.totals(&self.streams);
+        }
+        if let Some(c) = &self.cpu {
+            self.cpu_final = c.percent();
+        }
+    }
+
+    /// Stop every thread and wait for them.
+    pub fn stop(&mut self) {
+        self.shared.set_phase(phase::DONE);
+        for s in &mut self.streams {
+            if let Some(h) = s.thread.take() {
+                let _ = h.join();
+            }
+        }
+    }
+
+    /// Bytes counted so far by senders and by receivers.
+    pub fn counted(&self) -> (u64, u64) {
+        let mut sent = 0;
+        let mut recv = 0;
+        for s in &self.streams {
+            let b = s.counters.bytes.load(Ordering::Relaxed);
+            if s.sender {
+                sent += b;
+            } else {
+                recv += b;
+            }
+        }
+        (sent, recv)
+    }
+
+    pub fn all_senders_finished(&self) -> bool {
+        let mut any = false;
+        for s in self.streams.iter().filter(|s| s.sender) {
+            any = true;
+            if !s.counters.finished.load(Ordering::Relaxed) {
+                return false;
+            }
+        }
+        any
+    }
+
+    /// This side's results message (spec §2.6).
+    pub fn results(&self, tcp: bool, mode_receiver_only: bool) -> PeerResults {
+        let (t, u, s) = self.cpu_final;
+        PeerResults {
+            cpu_util_total: t,
+            cpu_util_user: u,
+            cpu_util_system: s,
+            sender_has_retransmits: if mode_receiver_only {
+                -1
+            } else if tcp {
+                1
+            } else {
+                0
+            },
+            congestion_used: if tcp {
+                self.streams.first().and_then(|s| net::congestion_of(s.fd))
+            } else {
+                None
+            },
+            server_output: None,
+            streams: self
+                .totals
+                .iter()
+                .map(|x| StreamResults {
+                    id: x.id,
+                    bytes: x.bytes,
+                    retransmits: if x.sender && tcp { x.retransmits.unwrap_or(-1) } else { -1 },
+                    jitter: if x.sender { 0.0 } else { x.jitter },
+                    errors: if x.sender { 0 } else { x.lost },
+                    packets: x.packets,
+                    start_time: 0.0,
+                    end_time: x.seconds,
+                })
+                .collect(),
+        }
+    }
+
+    /// The end-of-test view: local totals, plus the peer's when known.
+    pub fn summary(&self, peer: Option<&PeerResults>, local_retr: bool) -> Result<Summary, String> {
+        if let Some(p) = peer {
+            for ps in &p.streams {
+                if !self.totals.iter().any(|t| t.id == ps.id) {
+                    return Err("stream has an invalid id".into());
+                }
+            }
+        }
+        let mut streams = Vec::new();
+        for t in &self.totals {
+            let ps = peer.and_then(|p| p.streams.iter().find(|s| s.id == t.id));
+            let mut s = SummaryStream {
+                socket: t.socket,
+                sender: t.sender,
+                max_snd_cwnd: t.max_snd_cwnd,
+                max_snd_wnd: t.max_snd_wnd,
+                max_rtt: t.max_rtt,
+                min_rtt: t.min_rtt,
+                mean_rtt: t.mean_rtt,
+                ..Default::default()
+            };
+            if t.sender {
+                s.bytes_sent = t.bytes;
+                s.sender_time = t.seconds;
+                s.retransmits = t.retransmits.unwrap_or(-1);
+                s.sender_packets = t.packets;
+                if let Some(p) = ps {
+                    s.bytes_received = p.bytes;
+                    s.receiver_time = p.end_time;
+                    s.receiver_packets = p.packets;
+                    s.lost = p.errors;
+                    s.jitter = p.jitter;
+                }
+                if s.receiver_time == 0.0 {
+                    s.receiver_time = s.sender_time;
+                }
+            } else {
+                s.bytes_received = t.bytes;
+                s.receiver_time = t.seconds;
+                s.receiver_packets = t.packets;
+                s.lost = t.lost;
+                s.jitter = t.jitter;
+                s.out_of_order = t.out_of_order;
+                if let Some(p) = ps {
+                    s.bytes_sent = p.bytes;
+                    s.sender_time = p.end_time;
+                    s.retransmits = p.retransmits;
+                    s.sender_packets = p.packets;
+                }
+                if s.sender_time == 0.0 {
+                    s.sender_time = s.receiver_time;
+                }
+            }
+            streams.push(s);
+        }
+        Ok(Summary {
+            streams,
+            cpu: self.cpu_final,
+            remote_cpu: peer.map_or((0.0, 0.0, 0.0), |p| {
+                (p.cpu_util_total, p.cpu_util_user, p.cpu_util_system)
+            }),
+            sender_has_retransmits: local_retr,
+            other_side_has_retransmits: peer.is_some_and(|p| p.sender_has_retransmits == 1),
+            sender_congestion: None,
+            receiver_congestion: None,
+        })
+    }
+}

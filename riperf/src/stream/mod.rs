@@ -1,0 +1,216 @@
+//! Data streams: one thread per stream, TCP and UDP behind one trait. The
+//! threads publish running totals in atomics (single writer, no lock); the
+//! control thread samples them once per interval.
+
+pub mod tcp;
+pub mod udp;
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Test phases as the stream threads see them.
+pub mod phase {
+    /// Streams set up; receivers already count (data may race TEST_RUNNING).
+    pub const WAITING: u8 = 0;
+    /// Senders send, receivers count.
+    pub const RUNNING: u8 = 1;
+    /// Senders stop; receivers count what is still buffered, then drain uncounted.
+    pub const ENDING: u8 = 2;
+    /// Threads exit.
+    pub const DONE: u8 = 3;
+}
+
+/// Test-wide state shared by every stream thread.
+pub struct TestShared {
+    pub phase: AtomicU8,
+    /// `-n`: total bytes all senders may send (0 = no limit).
+    pub limit_bytes: u64,
+    /// `-k`: total blocks all senders may send (0 = no limit).
+    pub limit_blocks: u64,
+    pub total_bytes: AtomicU64,
+    pub total_blocks: AtomicU64,
+}
+
+impl TestShared {
+    pub fn new(limit_bytes: u64, limit_blocks: u64) -> Arc<TestShared> {
+        Arc::new(TestShared {
+            phase: AtomicU8::new(phase::WAITING),
+            limit_bytes,
+            limit_blocks,
+            total_bytes: AtomicU64::new(0),
+            total_blocks: AtomicU64::new(0),
+        })
+    }
+
+    #[inline]
+    pub fn phase(&self) -> u8 {
+        self.phase.load(Ordering::Relaxed)
+    }
+
+    pub fn set_phase(&self, p: u8) {
+        self.phase.store(p, Ordering::SeqCst);
+    }
+
+    /// Take one block of `len` bytes from the `-n`/`-k` budget; false when
+    /// the budget is spent. Only called when a limit is set.
+    #[inline]
+    pub fn reserve_block(&self, len: u64) -> bool {
+        if self.limit_bytes != 0 && self.total_bytes.fetch_add(len, Ordering::Relaxed) >= self.limit_bytes {
+            return false;
+        }
+        if self.limit_blocks != 0 && self.total_blocks.fetch_add(1, Ordering::Relaxed) >= self.limit_blocks {
+            return false;
+        }
+        true
+    }
+
+    pub fn limited(&self) -> bool {
+        self.limit_bytes != 0 || self.limit_blocks != 0
+    }
+}
+
+/// One stream's running totals, written by its thread only.
+#[derive(Default)]
+pub struct Counters {
+    /// Bytes sent or received (counted ones).
+    pub bytes: AtomicU64,
+    /// UDP: datagrams sent, or the highest sequence number received.
+    pub packets: AtomicU64,
+    /// UDP receiver: lost datagrams (may go down on late arrivals).
+    pub lost: AtomicI64,
+    pub out_of_order: AtomicU64,
+    /// UDP receiver: jitter in seconds, as f64 bits.
+    pub jitter_bits: AtomicU64,
+    /// The sender stopped (budget spent or error) or the receiver saw EOF.
+    pub finished: AtomicBool,
+    /// A receiver found its socket idle after the test ended.
+    pub drained: AtomicBool,
+}
+
+impl Counters {
+    pub fn jitter(&self) -> f64 {
+        f64::from_bits(self.jitter_bits.load(Ordering::Relaxed))
+    }
+}
+
+/// How a sending stream paces itself (`-b rate[/burst]`, `--pacing-timer`).
+#[derive(Debug, Clone, Copy)]
+pub struct Pacing {
+    /// Bits per second for this stream; 0 = unlimited.
+    pub rate: u64,
+    /// Blocks sent per green light (at least 1).
+    pub burst: u64,
+    pub pacing_timer_us: u64,
+}
+
+impl Pacing {
+    /// How long to wait before sending more, given what was sent since `start_ns`.
+    #[inline]
+    pub fn wait_ns(&self, sent_bytes: u64, start_ns: u64, now_ns: u64) -> u64 {
+        if self.rate == 0 {
+            return 0;
+        }
+        // When may `sent_bytes` have been sent at `rate`?
+        let due_ns = (sent_bytes as u128 * 8 * 1_000_000_000 / self.rate as u128) as u64;
+        let elapsed = now_ns.saturating_sub(start_ns);
+        due_ns.saturating_sub(elapsed)
+    }
+}
+
+/// What a stream does: send or receive, over TCP or UDP. Implementations
+/// keep their socket and buffer; `run` is the stream thread's whole life.
+pub trait StreamIo: Send {
+    fn run(&mut self, test: &TestShared, counters: &Counters);
+}
+
+/// A running stream as the control thread sees it.
+pub struct Stream {
+    pub id: i64,
+    /// The socket number shown in `[  5]` (our fd).
+    pub socket: i32,
+    pub sender: bool,
+    pub udp: bool,
+    pub local: std::net::SocketAddr,
+    pub remote: std::net::SocketAddr,
+    pub counters: Arc<Counters>,
+    pub thread: Option<JoinHandle<()>>,
+    /// Kept for TCP_INFO reads from the control thread.
+    pub fd: i32,
+    /// The socket, kept open until the stream is dropped.
+    pub keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Stream {
+    /// Start the thread for `io`, pinned to `cpu` when given.
+    pub fn spawn(
+        &mut self,
+        mut io: Box<dyn StreamIo>,
+        test: Arc<TestShared>,
+        cpu: Option<usize>,
+    ) -> std::io::Result<()> {
+        let counters = self.counters.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("stream-{}", self.id))
+            .spawn(move || {
+                if let Some(c) = cpu {
+                    let _ = rbench_common::cpu::pin_current_thread(c);
+                }
+                io.run(&test, &counters);
+                counters.finished.store(true, Ordering::SeqCst);
+            })?;
+        self.thread = Some(h);
+        Ok(())
+    }
+}
+
+/// Stream ids as iperf3 numbers them: 1, then 3, 4, 5, … (spec §10.3).
+pub fn stream_id(index: usize) -> i64 {
+    if index == 0 {
+        1
+    } else {
+        index as i64 + 2
+    }
+}
+
+/// A block of payload: random bytes, or `0123456789…` with `--repeating-payload`.
+pub fn payload(len: usize, repeating: bool) -> Vec<u8> {
+    let mut b = vec![0u8; len.max(1)];
+    if repeating {
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = b'0' + (i % 10) as u8;
+        }
+    } else {
+        crate::protocol::cookie::fill_random(&mut b);
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_iperf3() {
+        assert_eq!((0..4).map(stream_id).collect::<Vec<_>>(), vec![1, 3, 4, 5]);
+    }
+
+    #[test]
+    fn pacing_waits_for_the_average_rate() {
+        let p = Pacing { rate: 8_000_000, burst: 1, pacing_timer_us: 1000 };
+        // 1 MB at 8 Mbit/s is due at 1 s.
+        assert_eq!(p.wait_ns(1_000_000, 0, 250_000_000), 750_000_000);
+        assert_eq!(p.wait_ns(1_000_000, 0, 2_000_000_000), 0);
+        let free = Pacing { rate: 0, ..p };
+        assert_eq!(free.wait_ns(u64::MAX, 0, 0), 0);
+    }
+
+    #[test]
+    fn budget_is_shared() {
+        let t = TestShared::new(300, 0);
+        assert!(t.reserve_block(128));
+        assert!(t.reserve_block(128));
+        assert!(t.reserve_block(128));
+        assert!(!t.reserve_block(128));
+    }
+}

@@ -1,0 +1,116 @@
+//! TCP streams: a sender writes one reused block as fast as allowed; a
+//! receiver reads into one reused buffer. Sockets carry short send/receive
+//! timeouts so the threads see phase changes without extra syscalls.
+
+use super::{phase, Counters, Pacing, StreamIo, TestShared};
+use rbench_common::clock::now_ns;
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct TcpSender {
+    pub sock: Arc<TcpStream>,
+    pub block: Vec<u8>,
+    pub pacing: Pacing,
+}
+
+pub struct TcpReceiver {
+    pub sock: Arc<TcpStream>,
+    pub buf: Vec<u8>,
+    /// Count data still buffered after TEST_END (the server side does, so
+    /// its byte count equals what the client wrote).
+    pub count_tail: bool,
+}
+
+fn wait_for_start(test: &TestShared) -> bool {
+    loop {
+        match test.phase() {
+            phase::WAITING => std::thread::sleep(Duration::from_micros(200)),
+            phase::RUNNING => return true,
+            _ => return false,
+        }
+    }
+}
+
+impl StreamIo for TcpSender {
+    fn run(&mut self, test: &TestShared, c: &Counters) {
+        let _ = self.sock.set_write_timeout(Some(Duration::from_millis(100)));
+        if !wait_for_start(test) {
+            return;
+        }
+        self.send_loop(test, c);
+    }
+}
+
+impl TcpSender {
+    /// The hot loop: no allocation, no lock; one write per block.
+    fn send_loop(&mut self, test: &TestShared, c: &Counters) {
+        let limited = test.limited();
+        let len = self.block.len() as u64;
+        let start = now_ns();
+        let mut sent: u64 = 0;
+        let burst = self.pacing.burst.max(1);
+        let mut sock: &TcpStream = &self.sock;
+        while test.phase() == phase::RUNNING {
+            if self.pacing.rate != 0 {
+                let wait = self.pacing.wait_ns(sent, start, now_ns());
+                if wait > 0 {
+                    std::thread::sleep(Duration::from_nanos(
+                        wait.min(self.pacing.pacing_timer_us.max(1) * 1000),
+                    ));
+                    continue;
+                }
+            }
+            for _ in 0..burst {
+                if limited && !test.reserve_block(len) {
+                    return;
+                }
+                match sock.write(&self.block) {
+                    Ok(n) => {
+                        sent += n as u64;
+                        c.bytes.store(sent, Ordering::Relaxed);
+                    }
+                    Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+                    Err(_) => return,
+                }
+            }
+        }
+    }
+}
+
+impl StreamIo for TcpReceiver {
+    fn run(&mut self, test: &TestShared, c: &Counters) {
+        let _ = self.sock.set_read_timeout(Some(Duration::from_millis(20)));
+        let mut sock: &TcpStream = &self.sock;
+        let mut got: u64 = 0;
+        loop {
+            let p = test.phase();
+            if p == phase::DONE {
+                return;
+            }
+            match sock.read(&mut self.buf) {
+                Ok(0) => {
+                    c.drained.store(true, Ordering::SeqCst);
+                    return;
+                }
+                Ok(n) => {
+                    if p <= phase::RUNNING || (self.count_tail && !c.drained.load(Ordering::Relaxed)) {
+                        got += n as u64;
+                        c.bytes.store(got, Ordering::Relaxed);
+                    }
+                }
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {
+                    if p >= phase::ENDING {
+                        c.drained.store(true, Ordering::SeqCst);
+                    }
+                }
+                Err(_) => {
+                    c.drained.store(true, Ordering::SeqCst);
+                    return;
+                }
+            }
+        }
+    }
+}
