@@ -325,4 +325,19 @@ mod tests {
     fn errors_follow_the_output_format() {
         assert_eq!(p(&["--output-format=json"]).format, OutputFormat::Json);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_any_command_line(
+            args in proptest::collection::vec("(-{0,2}[a-z0-9=,:+-]{0,6})|\\PC{0,8}", 0..6),
+            posix in proptest::bool::ANY,
+        ) {
+            let parsed = parse("rmbw", &args, posix);
+            if let Ok(Action::Run(c)) = parsed.action {
+                proptest::prop_assert!(c.runs >= 1 && c.size_mib >= 1 && c.block >= 1);
+                proptest::prop_assert!(c.block <= c.size_mib.saturating_mul(1 << 20));
+                proptest::prop_assert!(!c.methods.is_empty());
+            }
+        }
+    }
 }
