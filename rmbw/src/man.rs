@@ -197,24 +197,22 @@ pub fn render() -> String {
     s.push_str(".PP\nmbw's default run, ten runs of each of the three tests on 1 GiB arrays:\n");
     s.push_str(&example(&["rmbw 1024"]));
     s.push_str(".PP\nAggregate bandwidth of four pinned threads with STREAM's triad:\n");
-    s.push_str(&example(&[
-        "rmbw \\-\\-threads=4 \\-\\-test=triad \\-n 5 512",
-    ]));
+    s.push_str(&example(&["rmbw --threads=4 --test=triad -n 5 512"]));
     s.push_str(".PP\nThe average memcpy bandwidth, from JSON with jq:\n");
     s.push_str(&example(&[
-        "rmbw \\-t0 \\-\\-output\\-format=json 256 |",
+        "rmbw -t0 --output-format=json 256 |",
         "  jq '.results[] | select(.run == \"AVG\") | .mib_per_s'",
     ]));
     s.push_str(".PP\nThe best run of each test, from CSV with awk:\n");
     s.push_str(&example(&[
-        "rmbw \\-\\-output\\-format=csv 256 |",
-        "  awk \\-F, 'NR > 1 && $2 != \"AVG\" && $5 > best[$1] { best[$1] = $5 }",
+        "rmbw --output-format=csv 256 |",
+        "  awk -F, 'NR > 1 && $2 != \"AVG\" && $5 > best[$1] { best[$1] = $5 }",
         "            END { for (m in best) print m, best[m] }'",
     ]));
     s.push_str(".PP\nmbw's MEMCPY line beside rmbw's DUMB line (the same element loop):\n");
     s.push_str(&example(&[
-        "mbw \\-q \\-t0 256 | grep AVG",
-        "rmbw \\-q \\-t1 256 | grep AVG",
+        "mbw -q -t0 256 | grep AVG",
+        "rmbw -q -t1 256 | grep AVG",
     ]));
     s.push_str(".SH SEE ALSO\n.BR mbw (1),\n.BR sysbench (1)\n");
     s
