@@ -8,6 +8,9 @@
 #   tests/compare.sh TOOL [RUNS]       run all scenarios of TOOL (e.g. rmbw)
 #   tests/compare.sh all [RUNS]        run every scenario
 #
+# COMPARE_CPU=N runs both commands pinned to CPU N (taskset), which steadies
+# the numbers on a busy machine without favouring either side.
+#
 # Adding a scenario: add its name to SCENARIOS and a case in `scenario`
 # setting TOOL, OURS and ORIG (command lines, run with `sh -c`), EXTRACT
 # (a function reading the command's stdout and printing one number), UNIT,
@@ -54,8 +57,9 @@ stats() {
 }
 
 measure() { # command -> metric
-    local out value
-    out=$(sh -c "$1" 2>/dev/null) || { echo "compare.sh: '$1' failed" >&2; return 1; }
+    local out value pin=""
+    [ -z "${COMPARE_CPU:-}" ] || pin="taskset -c $COMPARE_CPU"
+    out=$($pin sh -c "$1" 2>/dev/null) || { echo "compare.sh: '$1' failed" >&2; return 1; }
     value=$(printf '%s\n' "$out" | "$EXTRACT")
     [ -n "$value" ] || { echo "compare.sh: no metric in the output of '$1'" >&2; return 1; }
     echo "$value"
@@ -86,17 +90,20 @@ run_scenario() { # name runs
     local rmin=$1 rmed=$2 rmax=$3
     printf '   %-9s min %12s  median %12s  max %12s %s\n' "ours" "$omin" "$omed" "$omax" "$UNIT"
     printf '   %-9s min %12s  median %12s  max %12s %s\n' "original" "$rmin" "$rmed" "$rmax" "$UNIT"
-    awk -v o="$omed" -v r="$rmed" -v b="$BETTER" -v n="$name" 'BEGIN {
-        ratio = (r == 0) ? 0 : o / r
-        printf "   ratio ours/original (medians): %.3f (%s is better)\n", ratio, b
-        printf "RESULT\t%s\t%s\t%s\t%.3f\n", n, r, o, ratio }'
+    local ratio
+    ratio=$(awk -v o="$omed" -v r="$rmed" 'BEGIN { printf "%.3f", (r == 0) ? 0 : o / r }')
+    printf '   ratio ours/original (medians): %s (%s is better)\n' "$ratio" "$BETTER"
+    SUMMARY="$SUMMARY$(printf '%-18s %14s %14s %7s' "$name" "$rmed" "$omed" "$ratio")
+"
 }
+
+SUMMARY=""
 
 main() {
     local what=${1:-} runs=${2:-5} s found=0
     case "$runs" in ''|*[!0-9]*|0) echo "compare.sh: RUNS must be a positive number" >&2; exit 2 ;; esac
     case "$what" in
-    ''|-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    ''|-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     list)
         for s in $SCENARIOS; do scenario "$s"; printf '%-20s %-8s %s\n' "$s" "$TOOL" "$DESC"; done ;;
     *)
@@ -107,7 +114,10 @@ main() {
                 run_scenario "$s" "$runs"
             fi
         done
-        [ $found -eq 1 ] || { echo "compare.sh: unknown scenario '$what' (try: list)" >&2; exit 2; } ;;
+        [ $found -eq 1 ] || { echo "compare.sh: unknown scenario '$what' (try: list)" >&2; exit 2; }
+        echo
+        printf '%-18s %14s %14s %7s\n' scenario "original med." "ours median" ratio
+        printf '%s' "$SUMMARY" ;;
     esac
 }
 
