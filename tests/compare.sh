@@ -103,7 +103,7 @@ main() {
     local what=${1:-} runs=${2:-5} s found=0
     case "$runs" in ''|*[!0-9]*|0) echo "compare.sh: RUNS must be a positive number" >&2; exit 2 ;; esac
     case "$what" in
-    ''|-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    ''|-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     list)
         for s in $SCENARIOS; do scenario "$s"; printf '%-20s %-8s %s\n' "$s" "$TOOL" "$DESC"; done ;;
     *)
