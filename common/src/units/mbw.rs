@@ -212,7 +212,7 @@ mod tests {
     #[test]
     fn formats_like_printf() {
         assert_eq!(format_c_fixed(0.000_57, 5), "0.00057");
-        assert_eq!(format_c_fixed(13913.043_478, 3), "13913.043");
+        assert_eq!(format_c_fixed(13_913.043_478, 3), "13913.043");
         assert_eq!(format_c_fixed(f64::INFINITY, 3), "inf");
         assert_eq!(format_c_fixed(f64::NEG_INFINITY, 3), "-inf");
         assert_eq!(format_c_fixed(-0.0, 5), "-0.00000");
