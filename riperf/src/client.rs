@@ -93,7 +93,9 @@ fn read_state(ctrl: &mut Ctrl) -> Result<State, String> {
                     return Err("\u{0}interrupt".into());
                 }
             }
-            Err(CtrlError::UnknownState(_)) => return Err("received an unknown control message".into()),
+            Err(CtrlError::UnknownState(_)) => {
+                return Err("received an unknown control message".into())
+            }
             Err(CtrlError::Closed) => return Err("control socket has closed unexpectedly".into()),
             Err(e) => return Err(format!("unable to receive control message: {e}")),
         }
@@ -166,8 +168,8 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
         None => None,
     };
     let timeout = cfg.connect_timeout_ms.map(Duration::from_millis);
-    let ctrl_stream = net::connect_tcp(&addrs, bind_ip, 0, timeout, &|_, _| Ok(()))
-        .map_err(|e| match e {
+    let ctrl_stream =
+        net::connect_tcp(&addrs, bind_ip, 0, timeout, &|_, _| Ok(())).map_err(|e| match e {
             net::ConnectError::Io(e) => format!("unable to connect to server: {}", e.to_string_c()),
             net::ConnectError::Option(n) => server_error_text(n, 0),
         })?;
@@ -181,7 +183,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
     let udp = cfg.protocol == Protocol::Udp;
     let mut blksize = cfg.blksize;
     if udp && blksize == 0 {
-        blksize = if ctrl_mss > 0 { ctrl_mss.min(65507) } else { 1460 };
+        blksize = if ctrl_mss > 0 {
+            ctrl_mss.min(65507)
+        } else {
+            1460
+        };
     }
     let (time_s, secs) = report::gmt_now();
     info.time = time_s.clone();
@@ -200,10 +206,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 Some(s) => s,
                 None => {
                     // Our side decided the test is over.
-                    session.end(report, false);
+                    session.end_deferred();
                     local_end_done = true;
-                    ctrl.send_state(State::TestEnd)
-                        .map_err(|e| format!("unable to send control message: {}", e.to_string_c()))?;
+                    ctrl.send_state(State::TestEnd).map_err(|e| {
+                        format!("unable to send control message: {}", e.to_string_c())
+                    })?;
                     continue;
                 }
             }
@@ -214,12 +221,20 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
             State::ParamExchange => {
                 if report.is_text() {
                     if cfg.verbose {
-                        report.out.line(&format!("Control connection MSS {ctrl_mss}"));
+                        report
+                            .out
+                            .line(&format!("Control connection MSS {ctrl_mss}"));
                         report.out.line(&format!("Time: {time_s}"));
                     }
-                    report.out.line(&format!("Connecting to host {}, port {}", cfg.host, cfg.port));
+                    report.out.line(&format!(
+                        "Connecting to host {}, port {}",
+                        cfg.host, cfg.port
+                    ));
                     if cfg.reverse {
-                        report.out.line(&format!("Reverse mode, remote host {} is sending", cfg.host));
+                        report.out.line(&format!(
+                            "Reverse mode, remote host {} is sending",
+                            cfg.host
+                        ));
                     }
                     if cfg.verbose {
                         report.out.line(&format!("      Cookie: {}", cookie.text()));
@@ -227,19 +242,35 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                             if cfg.mss > 0 {
                                 report.out.line(&format!("      TCP MSS: {}", cfg.mss));
                             } else {
-                                report.out.line(&format!("      TCP MSS: {ctrl_mss} (default)"));
+                                report
+                                    .out
+                                    .line(&format!("      TCP MSS: {ctrl_mss} (default)"));
                             }
                         }
                         if cfg.rate > 0 {
-                            report.out.line(&format!("      Target Bitrate: {}", cfg.rate));
+                            report
+                                .out
+                                .line(&format!("      Target Bitrate: {}", cfg.rate));
                         }
                     }
                 }
                 ctrl.send_json(&params_of(cfg, blksize).to_json())
-                    .map_err(|e| format!("unable to send parameters to server: {}", e.to_string_c()))?;
+                    .map_err(|e| {
+                        format!("unable to send parameters to server: {}", e.to_string_c())
+                    })?;
             }
             State::CreateStreams => {
-                create_streams(cfg, &cookie, peer, bind_ip, blksize, &shared, &mut session, report, info)?;
+                create_streams(
+                    cfg,
+                    &cookie,
+                    peer,
+                    bind_ip,
+                    blksize,
+                    &shared,
+                    &mut session,
+                    report,
+                    info,
+                )?;
                 let desc = TestDesc {
                     udp,
                     num_streams: cfg.parallel,
@@ -274,7 +305,9 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 let mut started = Vec::new();
                 let bodies = std::mem::take(&mut session.pending);
                 for (mut s, io) in streams.into_iter().zip(bodies) {
-                    s.spawn(io, shared.clone(), cpus).map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
+                    s.spawn(io, shared.clone(), cpus).map_err(|e| {
+                        format!("unable to create a new stream: {}", e.to_string_c())
+                    })?;
                     started.push(s);
                 }
                 session.streams = started;
@@ -282,7 +315,7 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
             State::TestRunning => session.start(),
             State::ExchangeResults => {
                 if !local_end_done {
-                    session.end(report, false);
+                    session.end_deferred();
                     local_end_done = true;
                 }
                 let mine = session.results(!udp, false);
@@ -295,9 +328,21 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
             }
             State::DisplayResults => {
                 let peer_res = server_results.as_ref();
+                // 3.12 takes the sender's retransmit flag from the results
+                // before printing the last interval: a -R client whose only
+                // interval prints now shows the Retr/Cwnd header.
+                if cfg.reverse && !udp && peer_res.is_some_and(|p| p.sender_has_retransmits == 1) {
+                    report.ctx.sender_has_retransmits = true;
+                }
+                if let Some(iv) = session.last_interval.take() {
+                    report.interval(&iv);
+                }
                 let mut summary = session.summary(peer_res, report.ctx.sender_has_retransmits)?;
                 if !udp {
-                    let local = session.streams.first().and_then(|s| net::congestion_of(s.fd));
+                    let local = session
+                        .streams
+                        .first()
+                        .and_then(|s| net::congestion_of(s.fd));
                     let remote = peer_res.and_then(|p| p.congestion_used.clone());
                     if report.ctx.local_sends() || cfg.bidir {
                         summary.sender_congestion = local;
@@ -312,7 +357,9 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                     report.extra_top.push(("title".into(), t.clone().into()));
                 }
                 if let Some(e) = &cfg.extra_data {
-                    report.extra_top.push(("extra_data".into(), e.clone().into()));
+                    report
+                        .extra_top
+                        .push(("extra_data".into(), e.clone().into()));
                 }
                 match peer_res.and_then(|p| p.server_output.clone()) {
                     Some(ServerOutput::Text(t)) => {
@@ -321,7 +368,9 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                             report.out.raw(&t);
                             report.out.raw("\n");
                         } else {
-                            report.extra_top.push(("server_output_text".into(), t.into()));
+                            report
+                                .extra_top
+                                .push(("server_output_text".into(), t.into()));
                         }
                     }
                     Some(ServerOutput::Json(j)) => {
@@ -339,7 +388,9 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 session.stop();
                 return Ok(());
             }
-            State::AccessDenied => return Err("the server is busy running a test. try again later".into()),
+            State::AccessDenied => {
+                return Err("the server is busy running a test. try again later".into())
+            }
             State::ServerError => return Err(server_error(&mut ctrl)),
             State::ServerTerminate => {
                 if !local_end_done {
@@ -398,7 +449,11 @@ fn wait_running(
             let (sent, recv) = session.counted();
             let bytes_done = cfg.bytes != 0 && (sent >= cfg.bytes || recv >= cfg.bytes);
             let blocks_done = cfg.blocks != 0
-                && (session.shared.total_blocks.load(std::sync::atomic::Ordering::Relaxed) >= cfg.blocks
+                && (session
+                    .shared
+                    .total_blocks
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    >= cfg.blocks
                     || recv >= cfg.blocks * cfg.blksize.max(1) as u64);
             if bytes_done || blocks_done || session.all_senders_finished() {
                 return Ok(None);
@@ -420,7 +475,11 @@ fn create_streams(
     info: &mut StartInfo,
 ) -> Result<(), String> {
     let udp = cfg.protocol == Protocol::Udp;
-    let n = if cfg.bidir { 2 * cfg.parallel } else { cfg.parallel } as usize;
+    let n = if cfg.bidir {
+        2 * cfg.parallel
+    } else {
+        cfg.parallel
+    } as usize;
     let opts = SockOpts {
         window: cfg.window,
         mss: cfg.mss,
@@ -440,9 +499,20 @@ fn create_streams(
     let _ = shared;
     let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
     for i in 0..n {
-        let sender = if cfg.bidir { i < cfg.parallel as usize } else { !cfg.reverse };
+        let sender = if cfg.bidir {
+            i < cfg.parallel as usize
+        } else {
+            !cfg.reverse
+        };
         #[allow(clippy::type_complexity)]
-        let (socket, local, remote, fd, io, keep): (i32, SocketAddr, SocketAddr, i32, Box<dyn StreamIo>, Arc<dyn std::any::Any + Send + Sync>) = if udp {
+        let (socket, local, remote, fd, io, keep): (
+            i32,
+            SocketAddr,
+            SocketAddr,
+            i32,
+            Box<dyn StreamIo>,
+            Arc<dyn std::any::Any + Send + Sync>,
+        ) = if udp {
             let s = udp_connect(peer, bind_ip, cfg.cport, &opts, blksize)?;
             let local = s.local_addr().map_err(|e| e.to_string_c())?;
             let fd = s.as_raw_fd();
@@ -456,29 +526,59 @@ fn create_streams(
                     counters_64bit: cfg.udp_counters_64bit,
                 })
             } else {
-                Box::new(UdpReceiver { sock: s.clone(), len: blksize as usize, counters_64bit: cfg.udp_counters_64bit })
+                Box::new(UdpReceiver {
+                    sock: s.clone(),
+                    len: blksize as usize,
+                    counters_64bit: cfg.udp_counters_64bit,
+                })
             };
-            (fd, local, peer, fd, io, s as Arc<dyn std::any::Any + Send + Sync>)
+            (
+                fd,
+                local,
+                peer,
+                fd,
+                io,
+                s as Arc<dyn std::any::Any + Send + Sync>,
+            )
         } else {
             let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
                 net::set_window(s, opts.window)?;
                 net::apply_tcp_opts(s, &opts, v6)
             };
-            let mut t = net::connect_tcp(&[peer], bind_ip, cfg.cport, None, &prepare).map_err(|e| match e {
-                net::ConnectError::Io(e) => format!("unable to connect stream: {}", e.to_string_c()),
-                net::ConnectError::Option(n) => server_error_text(n, 0),
-            })?;
+            let mut t = net::connect_tcp(&[peer], bind_ip, cfg.cport, None, &prepare).map_err(
+                |e| match e {
+                    net::ConnectError::Io(e) => {
+                        format!("unable to connect stream: {}", e.to_string_c())
+                    }
+                    net::ConnectError::Option(n) => server_error_text(n, 0),
+                },
+            )?;
             t.write_all(cookie.as_bytes())
                 .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
             let local = t.local_addr().map_err(|e| e.to_string_c())?;
             let fd = t.as_raw_fd();
             let t = Arc::new(t);
             let io: Box<dyn StreamIo> = if sender {
-                Box::new(TcpSender { sock: t.clone(), block: block.clone(), pacing })
+                Box::new(TcpSender {
+                    sock: t.clone(),
+                    block: block.clone(),
+                    pacing,
+                })
             } else {
-                Box::new(TcpReceiver { sock: t.clone(), buf: vec![0u8; blksize as usize], count_tail: false })
+                Box::new(TcpReceiver {
+                    sock: t.clone(),
+                    buf: vec![0u8; blksize as usize],
+                    count_tail: false,
+                })
             };
-            (fd, local, peer, fd, io, t as Arc<dyn std::any::Any + Send + Sync>)
+            (
+                fd,
+                local,
+                peer,
+                fd,
+                io,
+                t as Arc<dyn std::any::Any + Send + Sync>,
+            )
         };
         if i == 0 {
             let (snd, rcv) = net::buffer_sizes(fd);
@@ -530,12 +630,17 @@ fn udp_connect(
         (None, SocketAddr::V4(_)) => SocketAddr::new([0u8; 4].into(), cport),
         (None, SocketAddr::V6(_)) => SocketAddr::new([0u16; 8].into(), cport),
     };
-    let s = socket2::Socket::new(socket2::Domain::for_address(peer), socket2::Type::DGRAM, None)
-        .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
+    let s = socket2::Socket::new(
+        socket2::Domain::for_address(peer),
+        socket2::Type::DGRAM,
+        None,
+    )
+    .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
     if cport != 0 {
         let _ = s.set_reuse_address(true);
     }
-    s.bind(&local.into()).map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
+    s.bind(&local.into())
+        .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
     net::set_window(&s, opts.window).map_err(|n| server_error_text(n, 0))?;
     // Like iperf3: a socket buffer smaller than a datagram is raised.
     if let Ok(b) = s.send_buffer_size() {
@@ -549,9 +654,11 @@ fn udp_connect(
         }
     }
     net::apply_ip_opts(&s, opts, peer.is_ipv6()).map_err(|n| server_error_text(n, 0))?;
-    s.connect(&peer.into()).map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
+    s.connect(&peer.into())
+        .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
     let s: UdpSocket = s.into();
-    s.send(&HELLO).map_err(|e| format!("unable to write to stream socket: {}", e.to_string_c()))?;
+    s.send(&HELLO)
+        .map_err(|e| format!("unable to write to stream socket: {}", e.to_string_c()))?;
     // Wait for the reply; with -R up to two data datagrams may come first.
     s.set_read_timeout(Some(Duration::from_secs(30))).ok();
     let mut buf = vec![0u8; 65536];
@@ -562,7 +669,12 @@ fn udp_connect(
                 return Ok(s);
             }
             Ok(_) => continue,
-            Err(e) => return Err(format!("unable to read from stream socket: {}", e.to_string_c())),
+            Err(e) => {
+                return Err(format!(
+                    "unable to read from stream socket: {}",
+                    e.to_string_c()
+                ))
+            }
         }
     }
     Err("unable to read from stream socket: no UDP reply from the server".into())

@@ -93,8 +93,7 @@ impl Ctrl {
     /// Write one JSON message: the length and the body as two writes, like iperf3.
     pub fn send_json(&mut self, v: &Value) -> io::Result<()> {
         let body = crate::protocol::cjson::to_compact(v);
-        self.stream
-            .write_all(&framing::length_prefix(body.len()))?;
+        self.stream.write_all(&framing::length_prefix(body.len()))?;
         self.stream.write_all(body.as_bytes())
     }
 

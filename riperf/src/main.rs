@@ -1,17 +1,7 @@
 //! `riperf`: a drop-in replacement for iperf3 3.12, wire-compatible with it.
 
-mod client;
-mod ctrl;
-mod measure;
-mod net;
-mod options;
-mod protocol;
-mod report;
-mod server;
-mod session;
-mod stream;
-
-use options::{Command, UsageError};
+use riperf::options::{self, Command, UsageError};
+use riperf::{client, report, server};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -22,7 +12,10 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
-            println!("riperf {} (iperf 3.12 compatible)", env!("CARGO_PKG_VERSION"));
+            println!(
+                "riperf {} (iperf 3.12 compatible)",
+                env!("CARGO_PKG_VERSION")
+            );
             println!("{}", report::system_info());
             println!("Optional features available: CPU affinity setting, TCP congestion algorithm setting, socket pacing, support IPv4 don't fragment");
             return ExitCode::SUCCESS;

@@ -144,7 +144,11 @@ impl Sampler {
             if bytes > 0 || seconds >= self.interval_secs * 0.10 {
                 keep = true;
             }
-            let bps = if seconds > 0.0 { bytes as f64 * 8.0 / seconds } else { 0.0 };
+            let bps = if seconds > 0.0 {
+                bytes as f64 * 8.0 / seconds
+            } else {
+                0.0
+            };
             let mut tcp = None;
             let mut udp = None;
             if s.udp {
@@ -152,12 +156,19 @@ impl Sampler {
                 let packets = packets_now.saturating_sub(t.last_packets) as i64;
                 t.last_packets = packets_now;
                 if s.sender {
-                    udp = Some(UdpSample { packets, ..Default::default() });
+                    udp = Some(UdpSample {
+                        packets,
+                        ..Default::default()
+                    });
                 } else {
                     let lost_now = s.counters.lost.load(Ordering::Relaxed);
                     let lost = lost_now - t.last_lost;
                     t.last_lost = lost_now;
-                    let lost_percent = if packets > 0 { 100.0 * lost as f64 / packets as f64 } else { 0.0 };
+                    let lost_percent = if packets > 0 {
+                        100.0 * lost as f64 / packets as f64
+                    } else {
+                        0.0
+                    };
                     udp = Some(UdpSample {
                         packets,
                         lost_packets: lost,
@@ -189,7 +200,10 @@ impl Sampler {
         if !keep {
             return None;
         }
-        let iv = Interval { streams: out, omitted };
+        let iv = Interval {
+            streams: out,
+            omitted,
+        };
         self.intervals.push(iv.clone());
         Some(iv)
     }
@@ -229,14 +243,17 @@ impl Sampler {
                     udp: s.udp,
                     bytes,
                     seconds: secs(t.last_ns.saturating_sub(t.start_ns)),
-                    retransmits: tcp_sender.then(|| t.last_retrans.saturating_sub(t.omit_retrans) as i64),
+                    retransmits: tcp_sender
+                        .then(|| t.last_retrans.saturating_sub(t.omit_retrans) as i64),
                     max_snd_cwnd: t.max_cwnd,
                     max_snd_wnd: t.max_wnd,
                     max_rtt: t.max_rtt,
                     min_rtt: if t.min_rtt == u64::MAX { 0 } else { t.min_rtt },
-                    mean_rtt: if t.rtt_n > 0 { t.rtt_sum / t.rtt_n } else { 0 },
+                    mean_rtt: t.rtt_sum.checked_div(t.rtt_n).unwrap_or(0),
                     packets: if s.sender {
-                        c.packets.load(Ordering::Relaxed).saturating_sub(t.omit_packets) as i64
+                        c.packets
+                            .load(Ordering::Relaxed)
+                            .saturating_sub(t.omit_packets) as i64
                     } else {
                         c.packets.load(Ordering::Relaxed) as i64
                     },
@@ -286,7 +303,11 @@ fn rusage_us() -> (u64, u64) {
 impl CpuClock {
     pub fn start() -> CpuClock {
         let (u, s) = rusage_us();
-        CpuClock { wall_ns: now_ns(), user_us: u, sys_us: s }
+        CpuClock {
+            wall_ns: now_ns(),
+            user_us: u,
+            sys_us: s,
+        }
     }
 
     pub fn percent(&self) -> (f64, f64, f64) {

@@ -289,10 +289,10 @@ pub fn set_window_udp(s: &std::net::UdpSocket, window: i64, len: i64) {
         let _ = sr.set_send_buffer_size(window as usize);
         let _ = sr.set_recv_buffer_size(window as usize);
     }
-    if sr.send_buffer_size().map_or(false, |b| (b as i64) < len) {
+    if sr.send_buffer_size().is_ok_and(|b| (b as i64) < len) {
         let _ = sr.set_send_buffer_size(len as usize + 1024);
     }
-    if sr.recv_buffer_size().map_or(false, |b| (b as i64) < len) {
+    if sr.recv_buffer_size().is_ok_and(|b| (b as i64) < len) {
         let _ = sr.set_recv_buffer_size(len as usize + 1024);
     }
 }

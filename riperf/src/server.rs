@@ -38,10 +38,16 @@ struct TestError {
 
 impl TestError {
     fn log(msg: impl Into<String>) -> TestError {
-        TestError { i_errno: None, msg: msg.into() }
+        TestError {
+            i_errno: None,
+            msg: msg.into(),
+        }
     }
     fn code(n: i32) -> TestError {
-        TestError { i_errno: Some(n), msg: crate::protocol::errors::message(n).0 }
+        TestError {
+            i_errno: Some(n),
+            msg: crate::protocol::errors::message(n).0,
+        }
     }
 }
 
@@ -74,7 +80,10 @@ pub fn run(cfg: &Config) -> u8 {
     let listener = match listen(cfg) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("iperf3: error - unable to start listener for connections: {}", e.to_string_c());
+            eprintln!(
+                "iperf3: error - unable to start listener for connections: {}",
+                e.to_string_c()
+            );
             return 1;
         }
     };
@@ -90,7 +99,10 @@ pub fn run(cfg: &Config) -> u8 {
         let mut out = match Out::new(cfg.logfile.as_deref()) {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("iperf3: error - unable to open log file: {}", e.to_string_c());
+                eprintln!(
+                    "iperf3: error - unable to open log file: {}",
+                    e.to_string_c()
+                );
                 return 1;
             }
         };
@@ -98,7 +110,10 @@ pub fn run(cfg: &Config) -> u8 {
         out.forceflush = cfg.forceflush;
         if cfg.output == OutputKind::Text {
             out.line(BANNER_RULE);
-            out.line(&format!("Server listening on {} (test #{test_no})", cfg.port));
+            out.line(&format!(
+                "Server listening on {} (test #{test_no})",
+                cfg.port
+            ));
             out.line(BANNER_RULE);
         }
         let ctrl = match accept_control(cfg, &listener) {
@@ -165,7 +180,9 @@ impl BusyGuard {
             .name("busy".into())
             .spawn(move || {
                 while !s2.load(Ordering::SeqCst) {
-                    if net::wait_readable(l.as_raw_fd(), Duration::from_millis(50)) {
+                    if net::wait_readable(l.as_raw_fd(), Duration::from_millis(20))
+                        && !s2.load(Ordering::SeqCst)
+                    {
                         if let Ok((mut c, _)) = l.accept() {
                             // Answer without reading, as iperf3 does, then close.
                             let _ = c.write_all(&[State::AccessDenied.to_byte()]);
@@ -174,16 +191,26 @@ impl BusyGuard {
                 }
             })
             .ok()?;
-        Some(BusyGuard { stop, thread: Some(thread) })
+        Some(BusyGuard {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl BusyGuard {
+    /// Stop refusing clients (the test is over; the next one is welcome).
+    fn stop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
 impl Drop for BusyGuard {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.stop();
     }
 }
 
@@ -211,7 +238,11 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
     };
     let mut report = Report::new(cfg.output, ctx, out);
     report.out.capture = Some(String::new());
-    report.text(&format!("Accepted connection from {}, port {}", show_ip(&peer), peer.port()));
+    report.text(&format!(
+        "Accepted connection from {}, port {}",
+        show_ip(&peer),
+        peer.port()
+    ));
     let mut info = StartInfo {
         system_info: report::system_info(),
         peer_host: show_ip(&peer),
@@ -225,7 +256,10 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
     let r = run_test(cfg, listener, &mut ctrl, &cookie, &mut report, &mut info);
     match r {
         Ok(interrupted) => {
-            if matches!(report.kind, OutputKind::Json | OutputKind::Csv | OutputKind::JsonStream) {
+            if matches!(
+                report.kind,
+                OutputKind::Json | OutputKind::Csv | OutputKind::JsonStream
+            ) {
                 report.finish(None);
             }
             if interrupted {
@@ -262,8 +296,12 @@ fn validate(p: &TestParams) -> Result<(), TestError> {
         return Err(TestError::code(code::IENUMSTREAMS));
     }
     match p.protocol {
-        Protocol::Udp if !(16..=65507).contains(&p.len) => return Err(TestError::code(code::IEUDPBLOCKSIZE)),
-        Protocol::Tcp if !(1..=MAX_BLOCKSIZE).contains(&p.len) => return Err(TestError::code(code::IEBLOCKSIZE)),
+        Protocol::Udp if !(16..=65507).contains(&p.len) => {
+            return Err(TestError::code(code::IEUDPBLOCKSIZE))
+        }
+        Protocol::Tcp if !(1..=MAX_BLOCKSIZE).contains(&p.len) => {
+            return Err(TestError::code(code::IEBLOCKSIZE))
+        }
         _ => {}
     }
     if !(0..=MAX_TIME).contains(&p.time) {
@@ -291,18 +329,36 @@ fn run_test(
     info: &mut StartInfo,
 ) -> Result<bool, TestError> {
     let send = |c: &mut Ctrl, s: State| {
-        c.send_state(s).map_err(|e| TestError::log(format!("unable to send control message: {}", e.to_string_c())))
+        c.send_state(s).map_err(|e| {
+            TestError::log(format!(
+                "unable to send control message: {}",
+                e.to_string_c()
+            ))
+        })
     };
     send(ctrl, State::ParamExchange)?;
-    let v = ctrl.read_json(MAX_PARAMS_LEN, STEP_TIMEOUT).map_err(|e| match e {
-        CtrlError::Closed => TestError::log("the client has unexpectedly closed the connection"),
-        CtrlError::Timeout => TestError::log("unable to receive parameters from client: timeout"),
-        other => TestError { i_errno: Some(code::IERECVPARAMS), msg: format!("unable to receive parameters from client: {other}") },
-    })?;
+    let v = ctrl
+        .read_json(MAX_PARAMS_LEN, STEP_TIMEOUT)
+        .map_err(|e| match e {
+            CtrlError::Closed => {
+                TestError::log("the client has unexpectedly closed the connection")
+            }
+            CtrlError::Timeout => {
+                TestError::log("unable to receive parameters from client: timeout")
+            }
+            other => TestError {
+                i_errno: Some(code::IERECVPARAMS),
+                msg: format!("unable to receive parameters from client: {other}"),
+            },
+        })?;
     let p = TestParams::from_json(&v);
     validate(&p)?;
     let udp = p.protocol == Protocol::Udp;
-    let nstreams = if p.bidirectional { 2 * p.parallel } else { p.parallel } as usize;
+    let nstreams = if p.bidirectional {
+        2 * p.parallel
+    } else {
+        p.parallel
+    } as usize;
     report.ctx = Ctx {
         is_client: false,
         udp,
@@ -325,12 +381,16 @@ fn run_test(
     // Check the window can be had before promising streams (iperf3 fails
     // its stream listener the same way: SERVER_ERROR 141).
     if p.window > 0 {
-        let probe = Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|_| TestError::code(code::IESTREAMLISTEN))?;
+        let probe = Socket::new(Domain::IPV4, Type::STREAM, None)
+            .map_err(|_| TestError::code(code::IESTREAMLISTEN))?;
         net::set_window(&probe, p.window).map_err(TestError::code)?;
     }
     if let Some(cc) = &p.congestion {
-        let probe = Socket::new(Domain::IPV4, Type::STREAM, None).map_err(|_| TestError::code(code::IESTREAMLISTEN))?;
-        probe.set_tcp_congestion(cc.as_bytes()).map_err(|_| TestError::code(code::IESETCONGESTION))?;
+        let probe = Socket::new(Domain::IPV4, Type::STREAM, None)
+            .map_err(|_| TestError::code(code::IESTREAMLISTEN))?;
+        probe
+            .set_tcp_congestion(cc.as_bytes())
+            .map_err(|_| TestError::code(code::IESETCONGESTION))?;
     }
     let local_ip = ctrl.stream.local_addr().map(|a| a.ip()).ok();
     let mut udp_sock = if udp {
@@ -339,47 +399,113 @@ fn run_test(
         None
     };
     send(ctrl, State::CreateStreams)?;
-    let shared = TestShared::new(if p.reverse || p.bidirectional { p.num } else { 0 }, if p.reverse || p.bidirectional { p.blockcount } else { 0 });
+    let shared = TestShared::new(
+        if p.reverse || p.bidirectional {
+            p.num
+        } else {
+            0
+        },
+        if p.reverse || p.bidirectional {
+            p.blockcount
+        } else {
+            0
+        },
+    );
     let mut session = Session::new(shared.clone(), cfg.interval, p.omit, udp);
     let block = payload(p.len as usize, p.repeating_payload);
-    let pacing = Pacing { rate: p.bandwidth, burst: p.burst.max(0) as u64, pacing_timer_us: p.pacing_timer.max(1) as u64 };
+    let pacing = Pacing {
+        rate: p.bandwidth,
+        burst: p.burst.max(0) as u64,
+        pacing_timer_us: p.pacing_timer.max(1) as u64,
+    };
     let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
     let deadline = now_ns() + 30_000_000_000;
     for i in 0..nstreams {
         // Client stream i: the first P send in bidir mode (so we receive).
-        let sender = if p.bidirectional { i >= p.parallel as usize } else { p.reverse };
+        let sender = if p.bidirectional {
+            i >= p.parallel as usize
+        } else {
+            p.reverse
+        };
         #[allow(clippy::type_complexity)]
-        let (fd, local, remote, io, keep): (i32, SocketAddr, SocketAddr, Box<dyn StreamIo>, Arc<dyn std::any::Any + Send + Sync>) = if udp {
-            let s = udp_sock.take().ok_or_else(|| TestError::code(code::IESTREAMLISTEN))?;
+        let (fd, local, remote, io, keep): (
+            i32,
+            SocketAddr,
+            SocketAddr,
+            Box<dyn StreamIo>,
+            Arc<dyn std::any::Any + Send + Sync>,
+        ) = if udp {
+            let s = udp_sock
+                .take()
+                .ok_or_else(|| TestError::code(code::IESTREAMLISTEN))?;
             let (s, remote) = udp_accept(s, ctrl, deadline)?;
-            udp_sock = Some(bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?);
+            udp_sock = Some(
+                bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?,
+            );
             net::set_window_udp(&s, p.window, p.len);
-            let local = s.local_addr().map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let local = s
+                .local_addr()
+                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
             let fd = s.as_raw_fd();
             let s = Arc::new(s);
             let io: Box<dyn StreamIo> = if sender {
-                Box::new(UdpSender { sock: s.clone(), len: p.len as usize, payload: block.clone(), pacing, counters_64bit: p.udp_counters_64bit })
+                Box::new(UdpSender {
+                    sock: s.clone(),
+                    len: p.len as usize,
+                    payload: block.clone(),
+                    pacing,
+                    counters_64bit: p.udp_counters_64bit,
+                })
             } else {
-                Box::new(UdpReceiver { sock: s.clone(), len: p.len as usize, counters_64bit: p.udp_counters_64bit })
+                Box::new(UdpReceiver {
+                    sock: s.clone(),
+                    len: p.len as usize,
+                    counters_64bit: p.udp_counters_64bit,
+                })
             };
-            (fd, local, remote, io, s as Arc<dyn std::any::Any + Send + Sync>)
+            (
+                fd,
+                local,
+                remote,
+                io,
+                s as Arc<dyn std::any::Any + Send + Sync>,
+            )
         } else {
             let t = tcp_accept(listener, ctrl, cookie, deadline)?;
             {
                 let sr = socket2::SockRef::from(&t);
                 net::set_window(&sr, p.window).map_err(TestError::code)?;
-                net::apply_tcp_opts(&sr, &opts, local_ip.is_some_and(|i| i.is_ipv6())).map_err(TestError::code)?;
+                net::apply_tcp_opts(&sr, &opts, local_ip.is_some_and(|i| i.is_ipv6()))
+                    .map_err(TestError::code)?;
             }
-            let local = t.local_addr().map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
-            let remote = t.peer_addr().map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let local = t
+                .local_addr()
+                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let remote = t
+                .peer_addr()
+                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
             let fd = t.as_raw_fd();
             let t = Arc::new(t);
             let io: Box<dyn StreamIo> = if sender {
-                Box::new(TcpSender { sock: t.clone(), block: block.clone(), pacing })
+                Box::new(TcpSender {
+                    sock: t.clone(),
+                    block: block.clone(),
+                    pacing,
+                })
             } else {
-                Box::new(TcpReceiver { sock: t.clone(), buf: vec![0u8; (p.len as usize).max(1)], count_tail: true })
+                Box::new(TcpReceiver {
+                    sock: t.clone(),
+                    buf: vec![0u8; (p.len as usize).max(1)],
+                    count_tail: true,
+                })
             };
-            (fd, local, remote, io, t as Arc<dyn std::any::Any + Send + Sync>)
+            (
+                fd,
+                local,
+                remote,
+                io,
+                t as Arc<dyn std::any::Any + Send + Sync>,
+            )
         };
         if i == 0 {
             let (snd, rcv) = net::buffer_sizes(fd);
@@ -433,14 +559,16 @@ fn run_test(
     report.set_start(info);
     let streams = std::mem::take(&mut session.streams);
     for (mut s, io) in streams.into_iter().zip(bodies) {
-        let cpu = cfg.affinity.or(p.server_affinity.map(|a| a.max(0) as usize));
+        let cpu = cfg
+            .affinity
+            .or(p.server_affinity.map(|a| a.max(0) as usize));
         if s.spawn(io, shared.clone(), cpu).is_err() {
             session.stop();
             return Err(TestError::code(200));
         }
         session.streams.push(s);
     }
-    let _busy = BusyGuard::start(listener);
+    let mut busy = BusyGuard::start(listener);
     send(ctrl, State::TestStart)?;
     session.start();
     if let Err(e) = send(ctrl, State::TestRunning) {
@@ -448,6 +576,9 @@ fn run_test(
         return Err(e);
     }
     let r = running_loop(cfg, &p, ctrl, &mut session, report);
+    if let Some(b) = busy.as_mut() {
+        b.stop();
+    }
     session.stop();
     r
 }
@@ -488,7 +619,8 @@ fn running_loop(
         } else if now - last_progress > idle_ns {
             return Err(TestError::log("idle timeout for receiving data"));
         }
-        let wait = Duration::from_nanos(session.next_deadline().saturating_sub(now).min(200_000_000));
+        let wait =
+            Duration::from_nanos(session.next_deadline().saturating_sub(now).min(200_000_000));
         if !net::wait_readable(ctrl.fd(), wait) {
             session.tick(report);
             continue;
@@ -498,9 +630,15 @@ fn running_loop(
             Err(CtrlError::Timeout) => continue,
             Err(CtrlError::Closed) => {
                 session.end(report, false);
-                return Err(TestError::log("the client has unexpectedly closed the connection"));
+                return Err(TestError::log(
+                    "the client has unexpectedly closed the connection",
+                ));
             }
-            Err(e) => return Err(TestError::log(format!("unable to receive control message: {e}"))),
+            Err(e) => {
+                return Err(TestError::log(format!(
+                    "unable to receive control message: {e}"
+                )))
+            }
         };
         match State::from_byte(b) {
             Some(State::TestStart) => continue,
@@ -518,9 +656,15 @@ fn running_loop(
     // TEST_END: the summary first (the server never shows peer numbers).
     session.end(report, true);
     print_summary(session, report, udp)?;
-    ctrl.send_state(State::ExchangeResults)
-        .map_err(|e| TestError::log(format!("unable to send control message: {}", e.to_string_c())))?;
-    let v = ctrl.read_json(MAX_RESULTS_LEN.min(16 * 1024 * 1024), STEP_TIMEOUT).map_err(|e| TestError::log(format!("unable to receive results: {e}")))?;
+    ctrl.send_state(State::ExchangeResults).map_err(|e| {
+        TestError::log(format!(
+            "unable to send control message: {}",
+            e.to_string_c()
+        ))
+    })?;
+    let v = ctrl
+        .read_json(MAX_RESULTS_LEN.min(16 * 1024 * 1024), STEP_TIMEOUT)
+        .map_err(|e| TestError::log(format!("unable to receive results: {e}")))?;
     let client = PeerResults::from_json(&v).map_err(|e| TestError::log(e.to_string()))?;
     for cs in &client.streams {
         if !session.totals.iter().any(|t| t.id == cs.id) {
@@ -530,14 +674,20 @@ fn running_loop(
     let mut mine = session.results(!udp, !(p.reverse || p.bidirectional));
     if p.get_server_output {
         mine.server_output = Some(match report.kind {
-            OutputKind::Json | OutputKind::JsonStream => ServerOutput::Json(report.json_document(None)),
+            OutputKind::Json | OutputKind::JsonStream => {
+                ServerOutput::Json(report.json_document(None))
+            }
             _ => ServerOutput::Text(report.out.capture.clone().unwrap_or_default()),
         });
     }
     ctrl.send_json(&mine.to_json())
         .map_err(|e| TestError::log(format!("unable to send results: {}", e.to_string_c())))?;
-    ctrl.send_state(State::DisplayResults)
-        .map_err(|e| TestError::log(format!("unable to send control message: {}", e.to_string_c())))?;
+    ctrl.send_state(State::DisplayResults).map_err(|e| {
+        TestError::log(format!(
+            "unable to send control message: {}",
+            e.to_string_c()
+        ))
+    })?;
     // Wait (bounded) for IPERF_DONE; a client that just closes is fine too.
     match ctrl.read_byte(STEP_TIMEOUT) {
         Ok(b) if State::from_byte(b) == Some(State::IperfDone) => {}
@@ -548,9 +698,14 @@ fn running_loop(
 }
 
 fn print_summary(session: &Session, report: &mut Report, udp: bool) -> Result<(), TestError> {
-    let mut s = session.summary(None, report.ctx.sender_has_retransmits).map_err(TestError::log)?;
+    let mut s = session
+        .summary(None, report.ctx.sender_has_retransmits)
+        .map_err(TestError::log)?;
     if !udp {
-        let local = session.streams.first().and_then(|s| net::congestion_of(s.fd));
+        let local = session
+            .streams
+            .first()
+            .and_then(|s| net::congestion_of(s.fd));
         if report.ctx.reverse {
             s.sender_congestion = local;
         } else {
@@ -562,11 +717,18 @@ fn print_summary(session: &Session, report: &mut Report, udp: bool) -> Result<()
 }
 
 /// Accept one data connection with the test's cookie; others get ACCESS_DENIED.
-fn tcp_accept(l: &TcpListener, ctrl: &mut Ctrl, cookie: &Cookie, deadline: u64) -> Result<TcpStream, TestError> {
+fn tcp_accept(
+    l: &TcpListener,
+    ctrl: &mut Ctrl,
+    cookie: &Cookie,
+    deadline: u64,
+) -> Result<TcpStream, TestError> {
     loop {
         let now = now_ns();
         if now > deadline {
-            return Err(TestError::log("unable to accept stream connection: timeout"));
+            return Err(TestError::log(
+                "unable to accept stream connection: timeout",
+            ));
         }
         if should_stop() {
             return Err(TestError::log(""));
@@ -575,7 +737,11 @@ fn tcp_accept(l: &TcpListener, ctrl: &mut Ctrl, cookie: &Cookie, deadline: u64) 
         if net::wait_readable(ctrl.fd(), Duration::ZERO) {
             let mut b = [0u8; 1];
             match ctrl.stream.peek(&mut b) {
-                Ok(0) | Err(_) => return Err(TestError::log("the client has unexpectedly closed the connection")),
+                Ok(0) | Err(_) => {
+                    return Err(TestError::log(
+                        "the client has unexpectedly closed the connection",
+                    ))
+                }
                 Ok(_) => return Err(TestError::log("received an unknown control message")),
             }
         }
@@ -607,23 +773,33 @@ fn bind_udp(l: &TcpListener, port: u16) -> std::io::Result<UdpSocket> {
 }
 
 /// Take one UDP stream: the client's hello, connect back, reply "6789".
-fn udp_accept(s: UdpSocket, ctrl: &mut Ctrl, deadline: u64) -> Result<(UdpSocket, SocketAddr), TestError> {
+fn udp_accept(
+    s: UdpSocket,
+    ctrl: &mut Ctrl,
+    deadline: u64,
+) -> Result<(UdpSocket, SocketAddr), TestError> {
     let mut buf = [0u8; 65536];
     let _ = s.set_read_timeout(Some(Duration::from_millis(100)));
     loop {
         if now_ns() > deadline || should_stop() {
-            return Err(TestError::log("unable to accept stream connection: timeout"));
+            return Err(TestError::log(
+                "unable to accept stream connection: timeout",
+            ));
         }
         if net::wait_readable(ctrl.fd(), Duration::ZERO) {
             let mut b = [0u8; 1];
             if matches!(ctrl.stream.peek(&mut b), Ok(0) | Err(_)) {
-                return Err(TestError::log("the client has unexpectedly closed the connection"));
+                return Err(TestError::log(
+                    "the client has unexpectedly closed the connection",
+                ));
             }
         }
         match s.recv_from(&mut buf) {
             Ok((_, from)) => {
-                s.connect(from).map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
-                s.send(&REPLY).map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+                s.connect(from)
+                    .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+                s.send(&REPLY)
+                    .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
                 let _ = s.set_read_timeout(None);
                 return Ok((s, from));
             }

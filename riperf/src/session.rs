@@ -28,6 +28,9 @@ pub struct Session {
     /// Totals taken at the end of the test.
     pub totals: Vec<StreamTotals>,
     pub cpu_final: (f64, f64, f64),
+    /// The last interval, held back when the report prints it later (the
+    /// client prints it on DISPLAY_RESULTS, as iperf3 does).
+    pub last_interval: Option<crate::measure::Interval>,
 }
 
 impl Session {
@@ -46,6 +49,7 @@ impl Session {
             udp,
             totals: Vec::new(),
             cpu_final: (0.0, 0.0, 0.0),
+            last_interval: None,
         }
     }
 
@@ -54,9 +58,17 @@ impl Session {
         let now = now_ns();
         self.start_ns = now;
         self.cpu = Some(CpuClock::start());
-        self.sampler = Some(Sampler::new(&self.streams, now, self.interval_ns as f64 / 1e9));
+        self.sampler = Some(Sampler::new(
+            &self.streams,
+            now,
+            self.interval_ns as f64 / 1e9,
+        ));
         self.omitting = self.omit_ns > 0;
-        self.next_tick = if self.interval_ns > 0 { now + self.interval_ns } else { u64::MAX };
+        self.next_tick = if self.interval_ns > 0 {
+            now + self.interval_ns
+        } else {
+            u64::MAX
+        };
         if self.omitting {
             self.next_tick = self.next_tick.min(now + self.omit_ns);
         }
@@ -75,7 +87,9 @@ impl Session {
     /// Run due interval ticks and the end of the omit period.
     pub fn tick(&mut self, report: &mut Report) {
         let now = now_ns();
-        let Some(sampler) = self.sampler.as_mut() else { return };
+        let Some(sampler) = self.sampler.as_mut() else {
+            return;
+        };
         if now < self.next_tick {
             return;
         }
@@ -86,13 +100,21 @@ impl Session {
             }
             sampler.reset_for_omit(&self.streams, now);
             self.omitting = false;
-            self.next_tick = if self.interval_ns > 0 { now + self.interval_ns } else { u64::MAX };
+            self.next_tick = if self.interval_ns > 0 {
+                now + self.interval_ns
+            } else {
+                u64::MAX
+            };
             return;
         }
         if let Some(iv) = sampler.sample(&self.streams, now, self.omitting) {
             report.interval(&iv);
         }
-        self.next_tick = if self.interval_ns > 0 { self.next_tick + self.interval_ns } else { u64::MAX };
+        self.next_tick = if self.interval_ns > 0 {
+            self.next_tick + self.interval_ns
+        } else {
+            u64::MAX
+        };
         if self.omitting {
             self.next_tick = self.next_tick.min(omit_end);
         }
@@ -105,19 +127,35 @@ impl Session {
     /// interval and the totals. `wait_drain` lets receivers count what is
     /// still buffered (server side).
     pub fn end(&mut self, report: &mut Report, wait_drain: bool) {
+        self.end_with(Some(report), wait_drain);
+    }
+
+    /// As [`Session::end`], keeping the last interval in `last_interval`
+    /// instead of reporting it.
+    pub fn end_deferred(&mut self) {
+        self.end_with(None, false);
+    }
+
+    fn end_with(&mut self, mut report: Option<&mut Report>, wait_drain: bool) {
         self.shared.set_phase(phase::ENDING);
         let now = now_ns();
         if wait_drain {
             let deadline = now + 500_000_000;
             while now_ns() < deadline
-                && self.streams.iter().any(|s| !s.sender && !s.counters.drained.load(Ordering::SeqCst))
+                && self
+                    .streams
+                    .iter()
+                    .any(|s| !s.sender && !s.counters.drained.load(Ordering::SeqCst))
             {
                 std::thread::sleep(Duration::from_millis(2));
             }
         }
         if let Some(sampler) = self.sampler.as_mut() {
             if let Some(iv) = sampler.sample(&self.streams, now, self.omitting) {
-                report.interval(&iv);
+                match report.as_mut() {
+                    Some(r) => r.interval(&iv),
+                    None => self.last_interval = Some(iv),
+                }
             }
             self.totals = sampler.totals(&self.streams);
         }
@@ -188,7 +226,11 @@ impl Session {
                 .map(|x| StreamResults {
                     id: x.id,
                     bytes: x.bytes,
-                    retransmits: if x.sender && tcp { x.retransmits.unwrap_or(-1) } else { -1 },
+                    retransmits: if x.sender && tcp {
+                        x.retransmits.unwrap_or(-1)
+                    } else {
+                        -1
+                    },
                     jitter: if x.sender { 0.0 } else { x.jitter },
                     errors: if x.sender { 0 } else { x.lost },
                     packets: x.packets,

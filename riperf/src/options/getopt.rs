@@ -23,9 +23,8 @@ pub fn getopt(args: &[String]) -> Result<Vec<(Opt, Option<String>)>, GetoptError
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (body, None),
             };
-            let def = find_long(name).ok_or_else(|| {
-                GetoptError(format!("unrecognized option '--{name}'"))
-            })?;
+            let def = find_long(name)
+                .ok_or_else(|| GetoptError(format!("unrecognized option '--{name}'")))?;
             let value = match def.arg {
                 ArgKind::None => {
                     if attached.is_some() {
@@ -95,7 +94,9 @@ fn find_long(name: &str) -> Option<&'static Def> {
     if let Some(d) = DEFS.iter().find(|d| d.long == name) {
         return Some(d);
     }
-    let mut matches = DEFS.iter().filter(|d| !name.is_empty() && d.long.starts_with(name));
+    let mut matches = DEFS
+        .iter()
+        .filter(|d| !name.is_empty() && d.long.starts_with(name));
     let first = matches.next()?;
     // Ambiguous unless every match is the same option (aliases).
     if matches.all(|d| d.opt == first.opt) {
@@ -115,7 +116,18 @@ mod tests {
 
     #[test]
     fn parses_like_getopt_long() {
-        let r = getopt(&v(&["-c", "h", "-uR", "-p5201", "--time=3", "--rev", "-d", "--bitrate", "1M"])).unwrap();
+        let r = getopt(&v(&[
+            "-c",
+            "h",
+            "-uR",
+            "-p5201",
+            "--time=3",
+            "--rev",
+            "-d",
+            "--bitrate",
+            "1M",
+        ]))
+        .unwrap();
         assert_eq!(
             r,
             vec![

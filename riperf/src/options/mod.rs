@@ -204,10 +204,29 @@ fn strtol0(s: &str) -> Option<i64> {
 
 fn dscp_value(s: &str) -> Option<i64> {
     let names = [
-        ("cs0", 0), ("cs1", 8), ("cs2", 16), ("cs3", 24), ("cs4", 32), ("cs5", 40), ("cs6", 48),
-        ("cs7", 56), ("af11", 10), ("af12", 12), ("af13", 14), ("af21", 18), ("af22", 20),
-        ("af23", 22), ("af31", 26), ("af32", 28), ("af33", 30), ("af41", 34), ("af42", 36),
-        ("af43", 38), ("ef", 46), ("va", 44), ("le", 1),
+        ("cs0", 0),
+        ("cs1", 8),
+        ("cs2", 16),
+        ("cs3", 24),
+        ("cs4", 32),
+        ("cs5", 40),
+        ("cs6", 48),
+        ("cs7", 56),
+        ("af11", 10),
+        ("af12", 12),
+        ("af13", 14),
+        ("af21", 18),
+        ("af22", 20),
+        ("af23", 22),
+        ("af31", 26),
+        ("af32", 28),
+        ("af33", 30),
+        ("af41", 34),
+        ("af42", 36),
+        ("af43", 38),
+        ("ef", 46),
+        ("va", 44),
+        ("le", 1),
     ];
     let l = s.to_ascii_lowercase();
     names
@@ -242,12 +261,14 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 }
                 c.port = n as u16;
             }
-            Opt::Format => {
-                match v.chars().next() {
-                    Some(f) if is_format_letter(f) => c.format = f,
-                    _ => return Err(p("bad format specifier (valid formats are in the set [kmgtKMGT])")),
+            Opt::Format => match v.chars().next() {
+                Some(f) if is_format_letter(f) => c.format = f,
+                _ => {
+                    return Err(p(
+                        "bad format specifier (valid formats are in the set [kmgtKMGT])",
+                    ))
                 }
-            }
+            },
             Opt::Interval => {
                 let i = v.trim().parse::<f64>().unwrap_or(0.0);
                 if (!(0.1..=60.0).contains(&i)) && i != 0.0 {
@@ -256,7 +277,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 c.interval = i;
             }
             Opt::Pidfile => c.pidfile = Some(v),
-            Opt::File => return Err(UsageError::Fatal("-F/--file is not supported by riperf".into())),
+            Opt::File => {
+                return Err(UsageError::Fatal(
+                    "-F/--file is not supported by riperf".into(),
+                ))
+            }
             Opt::Affinity => {
                 let (a, b) = match v.split_once(',') {
                     Some((a, b)) => (a, Some(b)),
@@ -269,18 +294,25 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 }
             }
             Opt::Bind => c.bind = Some(v),
-            Opt::BindDev => return Err(UsageError::Fatal("--bind-dev is not supported by riperf".into())),
+            Opt::BindDev => {
+                return Err(UsageError::Fatal(
+                    "--bind-dev is not supported by riperf".into(),
+                ))
+            }
             Opt::Verbose => c.verbose = true,
             Opt::Json => c.output = OutputKind::Json,
             Opt::JsonStream => c.output = OutputKind::JsonStream,
             Opt::OutputFormat => {
-                c.output = match v.as_str() {
-                    "text" | "normal" => OutputKind::Text,
-                    "json" => OutputKind::Json,
-                    "json-stream" => OutputKind::JsonStream,
-                    "csv" => OutputKind::Csv,
-                    _ => return Err(p("bad output format (valid formats are text, json, json-stream, csv)")),
-                }
+                c.output =
+                    match v.as_str() {
+                        "text" | "normal" => OutputKind::Text,
+                        "json" => OutputKind::Json,
+                        "json-stream" => OutputKind::JsonStream,
+                        "csv" => OutputKind::Csv,
+                        _ => return Err(p(
+                            "bad output format (valid formats are text, json, json-stream, csv)",
+                        )),
+                    }
             }
             Opt::Logfile => c.logfile = Some(v),
             Opt::ForceFlush => c.forceflush = true,
@@ -315,7 +347,6 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 server_flag = true;
             }
             Opt::ServerBitrateLimit => {
-                server_flag = true;
                 return Err(UsageError::Fatal(
                     "--server-bitrate-limit is not supported by riperf".into(),
                 ));
@@ -323,7 +354,9 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Opt::IdleTimeout => {
                 let n = atoi(&v);
                 if !(1..=86400).contains(&n) {
-                    return Err(p("idle timeout parameter is not positive or larger than allowed limit"));
+                    return Err(p(
+                        "idle timeout parameter is not positive or larger than allowed limit",
+                    ));
                 }
                 c.idle_timeout = Some(n as u64);
                 server_flag = true;
@@ -437,7 +470,9 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Opt::Window => {
                 c.window = size(&v);
                 if c.window > MAX_TCP_BUFFER {
-                    return Err(p("socket buffer size too large (maximum = 536870912 bytes)"));
+                    return Err(p(
+                        "socket buffer size too large (maximum = 536870912 bytes)",
+                    ));
                 }
                 client_flag = true;
             }
@@ -527,7 +562,9 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     if role == Role::Client {
         let ends = [duration_set, c.bytes != 0, c.blocks != 0];
         if ends.iter().filter(|x| **x).count() > 1 {
-            return Err(p("only one test end condition (-t, -n, -k) may be specified"));
+            return Err(p(
+                "only one test end condition (-t, -n, -k) may be specified",
+            ));
         }
         if !duration_set && (c.bytes != 0 || c.blocks != 0) {
             c.duration = 0;
@@ -540,9 +577,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 if !c.rate_set {
                     c.rate = DEFAULT_UDP_RATE;
                 }
-                if c.blksize != 0
-                    && !(MIN_UDP_BLOCKSIZE..=MAX_UDP_BLOCKSIZE).contains(&c.blksize)
-                {
+                if c.blksize != 0 && !(MIN_UDP_BLOCKSIZE..=MAX_UDP_BLOCKSIZE).contains(&c.blksize) {
                     return Err(p(
                         "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)",
                     ));
@@ -593,12 +628,30 @@ mod tests {
     #[test]
     fn errors_match_iperf3() {
         let pe = |m: &str| Err(UsageError::Parameter(m.into()));
-        assert_eq!(run(&["-t", "1"]).map(|_| ()), pe("must either be a client (-c) or server (-s)"));
-        assert_eq!(run(&["-c", "h", "-f", "x"]).map(|_| ()), pe("bad format specifier (valid formats are in the set [kmgtKMGT])"));
-        assert_eq!(run(&["-c", "h", "-R", "--bidir"]).map(|_| ()), pe("cannot be both reverse and bidirectional"));
-        assert_eq!(run(&["-c", "h", "-u", "-l", "70000"]).map(|_| ()), pe("block size invalid (minimum = 16 bytes, maximum = 65507 bytes)"));
-        assert_eq!(run(&["-s", "-t", "3"]).map(|_| ()), pe("some option you are trying to set is client only"));
-        assert_eq!(run(&["-c", "h", "-t", "1", "-n", "1"]).map(|_| ()), pe("only one test end condition (-t, -n, -k) may be specified"));
+        assert_eq!(
+            run(&["-t", "1"]).map(|_| ()),
+            pe("must either be a client (-c) or server (-s)")
+        );
+        assert_eq!(
+            run(&["-c", "h", "-f", "x"]).map(|_| ()),
+            pe("bad format specifier (valid formats are in the set [kmgtKMGT])")
+        );
+        assert_eq!(
+            run(&["-c", "h", "-R", "--bidir"]).map(|_| ()),
+            pe("cannot be both reverse and bidirectional")
+        );
+        assert_eq!(
+            run(&["-c", "h", "-u", "-l", "70000"]).map(|_| ()),
+            pe("block size invalid (minimum = 16 bytes, maximum = 65507 bytes)")
+        );
+        assert_eq!(
+            run(&["-s", "-t", "3"]).map(|_| ()),
+            pe("some option you are trying to set is client only")
+        );
+        assert_eq!(
+            run(&["-c", "h", "-t", "1", "-n", "1"]).map(|_| ()),
+            pe("only one test end condition (-t, -n, -k) may be specified")
+        );
         assert!(matches!(run(&["--bogus"]), Err(UsageError::Getopt(_))));
     }
 

@@ -271,7 +271,9 @@ pub fn usage_long() -> String {
             }
         }
     }
-    s.push_str("\n[KMG] indicates options that support a K/M/G suffix for kilo-, mega-, or giga-\n\n");
+    s.push_str(
+        "\n[KMG] indicates options that support a K/M/G suffix for kilo-, mega-, or giga-\n\n",
+    );
     s.push_str("riperf: an iperf3 3.12 compatible implementation (rbench)\n");
     s
 }

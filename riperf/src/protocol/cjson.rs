@@ -167,10 +167,15 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    // The exact digits 3.12 printed are the point of this test.
+    #[allow(clippy::excessive_precision)]
     fn numbers_like_cjson() {
         assert_eq!(format_double(1.000185), "1.000185");
         assert_eq!(format_double(1.0001850128173828), "1.0001850128173828");
-        assert_eq!(format_double(1.9284093465804341e-05), "1.9284093465804341e-05");
+        assert_eq!(
+            format_double(1.9284093465804341e-05),
+            "1.9284093465804341e-05"
+        );
         assert_eq!(format_double(15305329341.897484), "15305329341.897484");
         assert_eq!(format_double(0.0), "0");
         assert_eq!(format_double(3988389888.0), "3988389888");
@@ -186,6 +191,9 @@ mod tests {
             to_pretty(&v),
             "{\n\t\"a\":\t[{\n\t\t\t\"x\":\t1\n\t\t}, {\n\t\t\t\"y\":\ttrue\n\t\t}],\n\t\"e\":\t{\n\t},\n\t\"s\":\t\"t\",\n\t\"l\":\t[]\n}"
         );
-        assert_eq!(to_compact(&v), r#"{"a":[{"x":1},{"y":true}],"e":{},"s":"t","l":[]}"#);
+        assert_eq!(
+            to_compact(&v),
+            r#"{"a":[{"x":1},{"y":true}],"e":{},"s":"t","l":[]}"#
+        );
     }
 }

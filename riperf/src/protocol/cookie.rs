@@ -95,6 +95,12 @@ mod tests {
         let mut b = [b'x'; COOKIE_SIZE];
         b[3] = 0;
         assert_eq!(Cookie::from_wire(b).text(), "xxx");
-        assert_eq!(Cookie::from_wire([0xff; COOKIE_SIZE]).text().chars().count(), 37);
+        assert_eq!(
+            Cookie::from_wire([0xff; COOKIE_SIZE])
+                .text()
+                .chars()
+                .count(),
+            37
+        );
     }
 }

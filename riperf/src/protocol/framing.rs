@@ -46,8 +46,7 @@ pub fn decode_length(prefix: [u8; 4], max: u32) -> Result<usize, FrameError> {
 
 /// Parse a body into a JSON object.
 pub fn decode_body(body: &[u8]) -> Result<Value, FrameError> {
-    let v: Value =
-        serde_json::from_slice(body).map_err(|e| FrameError::BadJson(e.to_string()))?;
+    let v: Value = serde_json::from_slice(body).map_err(|e| FrameError::BadJson(e.to_string()))?;
     if !v.is_object() {
         return Err(FrameError::BadJson("not a JSON object".into()));
     }
@@ -93,7 +92,10 @@ mod tests {
 
     #[test]
     fn hostile_lengths_and_bodies() {
-        assert_eq!(decode_length([0, 0, 0, 0], 8192), Err(FrameError::BadLength(0)));
+        assert_eq!(
+            decode_length([0, 0, 0, 0], 8192),
+            Err(FrameError::BadLength(0))
+        );
         assert_eq!(
             decode_length([0xff; 4], 8192),
             Err(FrameError::BadLength(u32::MAX))

@@ -140,7 +140,10 @@ impl TestParams {
         }
         j.insert(
             "client_version".into(),
-            self.client_version.clone().unwrap_or_else(|| "3.12".into()).into(),
+            self.client_version
+                .clone()
+                .unwrap_or_else(|| "3.12".into())
+                .into(),
         );
         Value::Object(j)
     }
@@ -153,7 +156,11 @@ impl TestParams {
         let int = |k: &str| m.get(k).and_then(json_int);
         let string = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
         // Flags: 3.12 tests presence; later versions send `true` or 1.
-        let flag = |k: &str| m.get(k).is_some_and(|v| !matches!(v, Value::Bool(false) | Value::Null) && json_int(v) != Some(0));
+        let flag = |k: &str| {
+            m.get(k).is_some_and(|v| {
+                !matches!(v, Value::Bool(false) | Value::Null) && json_int(v) != Some(0)
+            })
+        };
         if m.contains_key("tcp") {
             p.protocol = Protocol::Tcp;
         }

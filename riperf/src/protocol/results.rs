@@ -97,7 +97,9 @@ impl PeerResults {
     /// `sender_has_retransmits`, `streams` with id/bytes/retransmits/jitter/
     /// errors/packets); times are optional (pre-3.2 peers).
     pub fn from_json(v: &Value) -> Result<PeerResults, ResultsError> {
-        let m = v.as_object().ok_or(ResultsError("results are not a JSON object"))?;
+        let m = v
+            .as_object()
+            .ok_or(ResultsError("results are not a JSON object"))?;
         let f = |k: &'static str| -> Result<f64, ResultsError> {
             m.get(k)
                 .and_then(Value::as_f64)
@@ -128,7 +130,9 @@ impl PeerResults {
             .and_then(Value::as_array)
             .ok_or(ResultsError("unable to receive results"))?;
         for s in streams {
-            let s = s.as_object().ok_or(ResultsError("unable to receive results"))?;
+            let s = s
+                .as_object()
+                .ok_or(ResultsError("unable to receive results"))?;
             let int = |k: &'static str| -> Result<i64, ResultsError> {
                 s.get(k)
                     .and_then(json_int)
@@ -184,7 +188,10 @@ mod tests {
 
     #[test]
     fn missing_keys_are_errors() {
-        for bad in [r#"{}"#, r#"{"cpu_util_total":1,"cpu_util_user":1,"cpu_util_system":1,"sender_has_retransmits":0,"streams":[{"id":1}]}"#] {
+        for bad in [
+            r#"{}"#,
+            r#"{"cpu_util_total":1,"cpu_util_user":1,"cpu_util_system":1,"sender_has_retransmits":0,"streams":[{"id":1}]}"#,
+        ] {
             let v: Value = serde_json::from_str(bad).unwrap();
             assert!(PeerResults::from_json(&v).is_err());
         }

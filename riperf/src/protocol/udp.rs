@@ -84,9 +84,18 @@ mod tests {
     #[test]
     fn decodes_captured_datagram() {
         // reference/iperf3/hexdump_udp.txt, datagram #2
-        let b = [0x00, 0x00, 0x02, 0x47, 0x00, 0x08, 0x3e, 0x0d, 0x00, 0x00, 0x00, 0x01, 0x01];
+        let b = [
+            0x00, 0x00, 0x02, 0x47, 0x00, 0x08, 0x3e, 0x0d, 0x00, 0x00, 0x00, 0x01, 0x01,
+        ];
         let h = UdpHeader::decode(&b, false).unwrap();
-        assert_eq!(h, UdpHeader { sec: 583, usec: 540173, seq: 1 });
+        assert_eq!(
+            h,
+            UdpHeader {
+                sec: 583,
+                usec: 540173,
+                seq: 1
+            }
+        );
         let mut out = [0u8; 12];
         assert!(h.encode(&mut out, false));
         assert_eq!(out, b[..12]);

@@ -47,7 +47,10 @@ pub fn interval_rows(ctx: &Ctx, iv: &Interval) -> Vec<Row> {
 
 pub fn summary_rows(ctx: &Ctx, s: &Summary) -> Vec<Row> {
     let mut rows = Vec::new();
-    let (st, rt) = s.streams.first().map_or((0.0, 0.0), |f| (f.sender_time, f.receiver_time));
+    let (st, rt) = s
+        .streams
+        .first()
+        .map_or((0.0, 0.0), |f| (f.sender_time, f.receiver_time));
     let bps = |b: u64, t: f64| if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 };
     let mut sums = [(0u64, 0i64), (0u64, 0i64)];
     for x in &s.streams {

@@ -48,11 +48,22 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
         m.insert("timestamp".into(), timestamp);
         m.insert(
             "connecting_to".into(),
-            obj(vec![("host", info.peer_host.clone().into()), ("port", info.peer_port.into())]),
+            obj(vec![
+                ("host", info.peer_host.clone().into()),
+                ("port", info.peer_port.into()),
+            ]),
         );
         m.insert("cookie".into(), info.cookie.clone().into());
         if !t.udp {
-            m.insert(if t.mss > 0 { "tcp_mss" } else { "tcp_mss_default" }.into(), info.tcp_mss.into());
+            m.insert(
+                if t.mss > 0 {
+                    "tcp_mss"
+                } else {
+                    "tcp_mss_default"
+                }
+                .into(),
+                info.tcp_mss.into(),
+            );
         }
         m.insert("target_bitrate".into(), t.rate.into());
         bufs(&mut m);
@@ -61,7 +72,10 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
         m.insert("timestamp".into(), timestamp);
         m.insert(
             "accepted_connection".into(),
-            obj(vec![("host", info.peer_host.clone().into()), ("port", info.peer_port.into())]),
+            obj(vec![
+                ("host", info.peer_host.clone().into()),
+                ("port", info.peer_port.into()),
+            ]),
         );
         m.insert("cookie".into(), info.cookie.clone().into());
         if !t.udp {
@@ -122,7 +136,11 @@ fn stream_interval(ctx: &Ctx, s: &StreamInterval) -> Value {
 fn interval_sum(ctx: &Ctx, mine: &[&StreamInterval], sender: bool) -> Value {
     let first = mine[0];
     let bytes: u64 = mine.iter().map(|s| s.bytes).sum();
-    let bps = if first.seconds > 0.0 { bytes as f64 * 8.0 / first.seconds } else { 0.0 };
+    let bps = if first.seconds > 0.0 {
+        bytes as f64 * 8.0 / first.seconds
+    } else {
+        0.0
+    };
     let mut v = vec![
         ("start", num(first.start)),
         ("end", num(first.end)),
@@ -135,19 +153,32 @@ fn interval_sum(ctx: &Ctx, mine: &[&StreamInterval], sender: bool) -> Value {
         if sender {
             v.push(("packets", packets.into()));
         } else {
-            let lost: i64 = mine.iter().map(|s| s.udp.map_or(0, |u| u.lost_packets)).sum();
-            let jitter: f64 = mine.iter().map(|s| s.udp.map_or(0.0, |u| u.jitter_ms)).sum::<f64>()
+            let lost: i64 = mine
+                .iter()
+                .map(|s| s.udp.map_or(0, |u| u.lost_packets))
+                .sum();
+            let jitter: f64 = mine
+                .iter()
+                .map(|s| s.udp.map_or(0.0, |u| u.jitter_ms))
+                .sum::<f64>()
                 / ctx.num_streams as f64;
             v.push(("jitter_ms", num(jitter)));
             v.push(("lost_packets", lost.into()));
             v.push(("packets", packets.into()));
             v.push((
                 "lost_percent",
-                num(if packets > 0 { 100.0 * lost as f64 / packets as f64 } else { 0.0 }),
+                num(if packets > 0 {
+                    100.0 * lost as f64 / packets as f64
+                } else {
+                    0.0
+                }),
             ));
         }
     } else if ctx.sender_has_retransmits && sender {
-        let r: i64 = mine.iter().map(|s| s.tcp.map_or(0, |t| t.retransmits)).sum();
+        let r: i64 = mine
+            .iter()
+            .map(|s| s.tcp.map_or(0, |t| t.retransmits))
+            .sum();
         v.push(("retransmits", r.into()));
     }
     v.push(("omitted", first.omitted.into()));
@@ -160,12 +191,20 @@ pub fn interval(ctx: &Ctx, iv: &Interval) -> Value {
     let mut streams = Vec::new();
     let mut sums = Vec::new();
     for must_send in ctx.direction_order() {
-        let mine: Vec<&StreamInterval> = iv.streams.iter().filter(|s| s.sender == must_send).collect();
+        let mine: Vec<&StreamInterval> = iv
+            .streams
+            .iter()
+            .filter(|s| s.sender == must_send)
+            .collect();
         if mine.is_empty() {
             continue;
         }
         streams.extend(mine.iter().map(|s| stream_interval(ctx, s)));
-        let name = if ctx.bidir && (ctx.is_client != must_send) { "sum_bidir_reverse" } else { "sum" };
+        let name = if ctx.bidir && (ctx.is_client != must_send) {
+            "sum_bidir_reverse"
+        } else {
+            "sum"
+        };
         sums.push((name, interval_sum(ctx, &mine, must_send)));
     }
     m.insert("streams".into(), Value::Array(streams));
@@ -179,8 +218,10 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
     let mut m = Map::new();
     let mut streams = Vec::new();
     let mut sums: Vec<(String, Value)> = Vec::new();
-    let (sender_time, receiver_time) =
-        s.streams.first().map_or((0.0, 0.0), |f| (f.sender_time, f.receiver_time));
+    let (sender_time, receiver_time) = s
+        .streams
+        .first()
+        .map_or((0.0, 0.0), |f| (f.sender_time, f.receiver_time));
     for must_send in ctx.direction_order() {
         let mine: Vec<_> = s.streams.iter().filter(|x| x.sender == must_send).collect();
         if mine.is_empty() {
@@ -205,7 +246,11 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
             jit += st.jitter;
             let bps = |b: u64, t: f64| num(if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 });
             if ctx.udp {
-                let packets = if st.sender_packets != 0 { st.sender_packets } else { st.receiver_packets };
+                let packets = if st.sender_packets != 0 {
+                    st.sender_packets
+                } else {
+                    st.receiver_packets
+                };
                 streams.push(obj(vec![(
                     "udp",
                     obj(vec![
@@ -218,7 +263,14 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
                         ("jitter_ms", num(st.jitter * 1000.0)),
                         ("lost_packets", st.lost.into()),
                         ("packets", packets.into()),
-                        ("lost_percent", num(if packets > 0 { 100.0 * st.lost as f64 / packets as f64 } else { 0.0 })),
+                        (
+                            "lost_percent",
+                            num(if packets > 0 {
+                                100.0 * st.lost as f64 / packets as f64
+                            } else {
+                                0.0
+                            }),
+                        ),
                         ("out_of_order", st.out_of_order.into()),
                         ("sender", st.sender.into()),
                     ]),
@@ -258,44 +310,59 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
         let bps = |b: u64, t: f64| num(if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 });
         if ctx.udp {
             let packets = if spk != 0 { spk } else { rpk };
-            let lp = |l: i64, p: i64| num(if p > 0 { 100.0 * l as f64 / p as f64 } else { 0.0 });
+            let lp = |l: i64, p: i64| {
+                num(if p > 0 {
+                    100.0 * l as f64 / p as f64
+                } else {
+                    0.0
+                })
+            };
             let avg_jit = jit / ctx.num_streams as f64 * 1000.0;
-            sums.push((format!("sum{sfx}"), obj(vec![
-                ("start", 0.into()),
-                ("end", num(receiver_time)),
-                ("seconds", num(receiver_time)),
-                ("bytes", ts.into()),
-                ("bits_per_second", bps(ts, sender_time)),
-                ("jitter_ms", num(avg_jit)),
-                ("lost_packets", lost.into()),
-                ("packets", packets.into()),
-                ("lost_percent", lp(lost, packets)),
-                ("sender", must_send.into()),
-            ])));
-            sums.push((format!("sum_sent{sfx}"), obj(vec![
-                ("start", 0.into()),
-                ("end", num(sender_time)),
-                ("seconds", num(sender_time)),
-                ("bytes", ts.into()),
-                ("bits_per_second", bps(ts, sender_time)),
-                ("jitter_ms", 0.into()),
-                ("lost_packets", 0.into()),
-                ("packets", spk.into()),
-                ("lost_percent", 0.into()),
-                ("sender", true.into()),
-            ])));
-            sums.push((format!("sum_received{sfx}"), obj(vec![
-                ("start", 0.into()),
-                ("end", num(receiver_time)),
-                ("seconds", num(receiver_time)),
-                ("bytes", tr.into()),
-                ("bits_per_second", bps(tr, receiver_time)),
-                ("jitter_ms", num(avg_jit)),
-                ("lost_packets", lost.into()),
-                ("packets", rpk.into()),
-                ("lost_percent", lp(lost, rpk)),
-                ("sender", false.into()),
-            ])));
+            sums.push((
+                format!("sum{sfx}"),
+                obj(vec![
+                    ("start", 0.into()),
+                    ("end", num(receiver_time)),
+                    ("seconds", num(receiver_time)),
+                    ("bytes", ts.into()),
+                    ("bits_per_second", bps(ts, sender_time)),
+                    ("jitter_ms", num(avg_jit)),
+                    ("lost_packets", lost.into()),
+                    ("packets", packets.into()),
+                    ("lost_percent", lp(lost, packets)),
+                    ("sender", must_send.into()),
+                ]),
+            ));
+            sums.push((
+                format!("sum_sent{sfx}"),
+                obj(vec![
+                    ("start", 0.into()),
+                    ("end", num(sender_time)),
+                    ("seconds", num(sender_time)),
+                    ("bytes", ts.into()),
+                    ("bits_per_second", bps(ts, sender_time)),
+                    ("jitter_ms", 0.into()),
+                    ("lost_packets", 0.into()),
+                    ("packets", spk.into()),
+                    ("lost_percent", 0.into()),
+                    ("sender", true.into()),
+                ]),
+            ));
+            sums.push((
+                format!("sum_received{sfx}"),
+                obj(vec![
+                    ("start", 0.into()),
+                    ("end", num(receiver_time)),
+                    ("seconds", num(receiver_time)),
+                    ("bytes", tr.into()),
+                    ("bits_per_second", bps(tr, receiver_time)),
+                    ("jitter_ms", num(avg_jit)),
+                    ("lost_packets", lost.into()),
+                    ("packets", rpk.into()),
+                    ("lost_percent", lp(lost, rpk)),
+                    ("sender", false.into()),
+                ]),
+            ));
         } else {
             let mut sv = vec![
                 ("start", 0.into()),
@@ -309,14 +376,17 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
             }
             sv.push(("sender", must_send.into()));
             sums.push((format!("sum_sent{sfx}"), obj(sv)));
-            sums.push((format!("sum_received{sfx}"), obj(vec![
-                ("start", 0.into()),
-                ("end", num(receiver_time)),
-                ("seconds", num(receiver_time)),
-                ("bytes", tr.into()),
-                ("bits_per_second", bps(tr, receiver_time)),
-                ("sender", must_send.into()),
-            ])));
+            sums.push((
+                format!("sum_received{sfx}"),
+                obj(vec![
+                    ("start", 0.into()),
+                    ("end", num(receiver_time)),
+                    ("seconds", num(receiver_time)),
+                    ("bytes", tr.into()),
+                    ("bits_per_second", bps(tr, receiver_time)),
+                    ("sender", must_send.into()),
+                ]),
+            ));
         }
     }
     m.insert("streams".into(), Value::Array(streams));

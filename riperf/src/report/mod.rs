@@ -133,10 +133,21 @@ pub struct Out {
 impl Out {
     pub fn new(logfile: Option<&str>) -> std::io::Result<Out> {
         let file = match logfile {
-            Some(p) => Some(std::fs::OpenOptions::new().create(true).append(true).open(p)?),
+            Some(p) => Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)?,
+            ),
             None => None,
         };
-        Ok(Out { file, title: None, timestamps: None, forceflush: false, capture: None })
+        Ok(Out {
+            file,
+            title: None,
+            timestamps: None,
+            forceflush: false,
+            capture: None,
+        })
     }
 
     /// Print one line (newline added).
@@ -184,7 +195,12 @@ pub fn strftime_now(fmt: &str) -> String {
         let mut tm: libc::tm = std::mem::zeroed();
         libc::localtime_r(&t, &mut tm);
         let mut buf = [0u8; 256];
-        let n = libc::strftime(buf.as_mut_ptr() as *mut libc::c_char, buf.len(), cfmt.as_ptr(), &tm);
+        let n = libc::strftime(
+            buf.as_mut_ptr() as *mut libc::c_char,
+            buf.len(),
+            cfmt.as_ptr(),
+            &tm,
+        );
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 }
@@ -198,7 +214,12 @@ pub fn gmt_now() -> (String, i64) {
         libc::gmtime_r(&t, &mut tm);
         let mut buf = [0u8; 64];
         let fmt = b"%a, %d %b %Y %H:%M:%S GMT\0";
-        let n = libc::strftime(buf.as_mut_ptr() as *mut libc::c_char, buf.len(), fmt.as_ptr() as *const libc::c_char, &tm);
+        let n = libc::strftime(
+            buf.as_mut_ptr() as *mut libc::c_char,
+            buf.len(),
+            fmt.as_ptr() as *const libc::c_char,
+            &tm,
+        );
         (String::from_utf8_lossy(&buf[..n]).into_owned(), t as i64)
     }
 }
@@ -212,7 +233,9 @@ pub fn system_info() -> String {
             return String::new();
         }
         let f = |b: &[libc::c_char]| {
-            std::ffi::CStr::from_ptr(b.as_ptr()).to_string_lossy().into_owned()
+            std::ffi::CStr::from_ptr(b.as_ptr())
+                .to_string_lossy()
+                .into_owned()
         };
         format!(
             "{} {} {} {} {}",

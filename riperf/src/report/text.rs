@@ -57,7 +57,11 @@ fn omitted(o: bool) -> &'static str {
 fn stream_line(ctx: &Ctx, s: &StreamInterval) -> String {
     let xfer = format_transfer(s.bytes as f64);
     let rate = format_rate(
-        if s.seconds > 0.0 { s.bytes as f64 / s.seconds } else { 0.0 },
+        if s.seconds > 0.0 {
+            s.bytes as f64 / s.seconds
+        } else {
+            0.0
+        },
         ctx.format,
     );
     let head = format!(
@@ -117,8 +121,11 @@ pub fn interval_lines(ctx: &Ctx, iv: &Interval, first: bool) -> Vec<String> {
         out.push(SEPARATOR.to_string());
     }
     for must_send in ctx.direction_order() {
-        let mine: Vec<&StreamInterval> =
-            iv.streams.iter().filter(|s| s.sender == must_send).collect();
+        let mine: Vec<&StreamInterval> = iv
+            .streams
+            .iter()
+            .filter(|s| s.sender == must_send)
+            .collect();
         if mine.is_empty() {
             continue;
         }
@@ -135,7 +142,11 @@ pub fn interval_lines(ctx: &Ctx, iv: &Interval, first: bool) -> Vec<String> {
 fn sum_interval_line(ctx: &Ctx, mine: &[&StreamInterval], sender: bool) -> String {
     let first = mine[0];
     let bytes: u64 = mine.iter().map(|s| s.bytes).sum();
-    let rate = if first.seconds > 0.0 { bytes as f64 / first.seconds } else { 0.0 };
+    let rate = if first.seconds > 0.0 {
+        bytes as f64 / first.seconds
+    } else {
+        0.0
+    };
     let head = format!(
         "[SUM]{} {:6.2}-{:<6.2} sec  {}  {}",
         tag(ctx, sender),
@@ -151,14 +162,30 @@ fn sum_interval_line(ctx: &Ctx, mine: &[&StreamInterval], sender: bool) -> Strin
             let z = if ctx.bidir { "          " } else { "" };
             format!("{head} {z} {packets}  {o}")
         } else {
-            let lost: i64 = mine.iter().map(|s| s.udp.map_or(0, |u| u.lost_packets)).sum();
-            let jitter: f64 = mine.iter().map(|s| s.udp.map_or(0.0, |u| u.jitter_ms)).sum::<f64>()
+            let lost: i64 = mine
+                .iter()
+                .map(|s| s.udp.map_or(0, |u| u.lost_packets))
+                .sum();
+            let jitter: f64 = mine
+                .iter()
+                .map(|s| s.udp.map_or(0.0, |u| u.jitter_ms))
+                .sum::<f64>()
                 / ctx.num_streams as f64;
-            let pct = if packets > 0 { 100.0 * lost as f64 / packets as f64 } else { 0.0 };
-            format!("{head}  {jitter:5.3} ms  {lost}/{packets} ({})  {o}", percent(pct))
+            let pct = if packets > 0 {
+                100.0 * lost as f64 / packets as f64
+            } else {
+                0.0
+            };
+            format!(
+                "{head}  {jitter:5.3} ms  {lost}/{packets} ({})  {o}",
+                percent(pct)
+            )
         }
     } else if ctx.sender_has_retransmits && sender {
-        let r: i64 = mine.iter().map(|s| s.tcp.map_or(0, |t| t.retransmits)).sum();
+        let r: i64 = mine
+            .iter()
+            .map(|s| s.tcp.map_or(0, |t| t.retransmits))
+            .sum();
         format!("{head}  {r:3}             {o}")
     } else {
         format!("{head}                  {o}")
@@ -219,7 +246,10 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                     0.0,
                     secs,
                     format_transfer(bytes as f64),
-                    format_rate(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }, ctx.format)
+                    format_rate(
+                        if secs > 0.0 { bytes as f64 / secs } else { 0.0 },
+                        ctx.format
+                    )
                 )
             };
             if ctx.udp {
@@ -263,7 +293,10 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                             st.retransmits.max(0)
                         ));
                     } else {
-                        out.push(format!("{}                  sender", head(st.bytes_sent, sender_time)));
+                        out.push(format!(
+                            "{}                  sender",
+                            head(st.bytes_sent, sender_time)
+                        ));
                     }
                 }
                 if show_receiver {
@@ -281,7 +314,10 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                     0.0,
                     secs,
                     format_transfer(bytes as f64),
-                    format_rate(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }, ctx.format)
+                    format_rate(
+                        if secs > 0.0 { bytes as f64 / secs } else { 0.0 },
+                        ctx.format
+                    )
                 )
             };
             if ctx.udp {
@@ -296,7 +332,11 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                     ));
                 }
                 if show_receiver {
-                    let pct = if recv_pk > 0 { 100.0 * lost as f64 / recv_pk as f64 } else { 0.0 };
+                    let pct = if recv_pk > 0 {
+                        100.0 * lost as f64 / recv_pk as f64
+                    } else {
+                        0.0
+                    };
                     out.push(format!(
                         "{}  {:5.3} ms  {}/{} ({})  receiver",
                         head(total_recv, receiver_time),
@@ -309,13 +349,23 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
             } else {
                 if show_sender {
                     if shows_retr {
-                        out.push(format!("{}  {:3}             sender", head(total_sent, sender_time), total_retr));
+                        out.push(format!(
+                            "{}  {:3}             sender",
+                            head(total_sent, sender_time),
+                            total_retr
+                        ));
                     } else {
-                        out.push(format!("{}                  sender", head(total_sent, sender_time)));
+                        out.push(format!(
+                            "{}                  sender",
+                            head(total_sent, sender_time)
+                        ));
                     }
                 }
                 if show_receiver {
-                    out.push(format!("{}                  receiver", head(total_recv, receiver_time)));
+                    out.push(format!(
+                        "{}                  receiver",
+                        head(total_recv, receiver_time)
+                    ));
                 }
             }
         }

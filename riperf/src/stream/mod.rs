@@ -56,10 +56,14 @@ impl TestShared {
     /// the budget is spent. Only called when a limit is set.
     #[inline]
     pub fn reserve_block(&self, len: u64) -> bool {
-        if self.limit_bytes != 0 && self.total_bytes.fetch_add(len, Ordering::Relaxed) >= self.limit_bytes {
+        if self.limit_bytes != 0
+            && self.total_bytes.fetch_add(len, Ordering::Relaxed) >= self.limit_bytes
+        {
             return false;
         }
-        if self.limit_blocks != 0 && self.total_blocks.fetch_add(1, Ordering::Relaxed) >= self.limit_blocks {
+        if self.limit_blocks != 0
+            && self.total_blocks.fetch_add(1, Ordering::Relaxed) >= self.limit_blocks
+        {
             return false;
         }
         true
@@ -197,7 +201,11 @@ mod tests {
 
     #[test]
     fn pacing_waits_for_the_average_rate() {
-        let p = Pacing { rate: 8_000_000, burst: 1, pacing_timer_us: 1000 };
+        let p = Pacing {
+            rate: 8_000_000,
+            burst: 1,
+            pacing_timer_us: 1000,
+        };
         // 1 MB at 8 Mbit/s is due at 1 s.
         assert_eq!(p.wait_ns(1_000_000, 0, 250_000_000), 750_000_000);
         assert_eq!(p.wait_ns(1_000_000, 0, 2_000_000_000), 0);

@@ -36,7 +36,9 @@ fn wait_for_start(test: &TestShared) -> bool {
 
 impl StreamIo for TcpSender {
     fn run(&mut self, test: &TestShared, c: &Counters) {
-        let _ = self.sock.set_write_timeout(Some(Duration::from_millis(100)));
+        let _ = self
+            .sock
+            .set_write_timeout(Some(Duration::from_millis(100)));
         if !wait_for_start(test) {
             return;
         }
@@ -72,7 +74,11 @@ impl TcpSender {
                         sent += n as u64;
                         c.bytes.store(sent, Ordering::Relaxed);
                     }
-                    Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                        ) => {}
                     Err(_) => return,
                 }
             }
@@ -96,12 +102,19 @@ impl StreamIo for TcpReceiver {
                     return;
                 }
                 Ok(n) => {
-                    if p <= phase::RUNNING || (self.count_tail && !c.drained.load(Ordering::Relaxed)) {
+                    if p <= phase::RUNNING
+                        || (self.count_tail && !c.drained.load(Ordering::Relaxed))
+                    {
                         got += n as u64;
                         c.bytes.store(got, Ordering::Relaxed);
                     }
                 }
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) =>
+                {
                     if p >= phase::ENDING {
                         c.drained.store(true, Ordering::SeqCst);
                     }

@@ -4,7 +4,7 @@
 //! (`recvmmsg`) and keeps iperf3's loss, out-of-order and jitter accounting.
 
 use super::{phase, Counters, Pacing, StreamIo, TestShared};
-use crate::protocol::udp::{header_len, UdpHeader};
+use crate::protocol::udp::UdpHeader;
 use rbench_common::clock::now_ns;
 use std::net::UdpSocket;
 use std::os::fd::AsRawFd;
@@ -74,7 +74,10 @@ unsafe impl Send for Batch {}
 
 fn monotonic_parts() -> (u32, u32) {
     let ns = now_ns();
-    ((ns / 1_000_000_000) as u32, ((ns % 1_000_000_000) / 1000) as u32)
+    (
+        (ns / 1_000_000_000) as u32,
+        ((ns % 1_000_000_000) / 1000) as u32,
+    )
 }
 
 impl StreamIo for UdpSender {
@@ -126,7 +129,11 @@ impl UdpSender {
                 if limited && !test.reserve_block(len) {
                     break;
                 }
-                let h = UdpHeader { sec, usec, seq: seq + 1 + n as u64 };
+                let h = UdpHeader {
+                    sec,
+                    usec,
+                    seq: seq + 1 + n as u64,
+                };
                 h.encode(&mut batch.bufs[n], self.counters_64bit);
                 n += 1;
             }
@@ -146,7 +153,9 @@ impl UdpSender {
                 match e.raw_os_error() {
                     // A full socket buffer or an ICMP error from a closed
                     // port: keep going, like iperf3.
-                    Some(libc::EAGAIN) | Some(libc::ENOBUFS) | Some(libc::ECONNREFUSED)
+                    Some(libc::EAGAIN)
+                    | Some(libc::ENOBUFS)
+                    | Some(libc::ECONNREFUSED)
                     | Some(libc::EINTR) => {}
                     _ => return,
                 }
@@ -253,7 +262,11 @@ mod tests {
     use super::*;
 
     fn h(seq: u64, t: f64) -> UdpHeader {
-        UdpHeader { sec: t as u32, usec: ((t.fract()) * 1e6).round() as u32, seq }
+        UdpHeader {
+            sec: t as u32,
+            usec: ((t.fract()) * 1e6).round() as u32,
+            seq,
+        }
     }
 
     #[test]

@@ -1,0 +1,662 @@
+//! riperf against the real iperf3 3.12, both directions, on loopback only:
+//! bytes each side reports, text layouts with numbers masked, `-J` key paths
+//! and value types, exit codes and messages, busy and hostile clients.
+//! Every server runs under a guard that kills it; every test is bounded.
+
+use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// A port nobody else in this run uses: random base, then sequential.
+fn port() -> u16 {
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    if NEXT.load(Ordering::SeqCst) == 0 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos() as u64);
+        let seed = (std::process::id() as u64)
+            .wrapping_mul(2654435761)
+            .wrapping_add(nanos);
+        let _ = NEXT.compare_exchange(
+            0,
+            20000 + (seed % 30000) as u16,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+    NEXT.fetch_add(1, Ordering::SeqCst)
+}
+
+/// A running server, killed when dropped.
+struct Server {
+    child: Child,
+    out: PathBuf,
+    port: u16,
+}
+
+impl Server {
+    fn start(bin: &Path, extra: &[&str]) -> Server {
+        let port = port();
+        let out =
+            std::env::temp_dir().join(format!("riperf-test-{}-{port}.out", std::process::id()));
+        let f = std::fs::File::create(&out).expect("temp file");
+        let mut cmd = Command::new(bin);
+        cmd.args(["-s", "-p", &port.to_string()])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(f.try_clone().expect("dup"))
+            .stderr(f);
+        let child = cmd.spawn().expect("spawn server");
+        // Wait until it listens, without connecting (a probe connection
+        // would be a client to a `-1` server).
+        let t = Instant::now();
+        while !listening(port) {
+            assert!(
+                t.elapsed() < Duration::from_secs(5),
+                "server did not start listening"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Server { child, out, port }
+    }
+
+    /// Wait (bounded) for a `-1` server to exit; its output.
+    fn finish(mut self) -> String {
+        let t = Instant::now();
+        while self.child.try_wait().ok().flatten().is_none()
+            && t.elapsed() < Duration::from_secs(15)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.output()
+    }
+
+    fn output(&self) -> String {
+        std::fs::read_to_string(&self.out).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.out);
+    }
+}
+
+/// Whether something listens on TCP `port` (from /proc/net/tcp{,6}).
+fn listening(port: u16) -> bool {
+    let needle = format!(":{port:04X} ");
+    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|f| {
+        std::fs::read_to_string(f)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                cols.len() > 3 && format!("{} ", cols[1]).ends_with(&needle) && cols[3] == "0A"
+            })
+    })
+}
+
+fn client(bin: &Path, port: u16, args: &[&str]) -> Output {
+    run_bounded(
+        Command::new(bin)
+            .args(["-c", "127.0.0.1", "-p", &port.to_string()])
+            .args(args),
+        LIMIT,
+    )
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
+}
+
+fn u(v: &Value, path: &str) -> u64 {
+    let mut cur = v;
+    for k in path.split('/') {
+        cur = match k.parse::<usize>() {
+            Ok(i) => &cur[i],
+            Err(_) => &cur[k],
+        };
+    }
+    cur.as_u64()
+        .unwrap_or_else(|| panic!("{path} is not an integer in {v}"))
+}
+
+/// Every key path with its value type ("number" for ints and floats, as
+/// cJSON prints integral doubles as integers).
+fn shape(v: &Value, path: String, out: &mut BTreeMap<String, &'static str>) {
+    let t = match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(a) => {
+            if let Some(first) = a.first() {
+                shape(first, format!("{path}[]"), out);
+            }
+            "array"
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                shape(x, format!("{path}/{k}"), out);
+            }
+            "object"
+        }
+    };
+    out.insert(path, t);
+}
+
+/// Key order of every object, by path.
+fn key_order(v: &Value, path: String, out: &mut BTreeMap<String, Vec<String>>) {
+    match v {
+        Value::Object(m) => {
+            out.insert(path.clone(), m.keys().cloned().collect());
+            for (k, x) in m {
+                key_order(x, format!("{path}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            if let Some(first) = a.first() {
+                key_order(first, format!("{path}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn assert_same_schema(theirs: &Value, ours: &Value, what: &str) {
+    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
+    shape(theirs, String::new(), &mut a);
+    shape(ours, String::new(), &mut b);
+    assert_eq!(a, b, "{what}: JSON key paths/types differ from iperf3's");
+    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
+    key_order(theirs, String::new(), &mut a);
+    key_order(ours, String::new(), &mut b);
+    assert_eq!(a, b, "{what}: JSON key order differs from iperf3's");
+}
+
+/// Layout of a text report: numbers masked, unit prefixes and runs of
+/// blanks folded (values of different magnitude pad differently).
+fn layout(s: &str) -> Vec<String> {
+    mask_numbers(s)
+        .lines()
+        .map(|l| {
+            let mut l = l.to_string();
+            for (from, to) in [
+                ("KBytes", "Bytes"),
+                ("MBytes", "Bytes"),
+                ("GBytes", "Bytes"),
+                ("TBytes", "Bytes"),
+                ("Kbits", "bits"),
+                ("Mbits", "bits"),
+                ("Gbits", "bits"),
+                ("Tbits", "bits"),
+            ] {
+                l = l.replace(from, to);
+            }
+            l.split(' ')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+fn iperf3() -> Option<PathBuf> {
+    original("iperf3")
+}
+
+fn riperf() -> PathBuf {
+    our_bin("riperf")
+}
+
+#[test]
+fn tcp_our_client_real_server_bytes_agree() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&real, &["-1", "-J"]);
+    let o = client(&riperf(), srv.port, &["-n", "10M", "-J"]);
+    assert!(o.status.success(), "{o:?}");
+    let ours = json(&stdout(&o));
+    let theirs = json(&srv.finish());
+    let sent = u(&ours, "end/sum_sent/bytes");
+    assert_eq!(
+        sent,
+        10 * 1024 * 1024,
+        "-n 10M is 10485760 bytes in 128 KiB blocks"
+    );
+    let got = u(&theirs, "end/sum_received/bytes");
+    assert!(
+        got <= sent && got * 10 >= sent * 9,
+        "iperf3 server received {got} of {sent}"
+    );
+    assert_eq!(
+        u(&ours, "end/sum_received/bytes"),
+        got,
+        "client shows the server's count"
+    );
+}
+
+#[test]
+fn tcp_real_client_our_server_bytes_agree() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&riperf(), &["-1", "-J"]);
+    let o = client(&real, srv.port, &["-n", "10M", "-J"]);
+    assert!(o.status.success(), "{o:?}");
+    let theirs = json(&stdout(&o));
+    let ours = json(&srv.finish());
+    let sent = u(&theirs, "end/sum_sent/bytes");
+    assert_eq!(sent, 10 * 1024 * 1024);
+    // Our server counts everything the client wrote.
+    assert_eq!(u(&ours, "end/sum_received/bytes"), sent);
+    assert_eq!(u(&theirs, "end/sum_received/bytes"), sent);
+}
+
+#[test]
+fn tcp_reverse_both_directions() {
+    let Some(real) = iperf3() else { return };
+    for (srv_bin, cli_bin) in [(real.clone(), riperf()), (riperf(), real.clone())] {
+        let srv = Server::start(&srv_bin, &["-1"]);
+        let o = client(&cli_bin, srv.port, &["-R", "-n", "8M", "-J"]);
+        assert!(o.status.success(), "{o:?}");
+        let j = json(&stdout(&o));
+        let sent = u(&j, "end/sum_sent/bytes");
+        let got = u(&j, "end/sum_received/bytes");
+        assert!(sent >= 8 * 1024 * 1024, "server sent {sent}");
+        assert!(
+            got >= 8 * 1024 * 1024 && got <= sent,
+            "client received {got} of {sent}"
+        );
+        assert_eq!(j["end"]["sum_sent"]["sender"], Value::Bool(false));
+        srv.finish();
+    }
+}
+
+#[test]
+fn tcp_parallel_four_streams() {
+    let Some(real) = iperf3() else { return };
+    for (srv_bin, cli_bin) in [(real.clone(), riperf()), (riperf(), real.clone())] {
+        let srv = Server::start(&srv_bin, &["-1"]);
+        let o = client(&cli_bin, srv.port, &["-P", "4", "-n", "16M", "-J"]);
+        assert!(o.status.success(), "{o:?}");
+        let j = json(&stdout(&o));
+        let streams = j["end"]["streams"].as_array().expect("streams");
+        assert_eq!(streams.len(), 4);
+        let per: u64 = streams
+            .iter()
+            .map(|s| s["sender"]["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(per, u(&j, "end/sum_sent/bytes"));
+        assert!(per >= 16 * 1024 * 1024);
+        srv.finish();
+    }
+}
+
+#[test]
+fn tcp_bidir_both_directions() {
+    let Some(real) = iperf3() else { return };
+    for (srv_bin, cli_bin) in [(real.clone(), riperf()), (riperf(), real.clone())] {
+        let srv = Server::start(&srv_bin, &["-1"]);
+        let o = client(&cli_bin, srv.port, &["--bidir", "-t", "1", "-J"]);
+        assert!(o.status.success(), "{o:?}");
+        let j = json(&stdout(&o));
+        assert!(u(&j, "end/sum_received/bytes") > 0);
+        assert!(u(&j, "end/sum_received_bidir_reverse/bytes") > 0);
+        assert_eq!(j["end"]["streams"].as_array().unwrap().len(), 2);
+        srv.finish();
+    }
+}
+
+#[test]
+fn udp_both_directions_count_datagrams() {
+    let Some(real) = iperf3() else { return };
+    for (srv_bin, cli_bin) in [(real.clone(), riperf()), (riperf(), real.clone())] {
+        for extra in [&[][..], &["-R"][..], &["--udp-counters-64bit"][..]] {
+            let srv = Server::start(&srv_bin, &["-1"]);
+            let mut args = vec!["-u", "-b", "20M", "-l", "1000", "-t", "1", "-J"];
+            args.extend_from_slice(extra);
+            let o = client(&cli_bin, srv.port, &args);
+            assert!(o.status.success(), "{extra:?} {o:?}");
+            let j = json(&stdout(&o));
+            let sent = u(&j, "end/sum_sent/packets");
+            let got = u(&j, "end/sum_received/packets");
+            // 20 Mbit/s of 1000-byte datagrams for 1 s is about 2500.
+            assert!(
+                (2000..=3000).contains(&sent),
+                "{extra:?}: sent {sent} datagrams"
+            );
+            assert!(
+                got <= sent && got + 50 >= sent,
+                "{extra:?}: {got} of {sent} arrived"
+            );
+            assert_eq!(u(&j, "end/sum_sent/bytes"), sent * 1000);
+            srv.finish();
+        }
+    }
+}
+
+#[test]
+fn json_schema_matches_iperf3_client_side() {
+    let Some(real) = iperf3() else { return };
+    for args in [
+        &["-t", "1"][..],
+        &["-t", "1", "-R"][..],
+        &["-t", "1", "-P", "2", "--bidir"][..],
+        &["-u", "-b", "10M", "-t", "1"][..],
+        &["-u", "-b", "10M", "-t", "1", "-R"][..],
+        &["-n", "4M", "--get-server-output"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push("-J");
+        let srv = Server::start(&real, &["-1"]);
+        let theirs = json(&stdout(&client(&real, srv.port, &a)));
+        srv.finish();
+        let srv = Server::start(&real, &["-1"]);
+        let ours = json(&stdout(&client(&riperf(), srv.port, &a)));
+        srv.finish();
+        assert_same_schema(&theirs, &ours, &format!("client {args:?}"));
+    }
+}
+
+#[test]
+fn json_schema_matches_iperf3_server_side() {
+    let Some(real) = iperf3() else { return };
+    for args in [&["-t", "1"][..], &["-t", "1", "-R"][..]] {
+        let srv = Server::start(&real, &["-1", "-J"]);
+        assert!(client(&real, srv.port, args).status.success());
+        let theirs = json(&srv.finish());
+        let srv = Server::start(&riperf(), &["-1", "-J"]);
+        assert!(client(&real, srv.port, args).status.success());
+        let ours = json(&srv.finish());
+        assert_same_schema(&theirs, &ours, &format!("server {args:?}"));
+    }
+}
+
+#[test]
+fn text_layout_matches_iperf3() {
+    let Some(real) = iperf3() else { return };
+    for args in [
+        &["-t", "1"][..],
+        &["-t", "1", "-R"][..],
+        &["-t", "1", "-P", "2"][..],
+        &["-t", "1", "--bidir"][..],
+        &["-u", "-b", "5M", "-t", "1"][..],
+        &["-t", "1", "-f", "M"][..],
+    ] {
+        let srv = Server::start(&real, &["-1"]);
+        let theirs = (layout(&stdout(&client(&real, srv.port, args))));
+        srv.finish();
+        let srv = Server::start(&real, &["-1"]);
+        let ours = (layout(&stdout(&client(&riperf(), srv.port, args))));
+        srv.finish();
+        assert_eq!(theirs, ours, "client text layout for {args:?}");
+    }
+}
+
+#[test]
+fn server_text_layout_matches_iperf3() {
+    let Some(real) = iperf3() else { return };
+    // -n with a fixed count ends the test without a timer race on the last interval.
+    let srv = Server::start(&real, &["-1"]);
+    assert!(client(&real, srv.port, &["-n", "1M", "-i", "0"])
+        .status
+        .success());
+    let theirs = layout(&srv.finish());
+    let srv = Server::start(&riperf(), &["-1"]);
+    assert!(client(&real, srv.port, &["-n", "1M", "-i", "0"])
+        .status
+        .success());
+    let ours = layout(&srv.finish());
+    assert_eq!(theirs, ours);
+}
+
+#[test]
+fn summary_columns_for_scripts() {
+    // `grep SUM | grep receiver | awk '{print $6, $7}'` reads the bitrate.
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&real, &["-1"]);
+    let out = stdout(&client(&riperf(), srv.port, &["-P", "2", "-t", "1"]));
+    srv.finish();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("[SUM]") && l.ends_with("receiver"))
+        .expect("SUM receiver line");
+    let f: Vec<&str> = line.split_whitespace().collect();
+    assert!(f[5].parse::<f64>().is_ok(), "{line}");
+    assert!(f[6].ends_with("bits/sec"), "{line}");
+}
+
+#[test]
+fn busy_server_answers_access_denied() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&riperf(), &[]);
+    let port = srv.port;
+    let long = std::thread::spawn(move || {
+        run_bounded(
+            Command::new(iperf3().unwrap()).args([
+                "-c",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "-t",
+                "3",
+            ]),
+            LIMIT,
+        )
+    });
+    std::thread::sleep(Duration::from_millis(1000));
+    for bin in [real.clone(), riperf()] {
+        let o = client(&bin, port, &["-t", "1"]);
+        assert_eq!(o.status.code(), Some(1), "{bin:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).trim_end(),
+            "iperf3: error - the server is busy running a test. try again later"
+        );
+    }
+    assert!(long.join().unwrap().status.success());
+    // And it serves the next client.
+    assert!(client(&real, port, &["-n", "1M"]).status.success());
+}
+
+#[test]
+fn our_client_reports_busy_like_iperf3() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&real, &[]);
+    let port = srv.port;
+    let long = std::thread::spawn(move || {
+        run_bounded(
+            Command::new(iperf3().unwrap()).args([
+                "-c",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "-t",
+                "2",
+            ]),
+            LIMIT,
+        )
+    });
+    std::thread::sleep(Duration::from_millis(800));
+    let o = client(&riperf(), port, &["-t", "1", "-J"]);
+    assert_eq!(o.status.code(), Some(0), "3.12 exits 0 on -J errors");
+    let j = json(&stdout(&o));
+    assert_eq!(
+        j["error"],
+        "the server is busy running a test. try again later"
+    );
+    assert!(long.join().unwrap().status.success());
+}
+
+/// Talk raw bytes to a server and return what it answered (bounded).
+fn raw(port: u16, data: &[u8]) -> Vec<u8> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    let _ = s.write_all(data);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+        if got.len() > 64 {
+            break;
+        }
+    }
+    got
+}
+
+#[test]
+fn hostile_clients_do_not_stop_the_server() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&riperf(), &[]);
+    let cookie = [b'a'; 36].iter().copied().chain([0u8]).collect::<Vec<u8>>();
+    let with = |tail: &[u8]| {
+        let mut v = cookie.clone();
+        v.extend_from_slice(tail);
+        v
+    };
+    let body = |j: &str| {
+        let mut v = (j.len() as u32).to_be_bytes().to_vec();
+        v.extend_from_slice(j.as_bytes());
+        with(&v)
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("length 4 GiB", with(&[0xff, 0xff, 0xff, 0xff])),
+        ("length 0", with(&[0, 0, 0, 0])),
+        ("not JSON", body("hello world")),
+        ("deep nesting", body(&"[".repeat(5000))),
+        (
+            "wrong types",
+            body(r#"{"tcp":true,"parallel":"x","len":{},"time":[1]}"#),
+        ),
+        (
+            "absurd stream count",
+            body(r#"{"tcp":true,"parallel":1000000,"len":131072}"#),
+        ),
+        (
+            "absurd block length",
+            body(r#"{"tcp":true,"parallel":1,"len":4294967296}"#),
+        ),
+        (
+            "malformed escape (CVE-2016-4303)",
+            body(r#"{"tcp":true,"title":"\u12"}"#),
+        ),
+        (
+            "random bytes",
+            (0..200u32).map(|i| (i * 7919 % 251) as u8).collect(),
+        ),
+    ];
+    for (what, bytes) in &cases {
+        let answer = raw(srv.port, bytes);
+        // PARAM_EXCHANGE first; then SERVER_ERROR or a plain close.
+        if !answer.is_empty() {
+            assert_eq!(answer[0], 9, "{what}: {answer:?}");
+        }
+        let o = client(&real, srv.port, &["-n", "1M"]);
+        assert!(
+            o.status.success(),
+            "after {what}: {o:?}\nserver: {}",
+            srv.output()
+        );
+    }
+    // A client that vanishes mid-test.
+    let mut c = Command::new(riperf())
+        .args(["-c", "127.0.0.1", "-p", &srv.port.to_string(), "-t", "5"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let _ = c.kill();
+    let _ = c.wait();
+    let o = client(&real, srv.port, &["-n", "1M"]);
+    assert!(o.status.success(), "after a vanished client: {o:?}");
+}
+
+#[test]
+fn errors_and_exit_codes_match_iperf3() {
+    let Some(real) = iperf3() else { return };
+    let dead = port();
+    for args in [
+        vec!["-c", "127.0.0.1", "-p", &*dead.to_string(), "-t", "1"],
+        vec!["-t", "1"],
+        vec!["-c", "127.0.0.1", "-f", "x"],
+        vec!["-c", "127.0.0.1", "-R", "--bidir"],
+        vec!["-c", "127.0.0.1", "-u", "-l", "70000"],
+        vec!["-s", "-t", "3"],
+        vec!["-c", "127.0.0.1", "-t", "1", "-n", "1M"],
+    ]
+    .iter()
+    .map(|a| a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    {
+        let a = run_bounded(Command::new(&real).args(&args), LIMIT);
+        let b = run_bounded(Command::new(riperf()).args(&args), LIMIT);
+        assert_eq!(a.status.code(), b.status.code(), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&a.stderr).lines().next(),
+            String::from_utf8_lossy(&b.stderr).lines().next(),
+            "{args:?}"
+        );
+    }
+    // Unknown option: getopt's message, usage on stderr, status 1.
+    let b = run_bounded(Command::new(riperf()).args(["-c", "x", "--bogus"]), LIMIT);
+    assert_eq!(b.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&b.stderr)
+        .starts_with("iperf3: unrecognized option '--bogus'\nUsage: iperf3"));
+    // -J connection refused: error in the JSON, exit 0 (3.12).
+    let o = run_bounded(
+        Command::new(riperf()).args(["-c", "127.0.0.1", "-p", &dead.to_string(), "-J"]),
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let j = json(&stdout(&o));
+    assert_eq!(
+        j["error"],
+        "unable to connect to server: Connection refused"
+    );
+    assert_eq!(j["start"]["version"], "iperf 3.12");
+}
+
+#[test]
+fn csv_output_has_a_header_and_bitrate_column() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&real, &["-1"]);
+    let o = client(&riperf(), srv.port, &["-n", "2M", "--output-format=csv"]);
+    srv.finish();
+    assert!(o.status.success(), "{o:?}");
+    let s = stdout(&o);
+    let mut lines = s.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    assert!(header.contains(&"bits_per_second"), "{header:?}");
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.iter().any(|r| r.starts_with("summary,")));
+    assert!(rows.iter().all(|r| r.split(',').count() == header.len()));
+}
+
+#[test]
+fn json_stream_prints_one_event_per_line() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&real, &["-1"]);
+    let o = client(&riperf(), srv.port, &["-t", "1", "--json-stream"]);
+    srv.finish();
+    let events: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| json(l)["event"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(events.first().map(String::as_str), Some("start"));
+    assert_eq!(events.last().map(String::as_str), Some("end"));
+    assert!(events.iter().any(|e| e == "interval"));
+}
