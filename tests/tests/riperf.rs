@@ -396,10 +396,10 @@ fn text_layout_matches_iperf3() {
         &["-t", "1", "-f", "M"][..],
     ] {
         let srv = Server::start(&real, &["-1"]);
-        let theirs = (layout(&stdout(&client(&real, srv.port, args))));
+        let theirs = layout(&stdout(&client(&real, srv.port, args)));
         srv.finish();
         let srv = Server::start(&real, &["-1"]);
-        let ours = (layout(&stdout(&client(&riperf(), srv.port, args))));
+        let ours = layout(&stdout(&client(&riperf(), srv.port, args)));
         srv.finish();
         assert_eq!(theirs, ours, "client text layout for {args:?}");
     }
