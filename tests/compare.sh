@@ -66,7 +66,7 @@ measure() { # command -> metric
 }
 
 run_scenario() { # name runs
-    local name=$1 runs=$2 i ours_vals="" orig_vals="" o r
+    local name=$1 runs=$2 i ours_vals="" orig_vals="" pair_vals="" o r
     scenario "$name" || { echo "compare.sh: unknown scenario '$name' (try: list)" >&2; return 2; }
     command -v "${ORIG%% *}" >/dev/null || { echo "compare.sh: the original '${ORIG%% *}' is not installed" >&2; return 2; }
     (cd "$ROOT" && cargo build --release -q -p "$TOOL")
@@ -82,6 +82,8 @@ run_scenario() { # name runs
 "
         orig_vals="$orig_vals$r
 "
+        pair_vals="$pair_vals$(awk -v o="$o" -v r="$r" 'BEGIN { printf "%.6f", (r == 0) ? 0 : o / r }')
+"
         printf '   run %d: ours %s, original %s %s\n' "$i" "$o" "$r" "$UNIT"
     done
     set -- $(printf '%s' "$ours_vals" | stats)
@@ -93,7 +95,12 @@ run_scenario() { # name runs
     local ratio
     ratio=$(awk -v o="$omed" -v r="$rmed" 'BEGIN { printf "%.3f", (r == 0) ? 0 : o / r }')
     printf '   ratio ours/original (medians): %s (%s is better)\n' "$ratio" "$BETTER"
-    SUMMARY="$SUMMARY$(printf '%-18s %14s %14s %7s' "$name" "$rmed" "$omed" "$ratio")
+    set -- $(printf '%s' "$pair_vals" | stats)
+    # Each pair ran back to back, so its ratio is less exposed to slow drifts
+    # in machine load than the ratio of the two medians.
+    printf '   paired ratios ours/original: min %s median %s max %s\n' "$1" "$2" "$3"
+    local paired=$2
+    SUMMARY="$SUMMARY$(printf '%-18s %14s %14s %7s %7s' "$name" "$rmed" "$omed" "$ratio" "$paired")
 "
 }
 
@@ -116,7 +123,7 @@ main() {
         done
         [ $found -eq 1 ] || { echo "compare.sh: unknown scenario '$what' (try: list)" >&2; exit 2; }
         echo
-        printf '%-18s %14s %14s %7s\n' scenario "original med." "ours median" ratio
+        printf '%-18s %14s %14s %7s %7s\n' scenario "original med." "ours median" ratio paired
         printf '%s' "$SUMMARY" ;;
     esac
 }
