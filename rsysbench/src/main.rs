@@ -1,6 +1,25 @@
-//! `rsysbench`: a drop-in replacement for sysbench 1.0.20 (not yet implemented).
+//! `rsysbench`: a drop-in replacement for sysbench 1.0.20's built-in tests.
+
+mod app;
+mod args;
+mod error;
+mod help;
+mod log;
+mod options;
+mod pmutex;
+mod report;
+mod result;
+mod rng;
+mod runner;
+mod settings;
+mod stats;
+mod tests;
 
 fn main() {
-    eprintln!("rsysbench: not yet implemented");
-    std::process::exit(1);
+    rbench_common::stop::install();
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    std::process::exit(app::main(&args));
 }

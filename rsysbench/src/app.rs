@@ -1,0 +1,246 @@
+//! The program's sequence, as sysbench 1.0.20's main() runs it (spec §1,
+//! §3): parse, --help/--version, general checks, header, test lookup,
+//! command, test options, then the command itself. Errors come back as
+//! values and are printed once here.
+
+use std::io::Write;
+
+use rbench_common::histogram::SysbenchHistogram;
+use rbench_common::output::OutputFormat;
+
+use crate::args::{self, CommandLine};
+use crate::error::{Fail, Result, Stream};
+use crate::log::{Level, Log};
+use crate::options;
+use crate::report::{Reporter, RunInfo};
+use crate::result::Context;
+use crate::settings::Settings;
+use crate::tests::{cpu::Cpu, fileio::Fileio, memory::Memory, mutex::Mutex, threads::Threads};
+use crate::tests::{Builtin, Test};
+
+pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)\n";
+pub const VERSION: &str = "sysbench 1.0.20";
+
+/// Run the program; returns the exit status.
+pub fn main(argv: &[String]) -> i32 {
+    let machine = argv.iter().any(|a| {
+        a.strip_prefix("--output")
+            .and_then(|r| r.strip_prefix(['-', '_']))
+            .is_some_and(|r| r.starts_with("format=json") || r.starts_with("format=csv"))
+    });
+    match run(argv, machine) {
+        Ok(code) => code,
+        Err(f) => {
+            let text = f.text.as_bytes();
+            if f.stream == Stream::Stderr || machine {
+                let _ = std::io::stderr().write_all(text);
+            } else {
+                let mut o = std::io::stdout().lock();
+                let _ = o.write_all(text);
+                let _ = o.flush();
+            }
+            f.code
+        }
+    }
+}
+
+fn run(argv: &[String], machine: bool) -> Result<i32> {
+    let mut cl = args::parse(argv)?;
+    for note in &cl.stderr_notes {
+        eprintln!("{note}");
+    }
+    if cl.values.flag("help") {
+        print!("{}", crate::help::general());
+        return Ok(0);
+    }
+    if cl.values.flag("version") {
+        println!("{VERSION}");
+        return Ok(0);
+    }
+    let settings = Settings::read(&cl.values, &mut |w| {
+        if machine {
+            eprintln!("{w}");
+        } else {
+            println!("{w}");
+        }
+    })?;
+    // In JSON/CSV mode stdout holds only the document: the log goes to
+    // stderr and keeps only warnings and errors.
+    let log = if machine {
+        Log::new(settings.verbosity.min(Level::Warning as u8), true)
+    } else {
+        Log::new(settings.verbosity, false)
+    };
+    log.block(Level::Notice, &format!("{HEADER}\n"));
+
+    let name = match cl.testname.clone() {
+        Some(n) if n != "-" => n,
+        _ => {
+            return Err(Fail::fatal(
+                "rsysbench runs only the built-in tests (fileio, cpu, memory, threads, mutex); \
+                 it does not read Lua scripts from standard input",
+            ))
+        }
+    };
+    let Some(test) = Builtin::find(&name) else {
+        if is_lua_test(&name) {
+            return Err(Fail::fatal(format!(
+                "'{name}' is a Lua (database) test: rsysbench runs only the built-in tests \
+                 (fileio, cpu, memory, threads, mutex)"
+            )));
+        }
+        return Err(Fail::fatal(format!(
+            "Cannot find benchmark '{name}': no such built-in test, file or module"
+        )));
+    };
+    let Some(command) = cl.command.clone() else {
+        return Err(Fail::stderr(format!(
+            "The '{name}' test requires a command argument. See 'sysbench {name} help'"
+        )));
+    };
+    args::take_test_options(&mut cl, test.options())?;
+
+    match command.as_str() {
+        "help" => {
+            log.block(Level::Notice, &crate::help::test(test));
+            Ok(0)
+        }
+        "prepare" | "cleanup" if test != Builtin::Fileio => Err(Fail::stderr(format!(
+            "'{name}' test does not implement the '{command}' command."
+        ))),
+        "prepare" => Fileio::prepare(&cl.values, &log, settings.validate).map(|_| 0),
+        "cleanup" => Fileio::cleanup(&cl.values, &log).map(|_| 0),
+        "run" => run_test(test, &cl, &settings, &log),
+        _ => Err(Fail::stderr(format!("Unknown command: {command}"))),
+    }
+}
+
+/// Names of sysbench's bundled Lua (database) tests.
+fn is_lua_test(name: &str) -> bool {
+    name.ends_with(".lua")
+        || name.starts_with("oltp_")
+        || name.starts_with("select_random_")
+        || name == "bulk_insert"
+}
+
+fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32> {
+    let v = &cl.values;
+    match b {
+        Builtin::Cpu => execute(b, Cpu::init(v)?, cl, s, log),
+        Builtin::Memory => {
+            let m = Memory::init(v, s.threads)?;
+            if let Some(llc) = m.fits_in_cache() {
+                eprintln!(
+                    "rsysbench: note: the memory block ({} bytes{}) fits in the CPU cache ({} bytes): \
+                     this measures cache bandwidth, not RAM (use a larger --memory-block-size)",
+                    m.block_size(),
+                    if m.hugetlb() { ", HugeTLB" } else { "" },
+                    llc
+                );
+            }
+            execute(b, m, cl, s, log)
+        }
+        Builtin::Threads => execute(b, Threads::init(v)?, cl, s, log),
+        Builtin::Mutex => execute(b, Mutex::init(v)?, cl, s, log),
+        Builtin::Fileio => execute(b, Fileio::init(v, s)?, cl, s, log),
+    }
+}
+
+/// The run-mode block (spec §3).
+fn print_run_mode(s: &Settings, log: &Log) {
+    log.notice("Running the test with following options:");
+    log.notice(&format!("Number of threads: {}", s.threads));
+    if s.rate > 0 {
+        log.notice(&format!("Target transaction rate: {}/sec", s.rate));
+    }
+    if s.report_interval > 0 {
+        log.notice(&format!(
+            "Report intermediate results every {} second(s)",
+            s.report_interval
+        ));
+    }
+    if !s.checkpoints.is_empty() {
+        let list: Vec<String> = s.checkpoints.iter().map(u64::to_string).collect();
+        log.notice(&format!("Report checkpoint(s) at {} seconds", list.join(", ")));
+    }
+    if s.debug {
+        log.notice("Debug mode enabled.\n");
+    }
+    if s.validate {
+        log.notice("Validation checks: on.\n");
+    }
+    if s.rand_seed != 0 {
+        log.notice(&format!(
+            "Initializing random number generator from seed ({}).\n",
+            s.rand_seed as i32
+        ));
+    } else {
+        log.notice("Initializing random number generator from current time\n");
+    }
+    if let Some(extra) = s.forced_shutdown {
+        log.notice(&format!("Forcing shutdown in {} seconds", s.max_time + extra));
+    }
+    log.notice("");
+}
+
+/// Every option in effect, for the JSON document.
+fn effective_options(cl: &CommandLine, b: Builtin) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    let tables = [
+        options::GENERAL,
+        options::RAND,
+        options::LOG,
+        options::STATS,
+        b.options(),
+    ];
+    for d in tables.iter().flat_map(|t| t.iter()) {
+        if matches!(d.name, "help" | "version" | "config-file") {
+            continue;
+        }
+        let v = cl.values.raw(d.name).map_or(serde_json::Value::Null, |x| x.into());
+        m.insert(options::internal_name(d.name), v);
+    }
+    m
+}
+
+fn execute<T: Test>(b: Builtin, mut t: T, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32> {
+    print_run_mode(s, log);
+    for (level, line) in t.mode_lines() {
+        log.msg(level, &line);
+    }
+    t.open()?;
+    log.notice("Initializing worker threads...\n");
+
+    let scale = SysbenchHistogram::new();
+    let ctx = Context {
+        kind: t.kind(),
+        percentile: s.percentile,
+        scale: &scale,
+    };
+    let info = RunInfo {
+        test: b.name(),
+        threads: s.threads,
+        kind: t.kind(),
+        percentile: s.percentile,
+        histogram: s.histogram,
+        debug: s.debug,
+        options: effective_options(cl, b),
+    };
+    let mut reporter = Reporter::new(s.output, info, log);
+    let seed = crate::rng::run_seed(s.rand_seed);
+    let outcome = crate::runner::run(&t, s, log, ctx, seed, &mut reporter);
+    log.info("Done.\n");
+    if outcome.failed {
+        return Ok(1);
+    }
+    let signal = rbench_common::stop::last_signal();
+    let status = if signal.is_some() {
+        "interrupted"
+    } else {
+        "completed"
+    };
+    if s.output != OutputFormat::Text || log.enabled(Level::Notice) {
+        reporter.finish(&outcome.summary, status);
+    }
+    Ok(signal.map_or(0, |sig| 128 + sig))
+}

@@ -1,0 +1,333 @@
+//! The command line as sysbench 1.0.20 reads it (spec §1): `--name=value`
+//! or bare `--name` anywhere, other items are words (testname, command);
+//! general options are matched first, the leftovers later against the
+//! test's own table. Values are typed when read, so a bad number is
+//! reported at the moment sysbench would report it.
+
+use std::collections::HashMap;
+
+use rbench_common::units::sysbench::parse_size;
+
+use crate::error::{Fail, Result};
+use crate::options::{self, internal_name, Kind, OptDef};
+
+/// Option values as typed; `None` is a cleared value (`--x=` or bare `--x`).
+#[derive(Debug, Default, Clone)]
+pub struct Values {
+    set: HashMap<String, Option<String>>,
+    /// The tables the values may come from (for defaults).
+    defs: Vec<&'static OptDef>,
+}
+
+/// What the first pass made of the command line.
+#[derive(Debug, Default)]
+pub struct CommandLine {
+    pub testname: Option<String>,
+    pub command: Option<String>,
+    /// `--x` items no first-pass option took (test options, or unknown).
+    pub leftovers: Vec<String>,
+    pub values: Values,
+    /// Lines sysbench prints on stderr while parsing (deprecations, config file).
+    pub stderr_notes: Vec<String>,
+}
+
+/// A C `strtol` over the whole string (leading blanks and a sign allowed),
+/// in the range of a C int.
+pub fn parse_c_int(s: &str) -> Option<i64> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v: i64 = t.strip_prefix('+').unwrap_or(t).parse().ok()?;
+    (i32::MIN as i64..=i32::MAX as i64).contains(&v).then_some(v)
+}
+
+/// sysbench's boolean words; anything else is not a boolean.
+fn parse_bool(v: Option<&str>) -> Option<bool> {
+    match v {
+        None => Some(true),
+        Some("on" | "true" | "1") => Some(true),
+        Some("off" | "false" | "0" | "") => Some(false),
+        Some(_) => None,
+    }
+}
+
+impl Values {
+    fn def(&self, name: &str) -> Option<&'static OptDef> {
+        self.defs
+            .iter()
+            .copied()
+            .find(|d| options::same_name(d.name, name))
+    }
+
+    /// Accept `--name[=value]` if `name` is in `tables`; `false` if not
+    /// (or if a boolean got a word sysbench does not take).
+    pub fn take(&mut self, tables: &[&'static [OptDef]], name: &str, value: Option<&str>) -> bool {
+        let Some(def) = options::find(tables, name) else {
+            return false;
+        };
+        let stored = match def.kind {
+            Kind::Bool => match parse_bool(value) {
+                Some(b) => Some(if b { "on" } else { "off" }.to_string()),
+                None => return false,
+            },
+            _ => value.filter(|v| !v.is_empty()).map(str::to_string),
+        };
+        if !self.defs.iter().any(|d| std::ptr::eq(*d, def)) {
+            self.defs.push(def);
+        }
+        self.set.insert(internal_name(def.name), stored);
+        true
+    }
+
+    /// Register a table's options so their defaults can be read, and reset
+    /// any value a config file gave them (test options do not stick, §1).
+    pub fn register(&mut self, table: &'static [OptDef], reset: bool) {
+        for d in table {
+            if !self.defs.iter().any(|x| std::ptr::eq(*x, d)) {
+                self.defs.push(d);
+            }
+            if reset {
+                self.set.remove(&internal_name(d.name));
+            }
+        }
+    }
+
+    /// The raw text: the value given, else the default; `None` when cleared
+    /// or without a default.
+    pub fn raw(&self, name: &str) -> Option<String> {
+        match self.set.get(&internal_name(name)) {
+            Some(v) => v.clone(),
+            None => self.def(name).and_then(|d| d.default).map(str::to_string),
+        }
+    }
+
+    /// Whether the user gave this option.
+    pub fn is_set(&self, name: &str) -> bool {
+        self.set.contains_key(&internal_name(name))
+    }
+
+    /// An integer option (`Invalid value for the 'x' option: 'v'`, spec §1).
+    pub fn int(&self, name: &str) -> Result<i64> {
+        let Some(v) = self.raw(name) else {
+            return Ok(0);
+        };
+        if self.def(name).map(|d| d.kind) == Some(Kind::IntSize) {
+            return parse_size(&v)
+                .ok()
+                .and_then(|n| i64::try_from(n).ok())
+                .filter(|n| *n <= i32::MAX as i64)
+                .ok_or_else(|| invalid_value(name, &v));
+        }
+        parse_c_int(&v).ok_or_else(|| invalid_value(name, &v))
+    }
+
+    /// A size option. sysbench reads a bad size as 0; we say what is wrong.
+    pub fn size(&self, name: &str) -> Result<u64> {
+        let Some(v) = self.raw(name) else {
+            return Ok(0);
+        };
+        parse_size(&v).map_err(|e| Fail::fatal(format!("Invalid value for --{name}: {e}")))
+    }
+
+    /// A floating point option (sysbench reads garbage as 0; we refuse it).
+    pub fn double(&self, name: &str) -> Result<f64> {
+        let Some(v) = self.raw(name) else {
+            return Ok(0.0);
+        };
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| invalid_value(name, &v))
+    }
+
+    pub fn string(&self, name: &str) -> Option<String> {
+        self.raw(name)
+    }
+
+    pub fn list(&self, name: &str) -> Vec<String> {
+        self.raw(name)
+            .map(|v| {
+                v.split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        self.raw(name).as_deref() == Some("on")
+    }
+
+    /// Every option the user gave, `_` names, as typed (for the JSON report).
+    pub fn given(&self) -> Vec<(String, String)> {
+        let mut v: Vec<_> = self
+            .set
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().unwrap_or_default()))
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+fn invalid_value(name: &str, v: &str) -> Fail {
+    Fail::stderr(format!(
+        "Invalid value for the '{}' option: '{v}'",
+        internal_name(name)
+    ))
+}
+
+/// Split `--name=value` / `--name`.
+fn split_option(arg: &str) -> Option<(&str, Option<&str>)> {
+    let body = arg.strip_prefix("--")?;
+    Some(match body.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (body, None),
+    })
+}
+
+/// The first pass over argv (without the program name).
+pub fn parse(args: &[String]) -> Result<CommandLine> {
+    let mut cl = CommandLine::default();
+    for t in options::FIRST_PASS {
+        cl.values.register(t, false);
+    }
+    let mut words: Vec<&str> = Vec::new();
+    for arg in args {
+        let Some((name, value)) = split_option(arg) else {
+            words.push(arg);
+            continue;
+        };
+        if options::same_name(name, "test") {
+            cl.stderr_notes.push("WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.".into());
+            cl.testname = value.map(str::to_string);
+            continue;
+        }
+        if options::same_name(name, "config-file") {
+            if let Some(path) = value {
+                read_config_file(path, &mut cl);
+            }
+            continue;
+        }
+        if !cl.values.take(options::FIRST_PASS, name, value) {
+            cl.leftovers.push(arg.clone());
+        }
+    }
+    let mut words = words.into_iter();
+    if cl.testname.is_none() {
+        cl.testname = words.next().map(str::to_string);
+    }
+    cl.command = words.next().map(str::to_string);
+    if let Some(extra) = words.next() {
+        return Err(Fail::stderr(format!(
+            "Unrecognized command line argument: {extra}"
+        )));
+    }
+    Ok(cl)
+}
+
+/// `name=value` lines; `#` comments; quotes stripped; lines without `=`
+/// ignored. Options the first pass does not know are kept for the test
+/// table, where sysbench's reset makes them have no effect (spec §1).
+fn read_config_file(path: &str, cl: &mut CommandLine) {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            let msg = e.raw_os_error().map_or_else(
+                || e.to_string(),
+                |n| nix::errno::Errno::from_raw(n).desc().to_string(),
+            );
+            cl.stderr_notes.push(format!("{path}: {msg}"));
+            return;
+        }
+    };
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim_start();
+        let Some((name, value)) = line.split_once('=') else {
+            continue;
+        };
+        let value = value.trim().trim_matches(['"', '\'']);
+        cl.values.take(options::FIRST_PASS, name, Some(value));
+    }
+}
+
+/// The second pass: match leftovers against the test's table.
+pub fn take_test_options(cl: &mut CommandLine, table: &'static [OptDef]) -> Result<()> {
+    cl.values.register(table, true);
+    for arg in &cl.leftovers {
+        let ok = split_option(arg)
+            .map(|(n, v)| cl.values.take(&[table], n, v))
+            .unwrap_or(false);
+        if !ok {
+            return Err(Fail::stderr(format!("invalid option: {arg}")));
+        }
+    }
+    Ok(())
+}
+
+/// No test (or a test that takes no options): every leftover is invalid.
+pub fn reject_leftovers(cl: &CommandLine) -> Result<()> {
+    match cl.leftovers.first() {
+        Some(arg) => Err(Fail::stderr(format!("invalid option: {arg}"))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn words_and_options() {
+        let cl = parse(&argv("--threads=2 cpu --cpu-max-prime=5 run")).unwrap();
+        assert_eq!(cl.testname.as_deref(), Some("cpu"));
+        assert_eq!(cl.command.as_deref(), Some("run"));
+        assert_eq!(cl.values.int("threads").unwrap(), 2);
+        assert_eq!(cl.leftovers, vec!["--cpu-max-prime=5"]);
+    }
+
+    #[test]
+    fn separate_value_is_a_word() {
+        let e = parse(&argv("cpu --threads 2 run")).unwrap_err();
+        assert_eq!(e.text, "Unrecognized command line argument: run\n");
+    }
+
+    #[test]
+    fn bare_and_cleared_ints_read_zero() {
+        let cl = parse(&argv("cpu --time --threads= run")).unwrap();
+        assert_eq!(cl.values.int("time").unwrap(), 0);
+        assert_eq!(cl.values.int("threads").unwrap(), 0);
+    }
+
+    #[test]
+    fn bad_int_is_reported_when_read() {
+        let cl = parse(&argv("cpu --threads=abc run")).unwrap();
+        let e = cl.values.int("threads").unwrap_err();
+        assert_eq!(e.text, "Invalid value for the 'threads' option: 'abc'\n");
+    }
+
+    #[test]
+    fn bad_bool_is_left_over() {
+        let cl = parse(&argv("cpu --debug=yes run")).unwrap();
+        assert_eq!(cl.leftovers, vec!["--debug=yes"]);
+        let cl = parse(&argv("cpu --debug=true --validate run")).unwrap();
+        assert!(cl.values.flag("debug") && cl.values.flag("validate"));
+    }
+
+    #[test]
+    fn c_ints() {
+        assert_eq!(parse_c_int(" -12"), Some(-12));
+        assert_eq!(parse_c_int("+7"), Some(7));
+        assert_eq!(parse_c_int("7x"), None);
+        assert_eq!(parse_c_int("99999999999"), None);
+        assert_eq!(parse_c_int(""), None);
+    }
+}

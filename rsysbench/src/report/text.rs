@@ -1,0 +1,148 @@
+//! sysbench's text report, line for line (spec §5, §6): the cumulative
+//! report with each test's own lines, intermediate lines and the histogram.
+
+use std::fmt::Write;
+
+use crate::result::{Interval, Summary, TestKind};
+
+/// The general block (starts with an empty line, ends with one).
+pub fn general_block(s: &Summary, percentile: u32) -> String {
+    let mut o = String::new();
+    if let Some(n) = s.unfinished_events.filter(|n| *n > 0) {
+        let _ = writeln!(o, "\nNumber of unfinished transactions on forced shutdown: {n}");
+    }
+    let l = &s.latency_ms;
+    let _ = writeln!(o);
+    let _ = writeln!(o, "General statistics:");
+    let _ = writeln!(o, "    total time:                          {:.4}s", s.total_time_s);
+    let _ = writeln!(o, "    total number of events:              {}", s.total_events);
+    let _ = writeln!(o);
+    let _ = writeln!(o, "Latency (ms):");
+    let _ = writeln!(o, "         min: {:39.2}", l.min);
+    let _ = writeln!(o, "         avg: {:39.2}", l.avg);
+    let _ = writeln!(o, "         max: {:39.2}", l.max);
+    match l.percentile_value {
+        Some(v) if percentile > 0 => {
+            let _ = writeln!(o, "        {percentile:3}th percentile: {v:27.2}");
+        }
+        _ => {
+            let _ = writeln!(o, "         percentile stats:               disabled");
+        }
+    }
+    let _ = writeln!(o, "         sum: {:39.2}", l.sum);
+    let _ = writeln!(o);
+    let f = &s.fairness;
+    let _ = writeln!(o, "Threads fairness:");
+    let _ = writeln!(
+        o,
+        "    events (avg/stddev):           {:.4}/{:3.2}",
+        f.events_avg, f.events_stddev
+    );
+    let _ = writeln!(
+        o,
+        "    execution time (avg/stddev):   {:.4}/{:3.2}",
+        f.execution_time_avg_s, f.execution_time_stddev_s
+    );
+    let _ = writeln!(o);
+    o
+}
+
+/// `--debug`'s per-thread statistics.
+pub fn debug_block(s: &Summary) -> String {
+    let mut o = String::from("DEBUG: Verbose per-thread statistics:\n\n");
+    for (i, t) in s.threads.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "DEBUG:     thread #{i:3}: min: {:.4}s  avg: {:.4}s  max: {:.4}s  events: {}",
+            t.min_s, t.avg_s, t.max_s, t.events
+        );
+        let _ = writeln!(
+            o,
+            "DEBUG:                  total time taken by event execution: {:.4}s",
+            t.sum_s
+        );
+    }
+    o.push('\n');
+    o
+}
+
+/// The cumulative report: the test's own lines, then the general block.
+pub fn summary(kind: TestKind, s: &Summary, percentile: u32, debug: bool) -> String {
+    let mut o = String::new();
+    match kind {
+        TestKind::Cpu => {
+            let _ = writeln!(o, "CPU speed:");
+            let _ = writeln!(o, "    events per second: {:8.2}", s.events_per_second);
+        }
+        TestKind::Memory { .. } => {
+            if let Some(m) = &s.memory {
+                let _ = writeln!(
+                    o,
+                    "Total operations: {} ({:8.2} per second)\n",
+                    m.total_operations, m.operations_per_second
+                );
+                if let (Some(mib), Some(rate)) = (m.transferred_mib, m.mib_per_second) {
+                    let _ = writeln!(o, "{mib:4.2} MiB transferred ({rate:4.2} MiB/sec)\n");
+                }
+            }
+        }
+        TestKind::Fileio => {
+            if let Some(f) = &s.fileio {
+                let _ = writeln!(o);
+                let _ = writeln!(o, "File operations:");
+                let _ = writeln!(o, "    reads/s:                      {:4.2}", f.reads_per_second);
+                let _ = writeln!(o, "    writes/s:                     {:4.2}", f.writes_per_second);
+                let _ = writeln!(o, "    fsyncs/s:                     {:4.2}", f.fsyncs_per_second);
+                let _ = writeln!(o);
+                let _ = writeln!(o, "Throughput:");
+                let _ = writeln!(o, "    read, MiB/s:                  {:4.2}", f.read_mib_per_second);
+                let _ = writeln!(o, "    written, MiB/s:               {:4.2}", f.written_mib_per_second);
+            }
+        }
+        TestKind::General => {}
+    }
+    o.push_str(&general_block(s, percentile));
+    if debug {
+        o.push_str(&debug_block(s));
+    }
+    o
+}
+
+/// One `--report-interval` line (two with --rate), newline-terminated.
+pub fn interval(kind: TestKind, iv: &Interval, percentile: u32) -> String {
+    let t = format!("[ {:.0}s ]", iv.time_s);
+    let mut o = match kind {
+        TestKind::Memory { .. } => {
+            format!("{t} {:4.2} MiB/sec\n", iv.mib_per_second.unwrap_or(0.0))
+        }
+        TestKind::Fileio => format!(
+            "{t} reads: {:4.2} MiB/s writes: {:4.2} MiB/s fsyncs: {:4.2}/s latency (ms,{percentile}%): {:4.3}\n",
+            iv.read_mib_per_second.unwrap_or(0.0),
+            iv.written_mib_per_second.unwrap_or(0.0),
+            iv.fsyncs_per_second.unwrap_or(0.0),
+            iv.latency_percentile_ms
+        ),
+        TestKind::Cpu | TestKind::General => format!(
+            "{t} thds: {} eps: {:4.2} lat (ms,{percentile}%): {:4.2}\n",
+            iv.threads_running, iv.events_per_second, iv.latency_percentile_ms
+        ),
+    };
+    if let (Some(q), Some(c)) = (iv.queue_length, iv.concurrency) {
+        let _ = writeln!(o, "{t} queue length: {q} concurrency: {c}");
+    }
+    o
+}
+
+/// `--histogram`: header and one line per non-empty bucket (spec §5).
+pub fn histogram(s: &Summary) -> String {
+    let max = s.histogram.iter().map(|(_, c)| *c).max().unwrap_or(0);
+    if max == 0 {
+        return String::new();
+    }
+    let mut o = String::from("       value  ------------- distribution ------------- count\n");
+    for (v, c) in &s.histogram {
+        let stars = ((*c as f64 * 40.0 / max as f64) + 0.5).floor() as usize;
+        let _ = writeln!(o, "{v:12.3} |{:<40} {c}", "*".repeat(stars));
+    }
+    o
+}

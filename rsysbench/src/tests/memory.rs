@@ -1,0 +1,307 @@
+//! `memory`: each event walks one block word by word (8-byte words), in
+//! order or at uniformly random word indexes, writing, reading or doing
+//! nothing, as sysbench 1.0.20 does (spec §6.2). Each thread does
+//! total/block/threads events (integer division); --events does not apply.
+//! Accesses are relaxed atomics, which compile to plain loads and stores
+//! but cannot be optimised away (sysbench uses ck_pr loads and stores).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::args::Values;
+use crate::error::{Fail, Result};
+use crate::log::Level;
+use crate::result::TestKind;
+use crate::rng::Rng;
+use crate::stats::Slot;
+use crate::tests::{ModeLine, Test, Worker};
+
+const WORD: u64 = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Oper {
+    Write,
+    Read,
+    None,
+}
+
+/// A page-aligned, zeroed block from mmap (optionally from the HugeTLB pool).
+struct Block {
+    ptr: *mut AtomicU64,
+    words: usize,
+    bytes: usize,
+}
+
+// SAFETY: the block is only accessed through atomics.
+unsafe impl Send for Block {}
+unsafe impl Sync for Block {}
+
+impl Block {
+    fn new(bytes: usize, hugetlb: bool) -> Result<Self> {
+        let flags = libc::MAP_PRIVATE
+            | libc::MAP_ANONYMOUS
+            | if hugetlb { libc::MAP_HUGETLB } else { 0 };
+        // SAFETY: an anonymous private mapping; checked for MAP_FAILED.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                flags,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            let e = std::io::Error::last_os_error();
+            return Err(Fail::fatal(if hugetlb {
+                format!("Failed to allocate {bytes} bytes from the HugeTLB pool: {e}")
+            } else {
+                format!("Failed to allocate buffer! ({e})")
+            }));
+        }
+        Ok(Self {
+            ptr: p.cast(),
+            words: bytes / WORD as usize,
+            bytes,
+        })
+    }
+
+    fn words(&self) -> &[AtomicU64] {
+        // SAFETY: the mapping holds `words` u64s, is aligned, zeroed and lives as long as self.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.words) }
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        // SAFETY: unmapping what `new` mapped.
+        unsafe { libc::munmap(self.ptr.cast(), self.bytes) };
+    }
+}
+
+pub struct Memory {
+    block_size: u64,
+    total_size: u64,
+    oper: Oper,
+    random: bool,
+    local: bool,
+    hugetlb: bool,
+    /// Events per thread.
+    per_thread: u64,
+    blocks: Vec<Block>,
+}
+
+fn choice<'a>(v: &Values, name: &str, allowed: &[&'a str]) -> Result<&'a str> {
+    let s = v.string(name).unwrap_or_default();
+    allowed
+        .iter()
+        .find(|a| **a == s)
+        .copied()
+        .ok_or_else(|| Fail::fatal(format!("Invalid value for {name}: {s}")))
+}
+
+impl Memory {
+    pub fn init(v: &Values, threads: u32) -> Result<Self> {
+        let raw = v.string("memory-block-size").unwrap_or_default();
+        let block_size = v.size("memory-block-size")?;
+        if block_size < WORD || !block_size.is_power_of_two() || block_size > isize::MAX as u64 {
+            return Err(Fail::fatal(format!("Invalid value for memory-block-size: {raw}")));
+        }
+        let total_size = v.size("memory-total-size")?;
+        if total_size == 0 {
+            // sysbench runs without limit here (and a bad suffix reads as 0).
+            return Err(Fail::fatal(
+                "Invalid value for memory-total-size: 0 (give a size such as 100G; rsysbench does not run an unlimited memory test)",
+            ));
+        }
+        let local = choice(v, "memory-scope", &["global", "local"])? == "local";
+        let hugetlb = v.flag("memory-hugetlb");
+        let oper = match choice(v, "memory-oper", &["write", "read", "none"])? {
+            "write" => Oper::Write,
+            "read" => Oper::Read,
+            _ => Oper::None,
+        };
+        let random = choice(v, "memory-access-mode", &["seq", "rnd"])? == "rnd";
+        let per_thread = total_size / block_size / u64::from(threads);
+        if per_thread == 0 {
+            return Err(Fail::fatal(format!(
+                "--memory-total-size={total_size} is less than --memory-block-size={block_size} \
+                 times --threads={threads}: each thread would do 0 operations"
+            )));
+        }
+        let nblocks = if local { threads as usize } else { 1 };
+        let blocks = (0..nblocks)
+            .map(|_| Block::new(block_size as usize, hugetlb))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            block_size,
+            total_size,
+            oper,
+            random,
+            local,
+            hugetlb,
+            per_thread,
+            blocks,
+        })
+    }
+
+    /// Whether one block fits in this CPU's last-level cache (then the
+    /// test measures cache, not RAM).
+    pub fn fits_in_cache(&self) -> Option<u64> {
+        let llc = (0..8)
+            .filter_map(|i| {
+                let p = format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size");
+                let s = std::fs::read_to_string(p).ok()?;
+                rbench_common::units::sysbench::parse_size(s.trim()).ok()
+            })
+            .max()?;
+        let working_set = self.block_size * self.blocks.len() as u64;
+        (working_set <= llc).then_some(llc)
+    }
+
+    pub fn block_size(&self) -> u64 {
+        self.block_size
+    }
+    pub fn hugetlb(&self) -> bool {
+        self.hugetlb
+    }
+}
+
+pub struct MemoryWorker<'a> {
+    words: &'a [AtomicU64],
+    left: u64,
+    oper: Oper,
+    random: bool,
+    rng: Rng,
+}
+
+impl Test for Memory {
+    type Worker<'a> = MemoryWorker<'a>;
+
+    fn worker(&self, thread: usize, seed: u64) -> MemoryWorker<'_> {
+        let b = if self.local { &self.blocks[thread] } else { &self.blocks[0] };
+        MemoryWorker {
+            words: b.words(),
+            left: self.per_thread,
+            oper: self.oper,
+            random: self.random,
+            rng: Rng::for_thread(seed, thread),
+        }
+    }
+
+    fn mode_lines(&self) -> Vec<ModeLine> {
+        let oper = match self.oper {
+            Oper::Write => "write",
+            Oper::Read => "read",
+            Oper::None => "none",
+        };
+        let scope = if self.local { "local" } else { "global" };
+        [
+            "Running memory speed test with the following options:".to_string(),
+            format!("  block size: {}KiB", self.block_size / 1024),
+            format!("  total size: {}MiB", self.total_size / 1024 / 1024),
+            format!("  operation: {oper}"),
+            format!("  scope: {scope}"),
+            String::new(),
+        ]
+        .into_iter()
+        .map(|l| (Level::Notice, l))
+        .collect()
+    }
+
+    fn kind(&self) -> TestKind {
+        TestKind::Memory {
+            block_size: self.block_size,
+            transfers: self.oper != Oper::None,
+        }
+    }
+
+    fn uses_event_limit(&self) -> bool {
+        false
+    }
+}
+
+impl MemoryWorker<'_> {
+    #[inline(always)]
+    fn seq_write(&self) {
+        let n = self.words.len() as u64;
+        for (i, w) in self.words.iter().enumerate() {
+            w.store(n - i as u64, Ordering::Relaxed);
+        }
+    }
+
+    #[inline(always)]
+    fn seq_read(&self) {
+        for w in self.words {
+            std::hint::black_box(w.load(Ordering::Relaxed));
+        }
+    }
+
+    #[inline(always)]
+    fn seq_none(&self) {
+        for _ in self.words {
+            crate::tests::compiler_barrier();
+        }
+    }
+
+    #[inline(always)]
+    fn rnd(&mut self) {
+        let n = self.words.len();
+        let nf = n as f64;
+        for i in 0..n {
+            let idx = ((self.rng.uniform_double() * nf) as usize).min(n - 1);
+            match self.oper {
+                Oper::Write => self.words[idx].store(i as u64 * WORD, Ordering::Relaxed),
+                Oper::Read => {
+                    std::hint::black_box(self.words[idx].load(Ordering::Relaxed));
+                }
+                Oper::None => {
+                    std::hint::black_box(idx);
+                }
+            }
+        }
+    }
+}
+
+impl Worker for MemoryWorker<'_> {
+    type Req = ();
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<()> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        Some(())
+    }
+
+    #[inline(always)]
+    fn execute(&mut self, _req: (), _slot: &Slot) -> std::result::Result<(), String> {
+        match (self.random, self.oper) {
+            (true, _) => self.rnd(),
+            (false, Oper::Write) => self.seq_write(),
+            (false, Oper::Read) => self.seq_read(),
+            (false, Oper::None) => self.seq_none(),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seq_write_touches_every_word() {
+        let b = Block::new(4096, false).unwrap();
+        let w = MemoryWorker {
+            words: b.words(),
+            left: 1,
+            oper: Oper::Write,
+            random: false,
+            rng: Rng::for_thread(1, 0),
+        };
+        w.seq_write();
+        assert!(b.words().iter().all(|x| x.load(Ordering::Relaxed) != 0));
+    }
+}
