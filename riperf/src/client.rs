@@ -63,7 +63,7 @@ pub fn run(cfg: &Config) -> ClientEnd {
         Ok(()) => {
             report.finish(None);
             if report.is_text() {
-                report.out.raw("\n");
+                report.out.line("");
                 report.out.line("iperf Done.");
             }
             ClientEnd::Ok

@@ -276,9 +276,12 @@ pub fn wait_readable(fd: i32, timeout: Duration) -> bool {
         events: libc::POLLIN,
         revents: 0,
     };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: one valid pollfd.
-    let r = unsafe { libc::poll(&mut p, 1, ms) };
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: one valid pollfd and a valid timespec.
+    let r = unsafe { libc::ppoll(&mut p, 1, &ts, std::ptr::null()) };
     r > 0
 }
 
