@@ -2,6 +2,7 @@
 //! they produce, validated with iperf3 3.12's rules and messages (spec §4).
 
 pub mod getopt;
+pub mod man;
 pub mod table;
 
 use crate::protocol::Protocol;

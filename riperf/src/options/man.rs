@@ -1,0 +1,78 @@
+//! `man/riperf.1`, generated from the option table so the two cannot drift
+//! (a test compares the file with this output; `RIPERF_WRITE_MAN=1 cargo
+//! test -p riperf man_page` rewrites it).
+
+use super::table::{Section, DEFS};
+
+fn esc(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('-', "\\-")
+}
+
+pub fn man_page() -> String {
+    let mut m = String::new();
+    m.push_str(".TH RIPERF 1 \"\" \"riperf 0.1.0 (iperf 3.12 compatible)\" \"User Commands\"\n");
+    m.push_str(".SH NAME\nriperf \\- network throughput test, a wire\\-compatible drop\\-in replacement for iperf3 3.12\n");
+    m.push_str(".SH SYNOPSIS\n.B riperf\n\\fB\\-s\\fR [\\fIoptions\\fR]\n.br\n.B riperf\n\\fB\\-c\\fR \\fIhost\\fR [\\fIoptions\\fR]\n");
+    m.push_str(".SH DESCRIPTION\n");
+    m.push_str(&esc("riperf measures TCP and UDP throughput between a client and a server, speaking iperf3's control protocol byte for byte: a riperf client runs tests against an iperf3 3.12 server and an iperf3 client runs tests against a riperf server, with the same numbers on both sides. Its text output has iperf3 3.12's layout line for line, its -J output the same keys, key order and number types, and its exit status follows 3.12 (0 after a -J error, 1 otherwise)."));
+    m.push_str("\n.PP\n");
+    m.push_str(&esc("Unlike iperf3 3.12, riperf runs one thread per data stream (pinned with -A), batches UDP datagrams with sendmmsg/recvmmsg, and bounds every control-connection read: the parameter JSON is capped at 8 KiB, results at 16 MiB, each control step at 10 seconds, and a client that connects while a test runs is answered ACCESS_DENIED at once. The default cap of 128 parallel streams is kept for compatibility. Messages keep iperf3's wording, including the \"iperf3:\" prefix, so scripts that parse them keep working."));
+    m.push_str("\n.SH OPTIONS\n");
+    for (section, title) in [
+        (Section::Both, "Client or server"),
+        (Section::Server, "Server"),
+        (Section::Client, "Client"),
+    ] {
+        m.push_str(&format!(".SS {title}\n"));
+        for d in DEFS.iter().filter(|d| d.section == section) {
+            let Some(first) = d.help.first() else {
+                continue;
+            };
+            // The synopsis column ends at the first blank from column 26 on.
+            let cut = first
+                .char_indices()
+                .find(|&(i, c)| i >= 26 && c == ' ')
+                .map_or(first.len(), |(i, _)| i);
+            let tag = first[..cut].trim();
+            let mut text = vec![first[cut..].trim().to_string()];
+            text.extend(d.help[1..].iter().map(|l| l.trim().to_string()));
+            m.push_str(&format!(".TP\n\\fB{}\\fR\n", esc(tag)));
+            m.push_str(&esc(&text.join(" ")));
+            m.push('\n');
+        }
+    }
+    m.push_str(".SH UNITS\n");
+    m.push_str(&esc("Sizes (-n, -k, -l, -w, --pacing-timer) take k, m, g or t suffixes that scale by 1024; rates (-b, --fq-rate) scale by 1000, so -n 100M is 104857600 bytes and -b 100M is 100000000 bit/s. -b accepts /N for bursts of N blocks. UDP tests default to 1048576 bit/s per stream."));
+    m.push_str("\n.SH EXIT STATUS\n");
+    m.push_str(&esc("0 after a completed test (and, as iperf3 3.12, after an error reported in -J output); 1 after a parameter error, a connection error, a busy server or an interrupt."));
+    m.push_str("\n.SH NOT SUPPORTED\n");
+    m.push_str(&esc("SCTP (--sctp, -X, --nstreams), -F/--file, --bind-dev, --server-bitrate-limit and authentication (--username, --rsa-*) are refused with an error."));
+    m.push_str("\n.SH SEE ALSO\n.BR iperf3 (1)\n");
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn man_page_is_generated_from_the_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../man/riperf.1");
+        let want = man_page();
+        if std::env::var("RIPERF_WRITE_MAN").as_deref() == Ok("1") {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert_eq!(
+            have, want,
+            "man/riperf.1 is stale: RIPERF_WRITE_MAN=1 cargo test -p riperf man_page"
+        );
+        for d in DEFS.iter().filter(|d| d.section != Section::Hidden) {
+            assert!(
+                want.contains(&format!("\\-\\-{}", esc(d.long))),
+                "{}",
+                d.long
+            );
+        }
+    }
+}
