@@ -313,7 +313,9 @@ fn threads_copy_their_own_arrays_and_add_up() {
     // More threads than CPUs is an error.
     let r = rmbw(&["--threads=100000", "8"]);
     assert_eq!(r.code, 1);
-    assert!(r.stdout.starts_with("Error: --threads=100000 asks for more threads than the "));
+    assert!(r
+        .stdout
+        .starts_with("Error: --threads=100000 asks for more threads than the "));
 }
 
 #[test]
@@ -400,6 +402,24 @@ fn sigint_stops_after_the_current_copy_with_valid_results() {
     let results = v["results"].as_array().unwrap();
     assert!(results.len() >= 2);
     assert_eq!(results.last().unwrap()["run"], "AVG");
+
+    // With threads: the workers finish their copy, the CSV is complete.
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
+        let r = interrupted(&[
+            "--threads=2",
+            "--output-format=csv",
+            "-n",
+            "1000000",
+            "-t0",
+            "16",
+        ]);
+        assert_eq!(r.code, 130);
+        let lines: Vec<&str> = r.stdout.lines().collect();
+        assert_eq!(lines[0], "method,run,elapsed_s,mib,mib_per_s,threads");
+        assert!(lines.len() >= 3, "{}", r.stdout);
+        assert!(lines.last().unwrap().starts_with("MEMCPY,AVG,"));
+        assert!(lines[1..].iter().all(|l| l.ends_with(",2")));
+    }
 }
 
 #[test]
