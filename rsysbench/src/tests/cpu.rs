@@ -25,21 +25,56 @@ impl Cpu {
     }
 }
 
+/// `a % b` with the 64-bit `div` instruction gcc emits for sysbench's
+/// `unsigned long long` loop. LLVM would test whether both operands fit in
+/// 32 bits and use the cheaper 32-bit divide, which makes each event do
+/// less work than sysbench's on CPUs where 64-bit division is slow.
+#[inline(always)]
+fn rem_u64(a: u64, b: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let rem: u64;
+        // SAFETY: `b` >= 2 (the caller's divisor starts at 2), so `div`
+        // cannot fault; rdx:rax = 0:a, the remainder lands in rdx.
+        unsafe {
+            std::arch::asm!(
+                "div {d}",
+                d = in(reg) b,
+                inout("rax") a => _,
+                inout("rdx") 0u64 => rem,
+                options(pure, nomem, nostack)
+            );
+        }
+        rem
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        a % b
+    }
+}
+
 /// One event's work; returns how many primes it found. Hot path.
 #[inline(never)]
 pub fn count_primes(max_prime: u64) -> u64 {
+    // Values stay below 2^31 (--cpu-max-prime is a C int), so converting
+    // through i64 gives the same doubles with gcc's single cvtsi2sd.
+    let f = |x: u64| x as i64 as f64;
     let mut n = 0u64;
     let mut c = 3u64;
     while c < max_prime {
-        let t = (c as f64).sqrt();
+        let t = f(c).sqrt();
         let mut l = 2u64;
-        while (l as f64) <= t {
-            if c % l == 0 {
-                break;
+        // The l = 2 step is a parity test, as gcc compiles sysbench's loop.
+        if f(l) <= t && c & 1 != 0 {
+            l = 3;
+            while f(l) <= t {
+                if rem_u64(c, l) == 0 {
+                    break;
+                }
+                l += 1;
             }
-            l += 1;
         }
-        if (l as f64) > t {
+        if f(l) > t {
             n += 1;
         }
         c += 1;
