@@ -29,20 +29,53 @@ pub struct UdpReceiver {
     pub counters_64bit: bool,
 }
 
+/// Linux socket options for UDP segmentation offload (not in every libc).
+const UDP_SEGMENT: libc::c_int = 103;
+const UDP_GRO: libc::c_int = 104;
+/// Datagrams per GSO send (the kernel's UDP_MAX_SEGMENTS is at least 64).
+const GSO_MAX_SEGS: usize = 64;
+/// Room for one coalesced GRO receive.
+const GRO_BUF: usize = 65536;
+/// Room for the UDP_GRO control message.
+const CMSG_SPACE: usize = 64;
+
+fn set_udp_opt(fd: i32, opt: libc::c_int, v: libc::c_int) -> bool {
+    // SAFETY: setsockopt with an int value on a valid fd.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_UDP,
+            opt,
+            &v as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        ) == 0
+    }
+}
+
 /// Buffers and message headers for one batch, allocated once per stream.
 struct Batch {
     bufs: Vec<Vec<u8>>,
     iovs: Vec<libc::iovec>,
     msgs: Vec<libc::mmsghdr>,
+    /// Only reached through `msgs`' raw pointers; owned here to stay alive.
+    #[allow(dead_code)]
+    cmsgs: Vec<[u8; CMSG_SPACE]>,
 }
 
 impl Batch {
-    fn new(len: usize, fill: &[u8]) -> Batch {
-        let mut bufs: Vec<Vec<u8>> = (0..BATCH)
+    /// `n` buffers of `size` bytes, each starting with copies of `fill`
+    /// every `stride` bytes.
+    fn new(n: usize, size: usize, fill: &[u8], stride: usize, with_cmsg: bool) -> Batch {
+        let mut bufs: Vec<Vec<u8>> = (0..n)
             .map(|_| {
-                let mut b = vec![0u8; len];
-                let n = fill.len().min(len);
-                b[..n].copy_from_slice(&fill[..n]);
+                let mut b = vec![0u8; size];
+                let stride = stride.max(1);
+                let mut off = 0;
+                while off < size {
+                    let k = fill.len().min(stride).min(size - off);
+                    b[off..off + k].copy_from_slice(&fill[..k]);
+                    off += stride;
+                }
                 b
             })
             .collect();
@@ -53,17 +86,49 @@ impl Batch {
                 iov_len: b.len(),
             })
             .collect();
+        let mut cmsgs = vec![[0u8; CMSG_SPACE]; if with_cmsg { n } else { 0 }];
         let msgs = iovs
             .iter_mut()
-            .map(|iov| {
+            .enumerate()
+            .map(|(i, iov)| {
                 // SAFETY: an all-zero mmsghdr is a valid "no name, no control" header.
                 let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
                 m.msg_hdr.msg_iov = iov as *mut libc::iovec;
                 m.msg_hdr.msg_iovlen = 1;
+                if let Some(c) = cmsgs.get_mut(i) {
+                    m.msg_hdr.msg_control = c.as_mut_ptr() as *mut libc::c_void;
+                    m.msg_hdr.msg_controllen = CMSG_SPACE as _;
+                }
                 m
             })
             .collect();
-        Batch { bufs, iovs, msgs }
+        Batch { bufs, iovs, msgs, cmsgs }
+    }
+
+    /// The GRO segment size from message `i`'s control data, if any.
+    fn gro_size(&self, i: usize) -> Option<usize> {
+        let m = &self.msgs[i].msg_hdr;
+        if m.msg_controllen == 0 || m.msg_control.is_null() {
+            return None;
+        }
+        // SAFETY: msg_control points at our CMSG_SPACE buffer and the
+        // kernel set msg_controllen; CMSG_* walk within it.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(m);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_UDP && (*c).cmsg_type == UDP_GRO {
+                    let mut v: libc::c_int = 0;
+                    std::ptr::copy_nonoverlapping(
+                        libc::CMSG_DATA(c),
+                        &mut v as *mut libc::c_int as *mut u8,
+                        std::mem::size_of::<libc::c_int>(),
+                    );
+                    return (v > 0).then_some(v as usize);
+                }
+                c = libc::CMSG_NXTHDR(m, c);
+            }
+        }
+        None
     }
 }
 
@@ -89,14 +154,22 @@ impl StreamIo for UdpSender {
                 _ => return,
             }
         }
-        let mut batch = Batch::new(self.len, &self.payload);
-        self.send_loop(test, c, &mut batch);
+        // Several datagrams per message with UDP GSO where the kernel has
+        // it; the receiving kernel splits them again for peers without GRO.
+        let fd = self.sock.as_raw_fd();
+        let segs = if self.len <= u16::MAX as usize && set_udp_opt(fd, UDP_SEGMENT, self.len as libc::c_int) {
+            (60_000 / self.len.max(1)).clamp(1, GSO_MAX_SEGS)
+        } else {
+            1
+        };
+        let mut batch = Batch::new(BATCH, segs * self.len, &self.payload, self.len, false);
+        self.send_loop(test, c, &mut batch, segs);
     }
 }
 
 impl UdpSender {
     /// The hot loop: headers written in place, one sendmmsg per batch.
-    fn send_loop(&mut self, test: &TestShared, c: &Counters, batch: &mut Batch) {
+    fn send_loop(&mut self, test: &TestShared, c: &Counters, batch: &mut Batch, segs: usize) {
         let fd = self.sock.as_raw_fd();
         let limited = test.limited();
         let len = self.len as u64;
@@ -104,8 +177,9 @@ impl UdpSender {
         let mut seq: u64 = 0;
         let mut sent_bytes: u64 = 0;
         let burst = self.pacing.burst.max(1) as usize;
+        let max = BATCH * segs;
         while test.phase() == phase::RUNNING {
-            let mut k = BATCH;
+            let mut k = max;
             if self.pacing.rate != 0 {
                 let now = now_ns();
                 let wait = self.pacing.wait_ns(sent_bytes, start, now);
@@ -121,7 +195,7 @@ impl UdpSender {
                     / 1_000_000_000
                     / len.max(1) as u128) as u64;
                 let owed = due.saturating_sub(seq).max(1) as usize;
-                k = owed.max(burst).min(BATCH);
+                k = owed.max(burst).min(max);
             }
             let (sec, usec) = monotonic_parts();
             let mut n = 0;
@@ -134,16 +208,21 @@ impl UdpSender {
                     usec,
                     seq: seq + 1 + n as u64,
                 };
-                h.encode(&mut batch.bufs[n], self.counters_64bit);
+                let off = (n % segs) * self.len;
+                h.encode(&mut batch.bufs[n / segs][off..], self.counters_64bit);
                 n += 1;
             }
             if n == 0 {
                 return;
             }
-            // SAFETY: `msgs[..n]` point at live iovecs and buffers of `batch`.
-            let r = unsafe { libc::sendmmsg(fd, batch.msgs.as_mut_ptr(), n as u32, 0) };
+            let nmsgs = n.div_ceil(segs);
+            for (i, iov) in batch.iovs.iter_mut().enumerate().take(nmsgs) {
+                iov.iov_len = (n - i * segs).min(segs) * self.len;
+            }
+            // SAFETY: `msgs[..nmsgs]` point at live iovecs and buffers of `batch`.
+            let r = unsafe { libc::sendmmsg(fd, batch.msgs.as_mut_ptr(), nmsgs as u32, 0) };
             if r > 0 {
-                let r = r as u64;
+                let r = ((r as usize * segs).min(n)) as u64;
                 seq += r;
                 sent_bytes += r * len;
                 c.bytes.store(sent_bytes, Ordering::Relaxed);
@@ -202,7 +281,11 @@ impl StreamIo for UdpReceiver {
     fn run(&mut self, test: &TestShared, c: &Counters) {
         let _ = self.sock.set_read_timeout(Some(Duration::from_millis(20)));
         let fd = self.sock.as_raw_fd();
-        let mut batch = Batch::new(self.len.max(16), &[]);
+        // GRO: the kernel hands over several datagrams of one flow at once.
+        let gro = set_udp_opt(fd, UDP_GRO, 1);
+        let size = if gro { GRO_BUF } else { self.len.max(16) };
+        let mut batch = Batch::new(if gro { 16 } else { BATCH }, size, &[], size, gro);
+        let nmsgs = batch.msgs.len();
         let mut st = RecvState::default();
         let mut got: u64 = 0;
         loop {
@@ -210,16 +293,18 @@ impl StreamIo for UdpReceiver {
             if p == phase::DONE {
                 return;
             }
-            for (m, iov) in batch.msgs.iter_mut().zip(batch.iovs.iter()) {
+            for m in batch.msgs.iter_mut() {
                 m.msg_len = 0;
-                let _ = iov;
+                if gro {
+                    m.msg_hdr.msg_controllen = CMSG_SPACE as _;
+                }
             }
             // SAFETY: `msgs` describe BATCH live buffers owned by `batch`.
             let r = unsafe {
                 libc::recvmmsg(
                     fd,
                     batch.msgs.as_mut_ptr(),
-                    BATCH as u32,
+                    nmsgs as u32,
                     libc::MSG_WAITFORONE,
                     std::ptr::null_mut(),
                 )
@@ -242,11 +327,16 @@ impl StreamIo for UdpReceiver {
             let arrival = now_ns() as f64 / 1e9;
             for i in 0..r as usize {
                 let n = batch.msgs[i].msg_len as usize;
-                let Some(h) = UdpHeader::decode(&batch.bufs[i][..n], self.counters_64bit) else {
-                    continue;
-                };
-                got += n as u64;
-                st.on_datagram(&h, arrival);
+                let seg = if gro { batch.gro_size(i).unwrap_or(n) } else { n };
+                let mut off = 0;
+                while off < n {
+                    let end = (off + seg.max(1)).min(n);
+                    if let Some(h) = UdpHeader::decode(&batch.bufs[i][off..end], self.counters_64bit) {
+                        got += (end - off) as u64;
+                        st.on_datagram(&h, arrival);
+                    }
+                    off = end;
+                }
             }
             c.bytes.store(got, Ordering::Relaxed);
             c.packets.store(st.highest, Ordering::Relaxed);
