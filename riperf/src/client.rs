@@ -207,6 +207,7 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 None => {
                     // Our side decided the test is over.
                     session.end_deferred();
+                    session.wait_acked(Duration::from_secs(1));
                     local_end_done = true;
                     ctrl.send_state(State::TestEnd).map_err(|e| {
                         format!("unable to send control message: {}", e.to_string_c())
@@ -300,12 +301,16 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 }
             }
             State::TestStart => {
-                let cpus = cfg.affinity;
+                if let Some(c) = cfg.affinity {
+                    rbench_common::cpu::pin_current_thread(c)
+                        .map_err(|_| "unable to set CPU affinity: Invalid argument".to_string())?;
+                }
                 let streams = std::mem::take(&mut session.streams);
                 let mut started = Vec::new();
                 let bodies = std::mem::take(&mut session.pending);
-                for (mut s, io) in streams.into_iter().zip(bodies) {
-                    s.spawn(io, shared.clone(), cpus).map_err(|e| {
+                for (i, (mut s, io)) in streams.into_iter().zip(bodies).enumerate() {
+                    let cpu = crate::stream::stream_cpu(cfg.affinity, i);
+                    s.spawn(io, shared.clone(), cpu).map_err(|e| {
                         format!("unable to create a new stream: {}", e.to_string_c())
                     })?;
                     started.push(s);
@@ -421,7 +426,18 @@ fn wait_running(
         u64::MAX
     };
     let limited = cfg.bytes != 0 || cfg.blocks != 0;
+    let receives = cfg.reverse || cfg.bidir;
+    let mut last_recv = (now_ns(), 0u64);
     loop {
+        if receives {
+            let (_, recv) = session.counted();
+            let now = now_ns();
+            if recv != last_recv.1 {
+                last_recv = (now, recv);
+            } else if now - last_recv.0 > cfg.rcv_timeout_ms * 1_000_000 {
+                return Err("idle timeout for receiving data".into());
+            }
+        }
         if rbench_common::stop::should_stop() {
             session.end(report, false);
             let _ = ctrl.send_state(State::ClientTerminate);

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
     // A peer that vanishes must not kill us with SIGPIPE.
     // SAFETY: ignoring SIGPIPE is process-wide and always allowed.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    if let Some(p) = &cfg.pidfile {
+    if let (Some(p), options::Role::Client) = (&cfg.pidfile, cfg.role) {
         let _ = std::fs::write(p, format!("{}", std::process::id()));
     }
     let code = match cfg.role {

@@ -299,3 +299,15 @@ pub fn set_window_udp(s: &std::net::UdpSocket, window: i64, len: i64) {
         let _ = sr.set_recv_buffer_size(len as usize + 1024);
     }
 }
+
+/// Bytes written to a TCP socket and not yet acknowledged (SIOCOUTQ).
+pub fn unacked_bytes(fd: i32) -> i64 {
+    let mut v: libc::c_int = 0;
+    // SAFETY: SIOCOUTQ (TIOCOUTQ) writes one int.
+    let r = unsafe { libc::ioctl(fd, libc::TIOCOUTQ, &mut v) };
+    if r == 0 {
+        v as i64
+    } else {
+        0
+    }
+}

@@ -94,6 +94,12 @@ pub fn run(cfg: &Config) -> u8 {
             return 1;
         }
     }
+    if let Some(p) = &cfg.pidfile {
+        if std::fs::write(p, format!("{}", std::process::id())).is_err() {
+            eprintln!("iperf3: error - unable to write PID file");
+            return 1;
+        }
+    }
     let mut test_no = 1u64;
     loop {
         let mut out = match Out::new(cfg.logfile.as_deref()) {
@@ -558,10 +564,11 @@ fn run_test(
     });
     report.set_start(info);
     let streams = std::mem::take(&mut session.streams);
-    for (mut s, io) in streams.into_iter().zip(bodies) {
-        let cpu = cfg
-            .affinity
-            .or(p.server_affinity.map(|a| a.max(0) as usize));
+    let first_cpu = cfg
+        .affinity
+        .or(p.server_affinity.map(|a| a.max(0) as usize));
+    for (i, (mut s, io)) in streams.into_iter().zip(bodies).enumerate() {
+        let cpu = crate::stream::stream_cpu(first_cpu, i);
         if s.spawn(io, shared.clone(), cpu).is_err() {
             session.stop();
             return Err(TestError::code(200));
@@ -795,6 +802,9 @@ fn udp_accept(
             }
         }
         match s.recv_from(&mut buf) {
+            // Only a 4-byte hello opens a stream; other datagrams (a flood,
+            // stray data) are dropped.
+            Ok((n, _)) if n != 4 => continue,
             Ok((_, from)) => {
                 s.connect(from)
                     .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;

@@ -138,6 +138,16 @@ impl Session {
 
     fn end_with(&mut self, mut report: Option<&mut Report>, wait_drain: bool) {
         self.shared.set_phase(phase::ENDING);
+        // Senders finish the write in progress, so the totals hold every
+        // byte handed to the kernel.
+        let deadline = now_ns() + 300_000_000;
+        while now_ns() < deadline
+            && self.streams.iter().any(|s| {
+                s.sender && s.thread.is_some() && !s.counters.finished.load(Ordering::SeqCst)
+            })
+        {
+            std::thread::sleep(Duration::from_micros(200));
+        }
         let now = now_ns();
         if wait_drain {
             let deadline = now + 500_000_000;
@@ -162,6 +172,26 @@ impl Session {
         if let Some(c) = &self.cpu {
             self.cpu_final = c.percent();
         }
+    }
+
+    /// Wait (bounded) until the peer has acknowledged everything our TCP
+    /// senders wrote, so a receiver's count at TEST_END holds all of it.
+    pub fn wait_acked(&self, limit: Duration) {
+        let deadline = now_ns() + limit.as_nanos() as u64;
+        let tcp_senders: Vec<i32> = self
+            .streams
+            .iter()
+            .filter(|s| s.sender && !s.udp)
+            .map(|s| s.fd)
+            .collect();
+        if tcp_senders.is_empty() {
+            return;
+        }
+        while now_ns() < deadline && tcp_senders.iter().any(|&fd| net::unacked_bytes(fd) > 0) {
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        // The receiver reads what arrived within moments.
+        std::thread::sleep(Duration::from_millis(5));
     }
 
     /// Stop every thread and wait for them.

@@ -572,6 +572,35 @@ fn hostile_clients_do_not_stop_the_server() {
             srv.output()
         );
     }
+    // A UDP flood on the port, idle and during a UDP test.
+    let flood = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    for i in 0..2000u32 {
+        let _ = flood.send_to(&i.to_be_bytes().repeat(3), ("127.0.0.1", srv.port));
+    }
+    let port = srv.port;
+    let flooder = std::thread::spawn(move || {
+        let t = Instant::now();
+        let mut n = 0u32;
+        while t.elapsed() < Duration::from_millis(1500) {
+            let _ = flood.send_to(&n.to_be_bytes().repeat(5), ("127.0.0.1", port));
+            n = n.wrapping_add(1);
+            if n % 64 == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    });
+    let o = client(&real, srv.port, &["-u", "-b", "5M", "-t", "1", "-J"]);
+    flooder.join().unwrap();
+    assert!(o.status.success(), "UDP test during a flood: {o:?}");
+    let j = json(&stdout(&o));
+    assert!(u(&j, "end/sum_received/packets") > 0);
+    // Data connections with a wrong cookie during a test are refused.
+    let port = srv.port;
+    let long = std::thread::spawn(move || client(&iperf3().unwrap(), port, &["-t", "2"]));
+    std::thread::sleep(Duration::from_millis(700));
+    let answer = raw(srv.port, &[b'z'; 37]);
+    assert_eq!(answer, vec![0xff], "wrong cookie while busy");
+    assert!(long.join().unwrap().status.success());
     // A client that vanishes mid-test.
     let mut c = Command::new(riperf())
         .args(["-c", "127.0.0.1", "-p", &srv.port.to_string(), "-t", "5"])
@@ -628,6 +657,33 @@ fn errors_and_exit_codes_match_iperf3() {
         "unable to connect to server: Connection refused"
     );
     assert_eq!(j["start"]["version"], "iperf 3.12");
+}
+
+#[test]
+fn omit_and_block_count_endings() {
+    let Some(real) = iperf3() else { return };
+    // -k: blocks of -l bytes.
+    let srv = Server::start(&real, &["-1"]);
+    let o = client(&riperf(), srv.port, &["-k", "100", "-l", "64K", "-J"]);
+    srv.finish();
+    let j = json(&stdout(&o));
+    assert_eq!(u(&j, "end/sum_sent/bytes"), 100 * 65536);
+    assert_eq!(u(&j, "start/test_start/blocks"), 100);
+    // -O: the omitted interval is flagged and the summary excludes it.
+    let srv = Server::start(&riperf(), &["-1"]);
+    let o = client(&real, srv.port, &["-t", "1", "-O", "1", "-J"]);
+    srv.finish();
+    assert!(o.status.success(), "{o:?}");
+    let j = json(&stdout(&o));
+    let iv = j["intervals"].as_array().unwrap();
+    assert_eq!(iv[0]["sum"]["omitted"], Value::Bool(true));
+    assert_eq!(iv.last().unwrap()["sum"]["omitted"], Value::Bool(false));
+    let counted: u64 = iv
+        .iter()
+        .filter(|i| i["sum"]["omitted"] == false)
+        .map(|i| u(i, "sum/bytes"))
+        .sum();
+    assert_eq!(counted, u(&j, "end/sum_sent/bytes"));
 }
 
 #[test]

@@ -249,6 +249,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     let mut client_flag = false;
     let mut server_flag = false;
     let mut duration_set = false;
+    let mut rcv_timeout_set = false;
     let p = |m: &str| UsageError::Parameter(m.to_string());
     for (opt, val) in opts {
         let v = val.clone().unwrap_or_default();
@@ -324,6 +325,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     return Err(p("receive timeout value is incorrect or not in range"));
                 }
                 c.rcv_timeout_ms = n as u64;
+                rcv_timeout_set = true;
             }
             Opt::SndTimeout => {
                 let n = atoi(&v);
@@ -565,6 +567,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         if ends.iter().filter(|x| **x).count() > 1 {
             return Err(p(
                 "only one test end condition (-t, -n, -k) may be specified",
+            ));
+        }
+        if rcv_timeout_set && !c.reverse && !c.bidir {
+            return Err(p(
+                "client receive timeout is valid only in receiving mode: ",
             ));
         }
         if !duration_set && (c.bytes != 0 || c.blocks != 0) {

@@ -168,6 +168,18 @@ impl Stream {
     }
 }
 
+/// The CPU for stream `index` when `-A first` is given: streams spread
+/// over the CPUs this process may use, starting at `first` (iperf3 pins its
+/// one thread to `first`; riperf has a thread per stream).
+pub fn stream_cpu(first: Option<usize>, index: usize) -> Option<usize> {
+    let first = first?;
+    let cpus = rbench_common::cpu::available_cpus();
+    let start = cpus.iter().position(|&c| c == first).unwrap_or(0);
+    cpus.get((start + index) % cpus.len().max(1))
+        .copied()
+        .or(Some(first))
+}
+
 /// Stream ids as iperf3 numbers them: 1, then 3, 4, 5, … (spec §10.3).
 pub fn stream_id(index: usize) -> i64 {
     if index == 0 {

@@ -102,7 +102,12 @@ impl Batch {
                 m
             })
             .collect();
-        Batch { bufs, iovs, msgs, cmsgs }
+        Batch {
+            bufs,
+            iovs,
+            msgs,
+            cmsgs,
+        }
     }
 
     /// The GRO segment size from message `i`'s control data, if any.
@@ -157,7 +162,9 @@ impl StreamIo for UdpSender {
         // Several datagrams per message with UDP GSO where the kernel has
         // it; the receiving kernel splits them again for peers without GRO.
         let fd = self.sock.as_raw_fd();
-        let segs = if self.len <= u16::MAX as usize && set_udp_opt(fd, UDP_SEGMENT, self.len as libc::c_int) {
+        let segs = if self.len <= u16::MAX as usize
+            && set_udp_opt(fd, UDP_SEGMENT, self.len as libc::c_int)
+        {
             (60_000 / self.len.max(1)).clamp(1, GSO_MAX_SEGS)
         } else {
             1
@@ -327,11 +334,17 @@ impl StreamIo for UdpReceiver {
             let arrival = now_ns() as f64 / 1e9;
             for i in 0..r as usize {
                 let n = batch.msgs[i].msg_len as usize;
-                let seg = if gro { batch.gro_size(i).unwrap_or(n) } else { n };
+                let seg = if gro {
+                    batch.gro_size(i).unwrap_or(n)
+                } else {
+                    n
+                };
                 let mut off = 0;
                 while off < n {
                     let end = (off + seg.max(1)).min(n);
-                    if let Some(h) = UdpHeader::decode(&batch.bufs[i][off..end], self.counters_64bit) {
+                    if let Some(h) =
+                        UdpHeader::decode(&batch.bufs[i][off..end], self.counters_64bit)
+                    {
                         got += (end - off) as u64;
                         st.on_datagram(&h, arrival);
                     }
