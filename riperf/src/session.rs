@@ -138,6 +138,9 @@ impl Session {
 
     fn end_with(&mut self, mut report: Option<&mut Report>, wait_drain: bool) {
         self.shared.set_phase(phase::ENDING);
+        // The interval ends now; bytes still being written or drained below
+        // belong to it.
+        let end_ns = now_ns();
         // Senders finish the write in progress, so the totals hold every
         // byte handed to the kernel.
         let deadline = now_ns() + 300_000_000;
@@ -148,7 +151,7 @@ impl Session {
         {
             std::thread::sleep(Duration::from_micros(200));
         }
-        let now = now_ns();
+        let now = end_ns;
         if wait_drain {
             let deadline = now + 500_000_000;
             while now_ns() < deadline

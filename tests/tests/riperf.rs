@@ -584,7 +584,7 @@ fn hostile_clients_do_not_stop_the_server() {
         while t.elapsed() < Duration::from_millis(1500) {
             let _ = flood.send_to(&n.to_be_bytes().repeat(5), ("127.0.0.1", port));
             n = n.wrapping_add(1);
-            if n % 64 == 0 {
+            if n.is_multiple_of(64) {
                 std::thread::sleep(Duration::from_millis(1));
             }
         }
