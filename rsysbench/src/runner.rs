@@ -44,6 +44,8 @@ struct RateQueue {
     q: Mutex<VecDeque<u64>>,
     cv: Condvar,
     closed: AtomicBool,
+    /// Events being executed now (sysbench's concurrency figure).
+    concurrency: AtomicU64,
 }
 
 /// Shared read-only run parameters plus the few shared counters.
@@ -94,8 +96,14 @@ fn worker_loop<W: Worker>(w: &mut W, slot: &Slot, ctl: &Control) -> Ended {
             return Ended::Other;
         };
         let t0 = clock.now();
+        if let Some(rq) = &ctl.rate {
+            rq.concurrency.fetch_add(1, Relaxed);
+        }
         let result = w.execute(req, slot);
         now = clock.now();
+        if let Some(rq) = &ctl.rate {
+            rq.concurrency.fetch_sub(1, Relaxed);
+        }
         if let Err(msg) = result {
             ctl.log.msg(crate::log::Level::Fatal, &msg);
             ctl.error.store(true, Relaxed);
@@ -200,6 +208,7 @@ pub fn run<T: Test>(
             q: Mutex::new(VecDeque::new()),
             cv: Condvar::new(),
             closed: AtomicBool::new(false),
+            concurrency: AtomicU64::new(0),
         }),
         log,
     };
@@ -314,16 +323,32 @@ pub fn run<T: Test>(
                     next += interval as f64;
                 }
                 next_interval = Some(next);
+                if s.max_time > 0 && tick >= s.max_time as f64 {
+                    // Workers stop at --time too: sysbench prints this line
+                    // only when they are still busy (e.g. fileio's final
+                    // fsync), so give a finishing event a moment first.
+                    let grace = clock.now() + clock.ns_to_ticks(5_000_000);
+                    while finished < n && clock.now() < grace {
+                        if done_rx.recv_timeout(Duration::from_millis(1)).is_ok() {
+                            finished += 1;
+                        }
+                    }
+                }
                 let running = slots.iter().filter(|x| !x.done.load(Relaxed)).count();
-                if running > 0 && (s.max_time == 0 || tick < s.max_time as f64) {
+                if running > 0 {
                     let snap = snapshots(&slots);
-                    let iv = Interval::build(
+                    let mut iv = Interval::build(
                         ctx,
                         &deltas(&snap, &interval_base),
                         elapsed,
                         elapsed - interval_t,
                         running as u32,
                     );
+                    if let Some(rq) = &ctl.rate {
+                        let len = rq.q.lock().map(|q| q.len()).unwrap_or(0);
+                        iv.queue_length = Some(len as u64);
+                        iv.concurrency = Some(rq.concurrency.load(Relaxed));
+                    }
                     interval_base = snap;
                     interval_t = elapsed;
                     sink.interval(&iv);

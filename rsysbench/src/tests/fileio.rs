@@ -261,6 +261,9 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        if self.ptr.is_null() {
+            return;
+        }
         if let Ok(layout) = std::alloc::Layout::from_size_align(self.len.max(1), 4096) {
             // SAFETY: allocated in `new` with this layout.
             unsafe { std::alloc::dealloc(self.ptr, layout) };
@@ -322,13 +325,19 @@ pub struct Fileio {
     files: Vec<OwnedFd>,
     maps: Vec<Map>,
     gen: Mutex<Generator>,
+    /// One request-sized buffer per thread, allocated up front.
+    buffers: Mutex<Vec<Buffer>>,
 }
 
 impl Fileio {
     pub fn init(v: &Values, s: &Settings) -> Result<Self> {
         let p = Params::read(v, true)?;
         let mode = p.mode.unwrap_or(Mode::SeqRead);
+        let buffers = (0..s.threads)
+            .map(|_| Buffer::new(p.request_size as usize))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Self {
+            buffers: Mutex::new(buffers),
             p,
             mode,
             validate: s.validate,
@@ -567,12 +576,13 @@ impl Test for Fileio {
     fn worker(&self, thread: usize, seed: u64) -> FileioWorker<'_> {
         FileioWorker {
             t: self,
-            // A failed allocation here would leave no worker; fall back to
-            // a minimal buffer and let the I/O report the short transfer.
-            buf: Buffer::new(self.p.request_size as usize)
-                .or_else(|_| Buffer::new(1))
+            buf: self
+                .buffers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop()
                 .unwrap_or(Buffer {
-                    ptr: std::ptr::NonNull::dangling().as_ptr(),
+                    ptr: std::ptr::null_mut(),
                     len: 0,
                 }),
             rng: Rng::for_thread(seed, thread),
@@ -849,6 +859,7 @@ mod tests {
             files: Vec::new(),
             maps: Vec::new(),
             gen: Mutex::new(Generator::default()),
+            buffers: Mutex::new(Vec::new()),
         };
         let mut rng = Rng::for_thread(1, 0);
         let ops: Vec<(Op, u32, u64)> = (0..7)
