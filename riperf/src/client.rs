@@ -504,6 +504,7 @@ fn create_streams(
         tos: cfg.tos,
         dont_fragment: cfg.dont_fragment,
         fqrate: cfg.fqrate,
+        snd_timeout_ms: cfg.snd_timeout_ms,
     };
     let block = payload(blksize as usize, cfg.repeating_payload);
     let per_stream_rate = cfg.rate;

@@ -44,6 +44,8 @@ pub struct SockOpts {
     pub tos: i64,
     pub dont_fragment: bool,
     pub fqrate: u64,
+    /// `--snd-timeout`: TCP_USER_TIMEOUT in ms.
+    pub snd_timeout_ms: Option<u64>,
 }
 
 /// Set a socket's send and receive buffers and check they took (iperf3's
@@ -65,6 +67,10 @@ pub fn set_window(s: &Socket, window: i64) -> Result<(), i32> {
 
 /// Apply `-M -N -C -S --dont-fragment --fq-rate` to a TCP socket.
 pub fn apply_tcp_opts(s: &Socket, o: &SockOpts, is_v6: bool) -> Result<(), i32> {
+    if let Some(ms) = o.snd_timeout_ms {
+        s.set_tcp_user_timeout(Some(std::time::Duration::from_millis(ms)))
+            .map_err(|_| 148)?;
+    }
     if o.nodelay {
         s.set_nodelay(true).map_err(|_| 122)?;
     }

@@ -383,6 +383,7 @@ fn run_test(
         tos: p.tos,
         dont_fragment: p.dont_fragment,
         fqrate: p.fqrate,
+        snd_timeout_ms: cfg.snd_timeout_ms,
     };
     // Check the window can be had before promising streams (iperf3 fails
     // its stream listener the same way: SERVER_ERROR 141).

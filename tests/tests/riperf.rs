@@ -616,6 +616,46 @@ fn hostile_clients_do_not_stop_the_server() {
 }
 
 #[test]
+fn silent_and_misbehaving_clients_are_dropped() {
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&riperf(), &[]);
+    // Connects and says nothing (CVE-2023-7250 hung 3.12): dropped after
+    // 10 s, then a real client runs.
+    let silent = TcpStream::connect(("127.0.0.1", srv.port)).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let o = client(&real, srv.port, &["-n", "1M"]);
+    assert!(o.status.success(), "after a silent client: {o:?}");
+    drop(silent);
+    // A client that gets a test going, then sends an unknown state byte.
+    let cookie: Vec<u8> = [b'q'; 36].iter().copied().chain([0u8]).collect();
+    let mut c = TcpStream::connect(("127.0.0.1", srv.port)).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    c.write_all(&cookie).unwrap();
+    let mut b = [0u8; 1];
+    c.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 9, "PARAM_EXCHANGE");
+    let params = br#"{"tcp":true,"omit":0,"time":5,"num":0,"blockcount":0,"parallel":1,"len":1024,"client_version":"3.12"}"#;
+    c.write_all(&(params.len() as u32).to_be_bytes()).unwrap();
+    c.write_all(params).unwrap();
+    c.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 10, "CREATE_STREAMS");
+    let mut data = TcpStream::connect(("127.0.0.1", srv.port)).unwrap();
+    data.write_all(&cookie).unwrap();
+    c.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 1, "TEST_START");
+    c.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 2, "TEST_RUNNING");
+    c.write_all(&[0x63]).unwrap();
+    // The server drops the test and serves the next client.
+    let mut rest = Vec::new();
+    let _ = c.read_to_end(&mut rest);
+    drop(data);
+    let o = client(&real, srv.port, &["-n", "1M"]);
+    assert!(o.status.success(), "after an unknown state byte: {o:?}");
+    assert!(srv.output().contains("received an unknown control message"));
+}
+
+#[test]
 fn errors_and_exit_codes_match_iperf3() {
     let Some(real) = iperf3() else { return };
     let dead = port();

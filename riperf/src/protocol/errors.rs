@@ -59,6 +59,7 @@ pub fn message(i_errno: i32) -> (String, bool) {
         142 => ("test authorization failed", false),
         144 => ("idle timeout for receiving data", false),
         145 => ("unable to set IP Do-Not-Fragment flag", false),
+        148 => ("unable to set TCP USER_TIMEOUT", true),
         200 => ("unable to create a new stream", true),
         201 => ("unable to initialize stream", true),
         202 => ("unable to start stream listener", true),
