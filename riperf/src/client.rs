@@ -580,6 +580,7 @@ fn create_streams(
                     sock: t.clone(),
                     block: block.clone(),
                     pacing,
+                    zerocopy: cfg.zerocopy,
                 })
             } else {
                 Box::new(TcpReceiver {

@@ -498,6 +498,7 @@ fn run_test(
                     sock: t.clone(),
                     block: block.clone(),
                     pacing,
+                    zerocopy: p.zerocopy,
                 })
             } else {
                 Box::new(TcpReceiver {

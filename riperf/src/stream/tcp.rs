@@ -6,6 +6,7 @@ use super::{phase, Counters, Pacing, StreamIo, TestShared};
 use rbench_common::clock::now_ns;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +15,22 @@ pub struct TcpSender {
     pub sock: Arc<TcpStream>,
     pub block: Vec<u8>,
     pub pacing: Pacing,
+    /// `-Z`: send with sendfile(2) from a memory file holding the block.
+    pub zerocopy: bool,
+}
+
+/// A memory file holding `block`, for sendfile(2).
+fn block_file(block: &[u8]) -> Option<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: memfd_create with a NUL-terminated name; the fd is owned below.
+    let fd = unsafe { libc::memfd_create(c"riperf-block".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: `fd` is a fresh, owned descriptor.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    f.write_all(block).ok()?;
+    Some(f)
 }
 
 pub struct TcpReceiver {
@@ -55,6 +72,13 @@ impl TcpSender {
         let mut sent: u64 = 0;
         let burst = self.pacing.burst.max(1);
         let mut sock: &TcpStream = &self.sock;
+        let file = if self.zerocopy {
+            block_file(&self.block)
+        } else {
+            None
+        };
+        let file_fd = file.as_ref().map(|f| f.as_raw_fd());
+        let sock_fd = self.sock.as_raw_fd();
         while test.phase() == phase::RUNNING {
             if self.pacing.rate != 0 {
                 let wait = self.pacing.wait_ns(sent, start, now_ns());
@@ -69,7 +93,20 @@ impl TcpSender {
                 if limited && !test.reserve_block(len) {
                     return;
                 }
-                match sock.write(&self.block) {
+                let r = match file_fd {
+                    Some(ffd) => {
+                        let mut off: libc::off_t = 0;
+                        // SAFETY: both fds are open; `off` is a valid offset pointer.
+                        let n = unsafe { libc::sendfile(sock_fd, ffd, &mut off, len as usize) };
+                        if n >= 0 {
+                            Ok(n as usize)
+                        } else {
+                            Err(std::io::Error::last_os_error())
+                        }
+                    }
+                    None => sock.write(&self.block),
+                };
+                match r {
                     Ok(n) => {
                         sent += n as u64;
                         c.bytes.store(sent, Ordering::Relaxed);
