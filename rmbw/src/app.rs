@@ -112,7 +112,7 @@ fn measure(cfg: Config, mut out: Out) -> i32 {
             );
         }
     }
-    let fits = memory::available_bytes().is_none_or(|avail| total <= avail);
+    let fits = !matches!(memory::available_bytes(), Some(avail) if total > avail);
     let result = if fits && usize::try_from(plan.elements).is_ok() {
         run::measure(&plan, &cfg.methods, &mut sink)
     } else {

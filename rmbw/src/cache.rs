@@ -22,7 +22,7 @@ fn llc_in(dir: &Path) -> Option<u64> {
         let Some(size) = read("size").and_then(|s| parse_cache_size(s.trim())) else {
             continue;
         };
-        if best.is_none_or(|(l, s)| (level, size) > (l, s)) {
+        if !matches!(best, Some(b) if b >= (level, size)) {
             best = Some((level, size));
         }
     }
