@@ -73,15 +73,14 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
     };
     log.block(Level::Notice, &format!("{HEADER}\n"));
 
-    let name = match cl.testname.clone() {
-        Some(n) if n != "-" => n,
-        _ => {
-            return Err(Fail::fatal(
+    let name =
+        match cl.testname.clone() {
+            Some(n) if n != "-" => n,
+            _ => return Err(Fail::fatal(
                 "rsysbench runs only the built-in tests (fileio, cpu, memory, threads, mutex); \
                  it does not read Lua scripts from standard input",
-            ))
-        }
-    };
+            )),
+        };
     let Some(test) = Builtin::find(&name) else {
         if is_lua_test(&name) {
             return Err(Fail::fatal(format!(
@@ -161,7 +160,10 @@ fn print_run_mode(s: &Settings, log: &Log) {
     }
     if !s.checkpoints.is_empty() {
         let list: Vec<String> = s.checkpoints.iter().map(u64::to_string).collect();
-        log.notice(&format!("Report checkpoint(s) at {} seconds", list.join(", ")));
+        log.notice(&format!(
+            "Report checkpoint(s) at {} seconds",
+            list.join(", ")
+        ));
     }
     if s.debug {
         log.notice("Debug mode enabled.\n");
@@ -178,7 +180,10 @@ fn print_run_mode(s: &Settings, log: &Log) {
         log.notice("Initializing random number generator from current time\n");
     }
     if let Some(extra) = s.forced_shutdown {
-        log.notice(&format!("Forcing shutdown in {} seconds", s.max_time + extra));
+        log.notice(&format!(
+            "Forcing shutdown in {} seconds",
+            s.max_time + extra
+        ));
     }
     log.notice("");
 }
@@ -197,13 +202,22 @@ fn effective_options(cl: &CommandLine, b: Builtin) -> serde_json::Map<String, se
         if matches!(d.name, "help" | "version" | "config-file") {
             continue;
         }
-        let v = cl.values.raw(d.name).map_or(serde_json::Value::Null, |x| x.into());
+        let v = cl
+            .values
+            .raw(d.name)
+            .map_or(serde_json::Value::Null, |x| x.into());
         m.insert(options::internal_name(d.name), v);
     }
     m
 }
 
-fn execute<T: Test>(b: Builtin, mut t: T, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32> {
+fn execute<T: Test>(
+    b: Builtin,
+    mut t: T,
+    cl: &CommandLine,
+    s: &Settings,
+    log: &Log,
+) -> Result<i32> {
     print_run_mode(s, log);
     for (level, line) in t.mode_lines() {
         log.msg(level, &line);

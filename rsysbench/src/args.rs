@@ -40,7 +40,9 @@ pub fn parse_c_int(s: &str) -> Option<i64> {
         return None;
     }
     let v: i64 = t.strip_prefix('+').unwrap_or(t).parse().ok()?;
-    (i32::MIN as i64..=i32::MAX as i64).contains(&v).then_some(v)
+    (i32::MIN as i64..=i32::MAX as i64)
+        .contains(&v)
+        .then_some(v)
 }
 
 /// sysbench's boolean words; anything else is not a boolean.
@@ -103,11 +105,6 @@ impl Values {
         }
     }
 
-    /// Whether the user gave this option.
-    pub fn is_set(&self, name: &str) -> bool {
-        self.set.contains_key(&internal_name(name))
-    }
-
     /// An integer option (`Invalid value for the 'x' option: 'v'`, spec §1).
     pub fn int(&self, name: &str) -> Result<i64> {
         let Some(v) = self.raw(name) else {
@@ -160,17 +157,6 @@ impl Values {
 
     pub fn flag(&self, name: &str) -> bool {
         self.raw(name).as_deref() == Some("on")
-    }
-
-    /// Every option the user gave, `_` names, as typed (for the JSON report).
-    pub fn given(&self) -> Vec<(String, String)> {
-        let mut v: Vec<_> = self
-            .set
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone().unwrap_or_default()))
-            .collect();
-        v.sort();
-        v
     }
 }
 
@@ -267,14 +253,6 @@ pub fn take_test_options(cl: &mut CommandLine, table: &'static [OptDef]) -> Resu
         }
     }
     Ok(())
-}
-
-/// No test (or a test that takes no options): every leftover is invalid.
-pub fn reject_leftovers(cl: &CommandLine) -> Result<()> {
-    match cl.leftovers.first() {
-        Some(arg) => Err(Fail::stderr(format!("invalid option: {arg}"))),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]

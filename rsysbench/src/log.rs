@@ -9,7 +9,6 @@ use std::sync::Mutex;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     Fatal = 0,
-    Alert = 1,
     Warning = 2,
     Notice = 3,
     Info = 4,
@@ -20,7 +19,6 @@ impl Level {
     fn prefix(self) -> &'static str {
         match self {
             Level::Fatal => "FATAL: ",
-            Level::Alert => "ALERT: ",
             Level::Warning => "WARNING: ",
             Level::Debug => "DEBUG: ",
             Level::Notice | Level::Info => "",
@@ -49,10 +47,6 @@ impl Log {
                 repeats: 0,
             }),
         }
-    }
-
-    pub fn verbosity(&self) -> u8 {
-        self.verbosity
     }
 
     pub fn enabled(&self, level: Level) -> bool {
@@ -117,8 +111,5 @@ impl Log {
     }
     pub fn debug(&self, text: &str) {
         self.msg(Level::Debug, text);
-    }
-    pub fn warning(&self, text: &str) {
-        self.msg(Level::Warning, text);
     }
 }

@@ -91,12 +91,42 @@ pub const GENERAL: &[OptDef] = &[
 ];
 
 pub const RAND: &[OptDef] = &[
-    opt("rand-type", Str, Some("special"), "random numbers distribution {uniform,gaussian,special,pareto}"),
-    opt("rand-spec-iter", Int, Some("12"), "number of iterations used for numbers generation"),
-    opt("rand-spec-pct", Int, Some("1"), "percentage of values to be treated as 'special' (for special distribution)"),
-    opt("rand-spec-res", Int, Some("75"), "percentage of 'special' values to use (for special distribution)"),
-    opt("rand-seed", Int, Some("0"), "seed for random number generator. When 0, the current time is used as a RNG seed."),
-    opt("rand-pareto-h", Double, Some("0.2"), "parameter h for pareto distribution"),
+    opt(
+        "rand-type",
+        Str,
+        Some("special"),
+        "random numbers distribution {uniform,gaussian,special,pareto}",
+    ),
+    opt(
+        "rand-spec-iter",
+        Int,
+        Some("12"),
+        "number of iterations used for numbers generation",
+    ),
+    opt(
+        "rand-spec-pct",
+        Int,
+        Some("1"),
+        "percentage of values to be treated as 'special' (for special distribution)",
+    ),
+    opt(
+        "rand-spec-res",
+        Int,
+        Some("75"),
+        "percentage of 'special' values to use (for special distribution)",
+    ),
+    opt(
+        "rand-seed",
+        Int,
+        Some("0"),
+        "seed for random number generator. When 0, the current time is used as a RNG seed.",
+    ),
+    opt(
+        "rand-pareto-h",
+        Double,
+        Some("0.2"),
+        "parameter h for pareto distribution",
+    ),
 ];
 
 pub const LOG: &[OptDef] = &[opt(
@@ -120,9 +150,24 @@ pub const EXTENSION: &[OptDef] = &[opt(
 )];
 
 pub const DB: &[OptDef] = &[
-    opt("db-driver", Str, Some("mysql"), "specifies database driver to use ('help' to get list of available drivers)"),
-    opt("db-ps-mode", Str, Some("auto"), "prepared statements usage mode {auto, disable}"),
-    opt("db-debug", Bool, Some("off"), "print database-specific debug information"),
+    opt(
+        "db-driver",
+        Str,
+        Some("mysql"),
+        "specifies database driver to use ('help' to get list of available drivers)",
+    ),
+    opt(
+        "db-ps-mode",
+        Str,
+        Some("auto"),
+        "prepared statements usage mode {auto, disable}",
+    ),
+    opt(
+        "db-debug",
+        Bool,
+        Some("off"),
+        "print database-specific debug information",
+    ),
 ];
 
 pub const MYSQL: &[OptDef] = &[
@@ -132,16 +177,51 @@ pub const MYSQL: &[OptDef] = &[
     opt("mysql-user", Str, Some("sbtest"), "MySQL user"),
     opt("mysql-password", Str, Some(""), "MySQL password"),
     opt("mysql-db", Str, Some("sbtest"), "MySQL database name"),
-    opt("mysql-ssl", Bool, Some("off"), "use SSL connections, if available in the client library"),
-    opt("mysql-ssl-cipher", Str, Some(""), "use specific cipher for SSL connections"),
-    opt("mysql-compression", Bool, Some("off"), "use compression, if available in the client library"),
-    opt("mysql-debug", Bool, Some("off"), "trace all client library calls"),
-    opt("mysql-ignore-errors", List, Some("1213,1020,1205"), "list of errors to ignore, or \"all\""),
-    opt("mysql-dry-run", Bool, Some("off"), "Dry run, pretend that all MySQL client API calls are successful without executing them"),
+    opt(
+        "mysql-ssl",
+        Bool,
+        Some("off"),
+        "use SSL connections, if available in the client library",
+    ),
+    opt(
+        "mysql-ssl-cipher",
+        Str,
+        Some(""),
+        "use specific cipher for SSL connections",
+    ),
+    opt(
+        "mysql-compression",
+        Bool,
+        Some("off"),
+        "use compression, if available in the client library",
+    ),
+    opt(
+        "mysql-debug",
+        Bool,
+        Some("off"),
+        "trace all client library calls",
+    ),
+    opt(
+        "mysql-ignore-errors",
+        List,
+        Some("1213,1020,1205"),
+        "list of errors to ignore, or \"all\"",
+    ),
+    opt(
+        "mysql-dry-run",
+        Bool,
+        Some("off"),
+        "Dry run, pretend that all MySQL client API calls are successful without executing them",
+    ),
 ];
 
 pub const PGSQL: &[OptDef] = &[
-    opt("pgsql-host", Str, Some("localhost"), "PostgreSQL server host"),
+    opt(
+        "pgsql-host",
+        Str,
+        Some("localhost"),
+        "PostgreSQL server host",
+    ),
     opt("pgsql-port", Int, Some("5432"), "PostgreSQL server port"),
     opt("pgsql-user", Str, Some("sbtest"), "PostgreSQL user"),
     opt("pgsql-password", Str, Some(""), "PostgreSQL password"),
@@ -151,51 +231,176 @@ pub const PGSQL: &[OptDef] = &[
 /// The options matched in the first pass, before the test is known.
 pub const FIRST_PASS: &[&[OptDef]] = &[GENERAL, RAND, LOG, STATS, EXTENSION, DB, MYSQL, PGSQL];
 
-pub const CPU: &[OptDef] = &[opt("cpu-max-prime", Int, Some("10000"), "upper limit for primes generator")];
+pub const CPU: &[OptDef] = &[opt(
+    "cpu-max-prime",
+    Int,
+    Some("10000"),
+    "upper limit for primes generator",
+)];
 
 pub const MEMORY: &[OptDef] = &[
-    opt("memory-block-size", Size, Some("1K"), "size of memory block for test"),
-    opt("memory-total-size", Size, Some("100G"), "total size of data to transfer"),
-    opt("memory-scope", Str, Some("global"), "memory access scope {global,local}"),
-    opt("memory-hugetlb", Bool, Some("off"), "allocate memory from HugeTLB pool"),
-    opt("memory-oper", Str, Some("write"), "type of memory operations {read, write, none}"),
-    opt("memory-access-mode", Str, Some("seq"), "memory access mode {seq,rnd}"),
+    opt(
+        "memory-block-size",
+        Size,
+        Some("1K"),
+        "size of memory block for test",
+    ),
+    opt(
+        "memory-total-size",
+        Size,
+        Some("100G"),
+        "total size of data to transfer",
+    ),
+    opt(
+        "memory-scope",
+        Str,
+        Some("global"),
+        "memory access scope {global,local}",
+    ),
+    opt(
+        "memory-hugetlb",
+        Bool,
+        Some("off"),
+        "allocate memory from HugeTLB pool",
+    ),
+    opt(
+        "memory-oper",
+        Str,
+        Some("write"),
+        "type of memory operations {read, write, none}",
+    ),
+    opt(
+        "memory-access-mode",
+        Str,
+        Some("seq"),
+        "memory access mode {seq,rnd}",
+    ),
 ];
 
 pub const THREADS: &[OptDef] = &[
-    opt("thread-yields", Int, Some("1000"), "number of yields to do per request"),
+    opt(
+        "thread-yields",
+        Int,
+        Some("1000"),
+        "number of yields to do per request",
+    ),
     opt("thread-locks", Int, Some("8"), "number of locks per thread"),
 ];
 
 pub const MUTEX: &[OptDef] = &[
     opt("mutex-num", Int, Some("4096"), "total size of mutex array"),
-    opt("mutex-locks", Int, Some("50000"), "number of mutex locks to do per thread"),
-    opt("mutex-loops", Int, Some("10000"), "number of empty loops to do outside mutex lock"),
+    opt(
+        "mutex-locks",
+        Int,
+        Some("50000"),
+        "number of mutex locks to do per thread",
+    ),
+    opt(
+        "mutex-loops",
+        Int,
+        Some("10000"),
+        "number of empty loops to do outside mutex lock",
+    ),
 ];
 
 pub const FILEIO: &[OptDef] = &[
     opt("file-num", Int, Some("128"), "number of files to create"),
-    opt("file-block-size", IntSize, Some("16384"), "block size to use in all IO operations"),
-    opt("file-total-size", Size, Some("2G"), "total size of files to create"),
-    opt("file-test-mode", Str, None, "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}"),
-    opt("file-io-mode", Str, Some("sync"), "file operations mode {sync,async,mmap}"),
-    opt("file-async-backlog", Int, Some("128"), "number of asynchronous operatons to queue per thread"),
-    opt("file-extra-flags", List, Some(""), "list of additional flags to use to open files {sync,dsync,direct}"),
-    opt("file-fsync-freq", Int, Some("100"), "do fsync() after this number of requests (0 - don't use fsync())"),
-    opt("file-fsync-all", Bool, Some("off"), "do fsync() after each write operation"),
-    opt("file-fsync-end", Bool, Some("on"), "do fsync() at the end of test"),
-    opt("file-fsync-mode", Str, Some("fsync"), "which method to use for synchronization {fsync, fdatasync}"),
-    opt("file-merged-requests", Int, Some("0"), "merge at most this number of IO requests if possible (0 - don't merge)"),
-    opt("file-rw-ratio", Double, Some("1.5"), "reads/writes ratio for combined test"),
+    opt(
+        "file-block-size",
+        IntSize,
+        Some("16384"),
+        "block size to use in all IO operations",
+    ),
+    opt(
+        "file-total-size",
+        Size,
+        Some("2G"),
+        "total size of files to create",
+    ),
+    opt(
+        "file-test-mode",
+        Str,
+        None,
+        "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}",
+    ),
+    opt(
+        "file-io-mode",
+        Str,
+        Some("sync"),
+        "file operations mode {sync,async,mmap}",
+    ),
+    opt(
+        "file-async-backlog",
+        Int,
+        Some("128"),
+        "number of asynchronous operatons to queue per thread",
+    ),
+    opt(
+        "file-extra-flags",
+        List,
+        Some(""),
+        "list of additional flags to use to open files {sync,dsync,direct}",
+    ),
+    opt(
+        "file-fsync-freq",
+        Int,
+        Some("100"),
+        "do fsync() after this number of requests (0 - don't use fsync())",
+    ),
+    opt(
+        "file-fsync-all",
+        Bool,
+        Some("off"),
+        "do fsync() after each write operation",
+    ),
+    opt(
+        "file-fsync-end",
+        Bool,
+        Some("on"),
+        "do fsync() at the end of test",
+    ),
+    opt(
+        "file-fsync-mode",
+        Str,
+        Some("fsync"),
+        "which method to use for synchronization {fsync, fdatasync}",
+    ),
+    opt(
+        "file-merged-requests",
+        Int,
+        Some("0"),
+        "merge at most this number of IO requests if possible (0 - don't merge)",
+    ),
+    opt(
+        "file-rw-ratio",
+        Double,
+        Some("1.5"),
+        "reads/writes ratio for combined test",
+    ),
 ];
 
 /// The `--help` tables, in sysbench's order (spec: help_general.out).
 pub const HELP_TABLES: &[Table] = &[
-    Table { title: Some("General options:"), options: GENERAL },
-    Table { title: Some("Pseudo-Random Numbers Generator options:"), options: RAND },
-    Table { title: Some("Log options:"), options: LOG },
-    Table { title: None, options: STATS },
-    Table { title: Some("rsysbench options (not in sysbench):"), options: EXTENSION },
+    Table {
+        title: Some("General options:"),
+        options: GENERAL,
+    },
+    Table {
+        title: Some("Pseudo-Random Numbers Generator options:"),
+        options: RAND,
+    },
+    Table {
+        title: Some("Log options:"),
+        options: LOG,
+    },
+    Table {
+        title: None,
+        options: STATS,
+    },
+    Table {
+        title: Some("rsysbench options (not in sysbench):"),
+        options: EXTENSION,
+    },
 ];
 
 /// Find `name` (in `_` form) in the given tables.
@@ -209,8 +414,7 @@ pub fn find<'a>(tables: &[&'a [OptDef]], name: &str) -> Option<&'a OptDef> {
 /// sysbench treats `-` and `_` in names as the same character.
 pub fn same_name(a: &str, b: &str) -> bool {
     a.len() == b.len()
-        && a
-            .bytes()
+        && a.bytes()
             .zip(b.bytes())
             .all(|(x, y)| x == y || (matches!(x, b'-' | b'_') && matches!(y, b'-' | b'_')))
 }

@@ -152,7 +152,7 @@ impl Summary {
         let with_events = deltas.iter().filter(|d| d.events > 0);
         let min_ns = with_events.clone().map(|d| d.min_ns).min().unwrap_or(0);
         let max_ns = with_events.map(|d| d.max_ns).max().unwrap_or(0);
-        let avg_ns = if events > 0 { sum_ns / events } else { 0 };
+        let avg_ns = sum_ns.checked_div(events).unwrap_or(0);
         let buckets = sum_buckets(deltas.iter());
         let ms = |ns: u64| ns as f64 / 1e6;
 
@@ -212,12 +212,12 @@ impl Summary {
             .iter()
             .map(|d| ThreadFigures {
                 events: d.events,
-                min_s: if d.events > 0 { d.min_ns as f64 / 1e9 } else { 0.0 },
-                avg_s: if d.events > 0 {
-                    (d.sum_ns / d.events) as f64 / 1e9
+                min_s: if d.events > 0 {
+                    d.min_ns as f64 / 1e9
                 } else {
                     0.0
                 },
+                avg_s: d.sum_ns.checked_div(d.events).unwrap_or(0) as f64 / 1e9,
                 max_s: d.max_ns as f64 / 1e9,
                 sum_s: d.sum_ns as f64 / 1e9,
             })

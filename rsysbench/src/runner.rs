@@ -251,8 +251,10 @@ pub fn run<T: Test>(
         let start = clock.now();
         ctl.start.store(start, Relaxed);
         if s.max_time > 0 {
-            ctl.deadline
-                .store(start + clock.ns_to_ticks(s.max_time * 1_000_000_000), Relaxed);
+            ctl.deadline.store(
+                start + clock.ns_to_ticks(s.max_time * 1_000_000_000),
+                Relaxed,
+            );
         }
         log.notice("Threads started!\n");
         go.wait();
@@ -276,7 +278,10 @@ pub fn run<T: Test>(
 
         while finished < n {
             let elapsed = secs(clock.now());
-            while checkpoints.peek().is_some_and(|c| *c <= elapsed && *c <= 0.0) {
+            while checkpoints
+                .peek()
+                .is_some_and(|c| *c <= elapsed && *c <= 0.0)
+            {
                 checkpoints.next();
             }
             let wake = [next_interval, checkpoints.peek().copied(), forced_at]
@@ -300,7 +305,8 @@ pub fn run<T: Test>(
             let elapsed = secs(now);
             if forced_at.is_some_and(|at| elapsed >= at) {
                 let snap = snapshots(&slots);
-                let mut sum = Summary::build(ctx, &deltas(&snap, &ck_base), elapsed, elapsed - ck_t);
+                let mut sum =
+                    Summary::build(ctx, &deltas(&snap, &ck_base), elapsed, elapsed - ck_t);
                 let unfinished = slots.iter().filter(|x| !x.done.load(Relaxed)).count();
                 sum.unfinished_events = Some(unfinished as u32);
                 sink.forced_shutdown(&sum);

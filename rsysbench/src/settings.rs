@@ -25,7 +25,6 @@ pub struct Settings {
     pub debug: bool,
     pub validate: bool,
     pub rand_seed: u32,
-    pub rand_type: String,
     pub rate: u32,
     pub report_interval: u64,
     pub checkpoints: Vec<u64>,
@@ -60,7 +59,9 @@ impl Settings {
             threads = v.int("threads")?;
         }
         if threads <= 0 {
-            return Err(Fail::fatal(format!("Invalid value for --threads: {threads}.\n")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for --threads: {threads}.\n"
+            )));
         }
 
         let mut events = v.int("max-requests")?;
@@ -104,7 +105,10 @@ impl Settings {
 
         let rand_seed = v.int("rand-seed")? as u32;
         let rand_type = v.string("rand-type").unwrap_or_default();
-        if !matches!(rand_type.as_str(), "uniform" | "gaussian" | "special" | "pareto") {
+        if !matches!(
+            rand_type.as_str(),
+            "uniform" | "gaussian" | "special" | "pareto"
+        ) {
             return Err(Fail::fatal(format!(
                 "Invalid random numbers distribution: {rand_type}."
             )));
@@ -146,11 +150,15 @@ impl Settings {
         }
         let percentile = v.int("percentile")?;
         if !(0..=100).contains(&percentile) {
-            return Err(Fail::fatal(format!("Invalid value for --percentile: {percentile}")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for --percentile: {percentile}"
+            )));
         }
         let histogram = v.flag("histogram");
         if histogram && percentile == 0 {
-            return Err(Fail::fatal("--histogram cannot be used with --percentile=0"));
+            return Err(Fail::fatal(
+                "--histogram cannot be used with --percentile=0",
+            ));
         }
 
         Ok(Settings {
@@ -162,7 +170,6 @@ impl Settings {
             debug,
             validate,
             rand_seed,
-            rand_type,
             rate,
             report_interval,
             checkpoints,
@@ -191,19 +198,27 @@ fn parse_forced_shutdown(s: &str, max_time: u64) -> Result<u64> {
 fn check_rand_params(v: &Values) -> Result<()> {
     let iter = v.int("rand-spec-iter")?;
     if iter <= 0 {
-        return Err(Fail::fatal(format!("Invalid value for --rand-spec-iter: {iter}.")));
+        return Err(Fail::fatal(format!(
+            "Invalid value for --rand-spec-iter: {iter}."
+        )));
     }
     let pct = v.int("rand-spec-pct")?;
     if !(0..=100).contains(&pct) {
-        return Err(Fail::fatal(format!("Invalid value for --rand-spec-pct: {pct}.")));
+        return Err(Fail::fatal(format!(
+            "Invalid value for --rand-spec-pct: {pct}."
+        )));
     }
     let res = v.int("rand-spec-res")?;
     if !(0..100).contains(&res) {
-        return Err(Fail::fatal(format!("Invalid value for --rand-spec-res: {res}.")));
+        return Err(Fail::fatal(format!(
+            "Invalid value for --rand-spec-res: {res}."
+        )));
     }
     let h = v.double("rand-pareto-h")?;
     if !(h > 0.0 && h < 1.0) {
-        return Err(Fail::fatal(format!("Invalid value for --rand-pareto-h: {h}.")));
+        return Err(Fail::fatal(format!(
+            "Invalid value for --rand-pareto-h: {h}."
+        )));
     }
     Ok(())
 }

@@ -48,7 +48,9 @@ impl Slot {
             min_ns: AtomicU64::new(u64::MAX),
             max_ns: AtomicU64::new(0),
             counters: Default::default(),
-            buckets: (0..SYSBENCH_NR_BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            buckets: (0..SYSBENCH_NR_BUCKETS)
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             done: AtomicBool::new(false),
         }
     }

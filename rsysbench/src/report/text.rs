@@ -9,13 +9,24 @@ use crate::result::{Interval, Summary, TestKind};
 pub fn general_block(s: &Summary, percentile: u32) -> String {
     let mut o = String::new();
     if let Some(n) = s.unfinished_events.filter(|n| *n > 0) {
-        let _ = writeln!(o, "\nNumber of unfinished transactions on forced shutdown: {n}");
+        let _ = writeln!(
+            o,
+            "\nNumber of unfinished transactions on forced shutdown: {n}"
+        );
     }
     let l = &s.latency_ms;
     let _ = writeln!(o);
     let _ = writeln!(o, "General statistics:");
-    let _ = writeln!(o, "    total time:                          {:.4}s", s.total_time_s);
-    let _ = writeln!(o, "    total number of events:              {}", s.total_events);
+    let _ = writeln!(
+        o,
+        "    total time:                          {:.4}s",
+        s.total_time_s
+    );
+    let _ = writeln!(
+        o,
+        "    total number of events:              {}",
+        s.total_events
+    );
     let _ = writeln!(o);
     let _ = writeln!(o, "Latency (ms):");
     let _ = writeln!(o, "         min: {:39.2}", l.min);
@@ -90,13 +101,33 @@ pub fn summary(kind: TestKind, s: &Summary, percentile: u32, debug: bool) -> Str
             if let Some(f) = &s.fileio {
                 let _ = writeln!(o);
                 let _ = writeln!(o, "File operations:");
-                let _ = writeln!(o, "    reads/s:                      {:4.2}", f.reads_per_second);
-                let _ = writeln!(o, "    writes/s:                     {:4.2}", f.writes_per_second);
-                let _ = writeln!(o, "    fsyncs/s:                     {:4.2}", f.fsyncs_per_second);
+                let _ = writeln!(
+                    o,
+                    "    reads/s:                      {:4.2}",
+                    f.reads_per_second
+                );
+                let _ = writeln!(
+                    o,
+                    "    writes/s:                     {:4.2}",
+                    f.writes_per_second
+                );
+                let _ = writeln!(
+                    o,
+                    "    fsyncs/s:                     {:4.2}",
+                    f.fsyncs_per_second
+                );
                 let _ = writeln!(o);
                 let _ = writeln!(o, "Throughput:");
-                let _ = writeln!(o, "    read, MiB/s:                  {:4.2}", f.read_mib_per_second);
-                let _ = writeln!(o, "    written, MiB/s:               {:4.2}", f.written_mib_per_second);
+                let _ = writeln!(
+                    o,
+                    "    read, MiB/s:                  {:4.2}",
+                    f.read_mib_per_second
+                );
+                let _ = writeln!(
+                    o,
+                    "    written, MiB/s:               {:4.2}",
+                    f.written_mib_per_second
+                );
             }
         }
         TestKind::General => {}

@@ -21,7 +21,9 @@ impl Cpu {
         if n <= 0 {
             return Err(Fail::fatal(format!("Invalid value of cpu-max-prime: {n}.")));
         }
-        Ok(Self { max_prime: n as u64 })
+        Ok(Self {
+            max_prime: n as u64,
+        })
     }
 }
 
@@ -98,7 +100,10 @@ impl Test for Cpu {
     fn mode_lines(&self) -> Vec<ModeLine> {
         vec![
             (Level::Info, "Doing CPU performance benchmark\n".into()),
-            (Level::Notice, format!("Prime numbers limit: {}\n", self.max_prime)),
+            (
+                Level::Notice,
+                format!("Prime numbers limit: {}\n", self.max_prime),
+            ),
         ]
     }
 

@@ -78,7 +78,6 @@ enum IoMode {
 #[derive(Debug, Clone)]
 struct Params {
     num: u32,
-    total: u64,
     file_size: u64,
     mode: Option<Mode>,
     io: IoMode,
@@ -102,29 +101,33 @@ impl Params {
         }
         let total = v.size("file-total-size")?;
         if total == 0 || total > i64::MAX as u64 {
-            return Err(Fail::fatal(format!("Invalid value for file-total-size: {total}")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for file-total-size: {total}"
+            )));
         }
         let file_size = total / num as u64;
         let mode = if run {
             let Some(m) = v.string("file-test-mode") else {
-                return Err(Fail::fatal("Missing required argument: --file-test-mode\n").then(
-                    format!("fileio options:\n{}\n", options::render_table(options::FILEIO)),
-                ));
+                return Err(
+                    Fail::fatal("Missing required argument: --file-test-mode\n").then(format!(
+                        "fileio options:\n{}\n",
+                        options::render_table(options::FILEIO)
+                    )),
+                );
             };
-            Some(Mode::parse(&m).ok_or_else(|| {
-                Fail::fatal(format!("Invalid IO operations mode: {m}."))
-            })?)
+            Some(
+                Mode::parse(&m)
+                    .ok_or_else(|| Fail::fatal(format!("Invalid IO operations mode: {m}.")))?,
+            )
         } else {
             None
         };
         let io = match v.string("file-io-mode").as_deref().unwrap_or("sync") {
             "sync" => IoMode::Sync,
             "mmap" => IoMode::Mmap,
-            "async" => {
-                return Err(Fail::fatal(
-                    "asynchronous I/O mode (libaio) is not supported by rsysbench; use sync or mmap",
-                ))
-            }
+            "async" => return Err(Fail::fatal(
+                "asynchronous I/O mode (libaio) is not supported by rsysbench; use sync or mmap",
+            )),
             m => return Err(Fail::fatal(format!("unknown I/O mode: {m}"))),
         };
         let merged = v.int("file-merged-requests")?;
@@ -135,7 +138,9 @@ impl Params {
         }
         let block = v.int("file-block-size")?;
         if block <= 0 {
-            return Err(Fail::fatal(format!("Invalid value for file-block-size: {block}.")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for file-block-size: {block}."
+            )));
         }
         let (block, merged) = (block as u64, merged as u64);
         let request_size = if merged > 0 { block * merged } else { block };
@@ -172,7 +177,9 @@ impl Params {
         }
         let freq = v.int("file-fsync-freq")?;
         if freq < 0 {
-            return Err(Fail::fatal(format!("Invalid value for file-fsync-freq: {freq}.")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for file-fsync-freq: {freq}."
+            )));
         }
         let mut fsync_freq = freq as u64;
         let mut fsync_end = v.flag("file-fsync-end");
@@ -194,7 +201,6 @@ impl Params {
         }
         Ok(Params {
             num: num as u32,
-            total,
             file_size,
             mode,
             io,
@@ -386,7 +392,10 @@ impl Fileio {
                 let n = unsafe { libc::write(raw, b.as_ptr().cast(), b.len()) };
                 if n < 0 {
                     let e = std::io::Error::last_os_error();
-                    return Err(Fail::fatal(format!("Failed to write file! {}", errno_text(&e))));
+                    return Err(Fail::fatal(format!(
+                        "Failed to write file! {}",
+                        errno_text(&e)
+                    )));
                 }
                 written += p.block;
                 offset += p.block;
@@ -420,8 +429,16 @@ impl Fileio {
         let p = &self.p;
         let mut g = self.gen.lock().unwrap_or_else(|e| e.into_inner());
         if self.mode.sequential() {
-            let op = if self.mode.writes() { Op::Write } else { Op::Read };
-            if p.fsync_freq != 0 && op == Op::Write && g.dirty && g.req_performed % p.fsync_freq == 0 {
+            let op = if self.mode.writes() {
+                Op::Write
+            } else {
+                Op::Read
+            };
+            if p.fsync_freq != 0
+                && op == Op::Write
+                && g.dirty
+                && g.req_performed.is_multiple_of(p.fsync_freq)
+            {
                 return fsync_sweep(&mut g, p.num);
             }
             g.req_performed += 1;
@@ -451,7 +468,7 @@ impl Fileio {
             Mode::RndRw if (g.reads + 1) as f64 / (g.writes + 1) as f64 >= p.rw_ratio => Op::Write,
             _ => Op::Read,
         };
-        if p.fsync_freq != 0 && g.dirty && g.req_performed % p.fsync_freq == 0 {
+        if p.fsync_freq != 0 && g.dirty && g.req_performed.is_multiple_of(p.fsync_freq) {
             return fsync_sweep(&mut g, p.num);
         }
         let total = p.file_size * u64::from(p.num);
@@ -468,7 +485,12 @@ impl Fileio {
             }
             _ => g.reads += 1,
         }
-        Request { op, file, pos, size }
+        Request {
+            op,
+            file,
+            pos,
+            size,
+        }
     }
 
     fn fsync_file(&self, file: u32) -> std::result::Result<(), String> {
@@ -523,7 +545,11 @@ fn crc32(data: &[u8]) -> u32 {
     for &b in data {
         c ^= u32::from(b);
         for _ in 0..8 {
-            c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
         }
     }
     !c
@@ -641,7 +667,10 @@ impl Test for Fileio {
                 };
                 if ptr == libc::MAP_FAILED {
                     let e = std::io::Error::last_os_error();
-                    return Err(Fail::fatal(format!("mmap() failed on file {i} {}", errno_text(&e))));
+                    return Err(Fail::fatal(format!(
+                        "mmap() failed on file {i} {}",
+                        errno_text(&e)
+                    )));
                 }
                 self.maps.push(Map {
                     ptr: ptr.cast(),
@@ -657,7 +686,10 @@ impl Test for Fileio {
         let mut l = vec![
             format!("Extra file open flags: {}", p.flag_names),
             format!("{} files, {}B each", p.num, format_size(p.file_size)),
-            format!("{}B total file size", format_size(p.file_size * u64::from(p.num))),
+            format!(
+                "{}B total file size",
+                format_size(p.file_size * u64::from(p.num))
+            ),
             format!("Block size {}B", format_size(p.block)),
         ];
         if p.merged > 0 {
@@ -744,7 +776,11 @@ impl Worker for FileioWorker<'_> {
                         let m = &t.maps[r.file as usize];
                         // SAFETY: pos + len <= file_size = the mapping's length.
                         unsafe {
-                            std::ptr::copy_nonoverlapping(self.buf.ptr, m.ptr.add(r.pos as usize), len)
+                            std::ptr::copy_nonoverlapping(
+                                self.buf.ptr,
+                                m.ptr.add(r.pos as usize),
+                                len,
+                            )
                         };
                         len as isize
                     }
@@ -770,7 +806,11 @@ impl Worker for FileioWorker<'_> {
                         let m = &t.maps[r.file as usize];
                         // SAFETY: pos + len <= the mapping's length.
                         unsafe {
-                            std::ptr::copy_nonoverlapping(m.ptr.add(r.pos as usize), self.buf.ptr, len)
+                            std::ptr::copy_nonoverlapping(
+                                m.ptr.add(r.pos as usize),
+                                self.buf.ptr,
+                                len,
+                            )
                         };
                         len as isize
                     }
@@ -836,7 +876,6 @@ mod tests {
     fn sequential_requests_walk_files_and_sweep_fsyncs() {
         let p = Params {
             num: 2,
-            total: 4 * 16384,
             file_size: 2 * 16384,
             mode: Some(Mode::SeqWrite),
             io: IoMode::Sync,

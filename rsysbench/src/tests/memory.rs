@@ -37,9 +37,8 @@ unsafe impl Sync for Block {}
 
 impl Block {
     fn new(bytes: usize, hugetlb: bool) -> Result<Self> {
-        let flags = libc::MAP_PRIVATE
-            | libc::MAP_ANONYMOUS
-            | if hugetlb { libc::MAP_HUGETLB } else { 0 };
+        let flags =
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | if hugetlb { libc::MAP_HUGETLB } else { 0 };
         // SAFETY: an anonymous private mapping; checked for MAP_FAILED.
         let p = unsafe {
             libc::mmap(
@@ -105,7 +104,9 @@ impl Memory {
         let raw = v.string("memory-block-size").unwrap_or_default();
         let block_size = v.size("memory-block-size")?;
         if block_size < WORD || !block_size.is_power_of_two() || block_size > isize::MAX as u64 {
-            return Err(Fail::fatal(format!("Invalid value for memory-block-size: {raw}")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for memory-block-size: {raw}"
+            )));
         }
         let total_size = v.size("memory-total-size")?;
         if total_size == 0 {
@@ -179,7 +180,11 @@ impl Test for Memory {
     type Worker<'a> = MemoryWorker<'a>;
 
     fn worker(&self, thread: usize, seed: u64) -> MemoryWorker<'_> {
-        let b = if self.local { &self.blocks[thread] } else { &self.blocks[0] };
+        let b = if self.local {
+            &self.blocks[thread]
+        } else {
+            &self.blocks[0]
+        };
         MemoryWorker {
             words: b.words(),
             left: self.per_thread,

@@ -39,7 +39,9 @@ impl Mutex {
             )));
         }
         if loops < 0 {
-            return Err(Fail::fatal(format!("Invalid value for mutex-loops: {loops}")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for mutex-loops: {loops}"
+            )));
         }
         Ok(Self {
             locks: (0..num).map(|_| PthreadMutex::new()).collect(),

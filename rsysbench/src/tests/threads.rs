@@ -23,7 +23,9 @@ impl Threads {
         let yields = v.int("thread-yields")?;
         let locks = v.int("thread-locks")?;
         if yields < 0 {
-            return Err(Fail::fatal(format!("Invalid value for thread-yields: {yields}")));
+            return Err(Fail::fatal(format!(
+                "Invalid value for thread-yields: {yields}"
+            )));
         }
         if locks <= 0 {
             // sysbench divides by it and dies of SIGFPE.
@@ -52,7 +54,10 @@ impl Test for Threads {
 
     fn mode_lines(&self) -> Vec<ModeLine> {
         vec![
-            (Level::Info, "Doing thread subsystem performance test".into()),
+            (
+                Level::Info,
+                "Doing thread subsystem performance test".into(),
+            ),
             (
                 Level::Info,
                 format!(
