@@ -57,7 +57,9 @@ fn layout(s: &str) -> String {
         }
         if spaces > 0 {
             let n = if c == 'N' { 1 } else { spaces };
-            out.extend(std::iter::repeat_n(' ', n));
+            for _ in 0..n {
+                out.push(' ');
+            }
             spaces = 0;
         }
         out.push(c);
