@@ -75,6 +75,27 @@ pub fn decode(buf: &[u8], max: u32) -> Result<Option<(Value, usize)>, FrameError
     Ok(Some((decode_body(&buf[4..4 + n])?, 4 + n)))
 }
 
+/// The server's whole reading of a client's parameter message from raw
+/// bytes: length, JSON, parameter types. `Ok(None)` when more bytes are
+/// needed. This is what the fuzz target drives.
+pub fn decode_params_message(
+    buf: &[u8],
+) -> Result<Option<(super::TestParams, usize)>, FrameError> {
+    Ok(decode(buf, MAX_PARAMS_LEN)?.map(|(v, n)| (super::TestParams::from_json(&v), n)))
+}
+
+/// The client's reading of a server's results message from raw bytes.
+pub fn decode_results_message(
+    buf: &[u8],
+) -> Result<Option<(super::PeerResults, usize)>, FrameError> {
+    match decode(buf, MAX_RESULTS_LEN)? {
+        None => Ok(None),
+        Some((v, n)) => super::PeerResults::from_json(&v)
+            .map(|r| Some((r, n)))
+            .map_err(|e| FrameError::BadJson(e.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +131,16 @@ mod tests {
         #[test]
         fn never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
             let _ = decode(&bytes, MAX_PARAMS_LEN);
+            let _ = decode_params_message(&bytes);
+            let _ = decode_results_message(&bytes);
+        }
+
+        #[test]
+        fn never_panics_on_framed_json_like_text(s in "[{}\\[\\]\":,a-z0-9 .eE+-]{0,300}") {
+            let mut b = (s.len() as u32).to_be_bytes().to_vec();
+            b.extend_from_slice(s.as_bytes());
+            let _ = decode_params_message(&b);
+            let _ = decode_results_message(&b);
         }
     }
 }
