@@ -100,6 +100,12 @@ pub fn run(cfg: &Config) -> u8 {
             return 1;
         }
     }
+    if cfg.verbose && cfg.output == OutputKind::Text {
+        if let Ok(mut o) = Out::new(cfg.logfile.as_deref()) {
+            o.line("iperf 3.12");
+            o.line(&report::system_info());
+        }
+    }
     let mut test_no = 1u64;
     loop {
         let mut out = match Out::new(cfg.logfile.as_deref()) {
@@ -244,11 +250,17 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
     };
     let mut report = Report::new(cfg.output, ctx, out);
     report.out.capture = Some(String::new());
+    if cfg.verbose {
+        report.text(&format!("Time: {}", report::gmt_now().0));
+    }
     report.text(&format!(
         "Accepted connection from {}, port {}",
         show_ip(&peer),
         peer.port()
     ));
+    if cfg.verbose {
+        report.text(&format!("      Cookie: {}", cookie.text()));
+    }
     let mut info = StartInfo {
         system_info: report::system_info(),
         peer_host: show_ip(&peer),
@@ -360,6 +372,9 @@ fn run_test(
     let p = TestParams::from_json(&v);
     validate(&p)?;
     let udp = p.protocol == Protocol::Udp;
+    if cfg.verbose && !udp {
+        report.text(&format!("      TCP MSS: {} (default)", p.mss));
+    }
     let nstreams = if p.bidirectional {
         2 * p.parallel
     } else {
@@ -565,6 +580,17 @@ fn run_test(
         mss: p.mss,
     });
     report.set_start(info);
+    if cfg.verbose {
+        report.text(&format!(
+            "Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} seconds, {} second test, tos {}",
+            if udp { "UDP" } else { "TCP" },
+            p.parallel,
+            p.len,
+            p.omit,
+            p.time,
+            p.tos
+        ));
+    }
     let streams = std::mem::take(&mut session.streams);
     let first_cpu = cfg
         .affinity
@@ -664,6 +690,7 @@ fn running_loop(
     }
     // TEST_END: the summary first (the server never shows peer numbers).
     session.end(report, true);
+    session.shutdown_streams();
     print_summary(session, report, udp)?;
     ctrl.send_state(State::ExchangeResults).map_err(|e| {
         TestError::log(format!(

@@ -197,6 +197,16 @@ impl Session {
         std::thread::sleep(Duration::from_millis(5));
     }
 
+    /// Close the data connections for both directions, as the iperf3 server
+    /// does on TEST_END: a 3.12 client draining a `-R` test with blocking
+    /// reads needs the EOF to get back to its control connection.
+    pub fn shutdown_streams(&self) {
+        for s in self.streams.iter().filter(|s| !s.udp) {
+            // SAFETY: shutdown(2) on a socket this session owns.
+            unsafe { libc::shutdown(s.fd, libc::SHUT_RDWR) };
+        }
+    }
+
     /// Stop every thread and wait for them.
     pub fn stop(&mut self) {
         self.shared.set_phase(phase::DONE);

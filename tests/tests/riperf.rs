@@ -285,6 +285,19 @@ fn tcp_reverse_both_directions() {
 }
 
 #[test]
+fn tcp_reverse_parallel_timed_against_our_server() {
+    // A 3.12 client drains -R streams with blocking reads after TEST_END and
+    // needs the server to close them.
+    let Some(real) = iperf3() else { return };
+    let srv = Server::start(&riperf(), &["-1"]);
+    let o = client(&real, srv.port, &["-R", "-P", "2", "-t", "1", "-J"]);
+    assert!(o.status.success(), "{o:?}");
+    let j = json(&stdout(&o));
+    assert!(u(&j, "end/sum_received/bytes") > 0);
+    srv.finish();
+}
+
+#[test]
 fn tcp_parallel_four_streams() {
     let Some(real) = iperf3() else { return };
     for (srv_bin, cli_bin) in [(real.clone(), riperf()), (riperf(), real.clone())] {

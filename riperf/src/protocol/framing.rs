@@ -78,9 +78,7 @@ pub fn decode(buf: &[u8], max: u32) -> Result<Option<(Value, usize)>, FrameError
 /// The server's whole reading of a client's parameter message from raw
 /// bytes: length, JSON, parameter types. `Ok(None)` when more bytes are
 /// needed. This is what the fuzz target drives.
-pub fn decode_params_message(
-    buf: &[u8],
-) -> Result<Option<(super::TestParams, usize)>, FrameError> {
+pub fn decode_params_message(buf: &[u8]) -> Result<Option<(super::TestParams, usize)>, FrameError> {
     Ok(decode(buf, MAX_PARAMS_LEN)?.map(|(v, n)| (super::TestParams::from_json(&v), n)))
 }
 

@@ -99,6 +99,11 @@ fn stream_line(ctx: &Ctx, s: &StreamInterval) -> String {
     }
 }
 
+/// What the server says, with `-V`, for the side it cannot know.
+fn not_available(id: &str, side: &str) -> String {
+    format!("[{id:>3}] ({side} statistics not available)")
+}
+
 /// C's `%.2g` followed by `%`.
 pub fn percent(p: f64) -> String {
     let mut s = crate::protocol::cjson::format_g(p, 2);
@@ -262,6 +267,8 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                         st.sender_packets,
                         percent(0.0)
                     ));
+                } else if ctx.verbose {
+                    out.push(not_available(&st.socket.to_string(), "sender"));
                 }
                 if st.out_of_order > 0 {
                     out.push(format!(
@@ -283,6 +290,8 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                         st.receiver_packets,
                         percent(pct)
                     ));
+                } else if ctx.verbose {
+                    out.push(not_available(&st.socket.to_string(), "receiver"));
                 }
             } else {
                 if show_sender {
@@ -298,12 +307,16 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                             head(st.bytes_sent, sender_time)
                         ));
                     }
+                } else if ctx.verbose {
+                    out.push(not_available(&st.socket.to_string(), "sender"));
                 }
                 if show_receiver {
                     out.push(format!(
                         "{}                  receiver",
                         head(st.bytes_received, receiver_time)
                     ));
+                } else if ctx.verbose {
+                    out.push(not_available(&st.socket.to_string(), "receiver"));
                 }
             }
         }
@@ -330,6 +343,8 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                         sent_pk,
                         percent(0.0)
                     ));
+                } else if ctx.verbose {
+                    out.push(not_available("SUM", "sender"));
                 }
                 if show_receiver {
                     let pct = if recv_pk > 0 {
@@ -345,6 +360,8 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                         recv_pk,
                         percent(pct)
                     ));
+                } else if ctx.verbose {
+                    out.push(not_available("SUM", "receiver"));
                 }
             } else {
                 if show_sender {
@@ -360,17 +377,22 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                             head(total_sent, sender_time)
                         ));
                     }
+                } else if ctx.verbose {
+                    out.push(not_available("SUM", "sender"));
                 }
                 if show_receiver {
                     out.push(format!(
                         "{}                  receiver",
                         head(total_recv, receiver_time)
                     ));
+                } else if ctx.verbose {
+                    out.push(not_available("SUM", "receiver"));
                 }
             }
         }
     }
-    if ctx.verbose {
+    // 3.12's server prints the CPU line only when it sends.
+    if ctx.verbose && (ctx.is_client || ctx.local_sends()) {
         let (lt, lu, ls) = s.cpu;
         let (rt, ru, rs) = s.remote_cpu;
         let (l, r) = if ctx.local_sends() {
@@ -381,6 +403,8 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
         out.push(format!(
             "CPU Utilization: {l} {lt:.1}% ({lu:.1}%u/{ls:.1}%s), {r} {rt:.1}% ({ru:.1}%u/{rs:.1}%s)"
         ));
+    }
+    if ctx.verbose {
         if !ctx.udp {
             if let Some(c) = &s.sender_congestion {
                 out.push(format!("snd_tcp_congestion {c}"));
