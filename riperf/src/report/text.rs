@@ -404,14 +404,12 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
             "CPU Utilization: {l} {lt:.1}% ({lu:.1}%u/{ls:.1}%s), {r} {rt:.1}% ({ru:.1}%u/{rs:.1}%s)"
         ));
     }
-    if ctx.verbose {
-        if !ctx.udp {
-            if let Some(c) = &s.sender_congestion {
-                out.push(format!("snd_tcp_congestion {c}"));
-            }
-            if let Some(c) = &s.receiver_congestion {
-                out.push(format!("rcv_tcp_congestion {c}"));
-            }
+    if ctx.verbose && !ctx.udp {
+        if let Some(c) = &s.sender_congestion {
+            out.push(format!("snd_tcp_congestion {c}"));
+        }
+        if let Some(c) = &s.receiver_congestion {
+            out.push(format!("rcv_tcp_congestion {c}"));
         }
     }
     out
