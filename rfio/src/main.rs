@@ -1,6 +1,17 @@
-//! `rfio`: a drop-in replacement for fio 3.33 (not yet implemented).
+//! `rfio`: a drop-in replacement for fio 3.33.
+
+mod app;
+mod cli;
+mod engine;
+mod failure;
+mod job;
+mod options;
+mod report;
+mod result;
+mod run;
+mod stats;
 
 fn main() {
-    eprintln!("rfio: not yet implemented");
-    std::process::exit(1);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(app::main(&args));
 }

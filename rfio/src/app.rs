@@ -1,0 +1,164 @@
+//! The program: parse, set up, run, report; errors printed once, here.
+
+use crate::cli::{self, Plan};
+use crate::failure::Failure;
+use crate::options::help;
+use crate::report::{self, normal};
+use crate::result;
+use crate::run::{self, diskstats, Stream};
+use rbench_common::units::fio::SizeOrPercent;
+use std::fs::File;
+use std::io::Write;
+
+/// Where output goes: stdout/stderr, or one file for both (`--output`).
+struct Out {
+    file: Option<File>,
+}
+
+impl Out {
+    fn put(&mut self, stream: Stream, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let r = match (&mut self.file, stream) {
+            (Some(f), _) => f.write_all(text.as_bytes()),
+            (None, Stream::Stdout) => {
+                let mut o = std::io::stdout().lock();
+                o.write_all(text.as_bytes()).and_then(|_| o.flush())
+            }
+            (None, Stream::Stderr) => std::io::stderr().write_all(text.as_bytes()),
+        };
+        // A closed pipe is not worth a panic; there is nobody to tell.
+        let _ = r;
+    }
+}
+
+fn fail(f: Failure) -> i32 {
+    let mut out = Out { file: None };
+    out.put(Stream::Stdout, &f.stdout);
+    out.put(Stream::Stderr, &f.stderr);
+    f.code
+}
+
+/// Checks fio makes before anything runs (§1.4: parse errors exit 1).
+fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
+    for j in jobs {
+        let min_bs = j.bs.iter().map(|b| b.0).min().unwrap_or(4096);
+        if let Some(SizeOrPercent::Bytes(s)) = j.size {
+            if s < min_bs {
+                return Err(Failure::stderr(format!(
+                    "fio: size too small, must not be less than minimum block size: {s} < {min_bs}\n"
+                )));
+            }
+        }
+        if j.readonly && (j.pattern.write || j.pattern.trim) {
+            return Err(Failure::stderr(format!(
+                "fio: job <{}> has write bit set, but fio is in read-only mode\n",
+                j.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub fn main(args: &[String]) -> i32 {
+    let plan: Plan = match cli::parse(args) {
+        Ok(p) => p,
+        Err(f) => return fail(f),
+    };
+    let p = &plan.program;
+    if plan.jobs.is_empty() && plan.files.is_empty() {
+        return fail(Failure {
+            stdout: help::usage(),
+            stderr: "No job(s) defined\n\n".into(),
+            code: 1,
+        });
+    }
+    if p.showcmd {
+        let mut out = Out { file: None };
+        for f in &plan.files {
+            out.put(Stream::Stdout, f);
+        }
+        return 0;
+    }
+    let jobs = match crate::job::expand(&plan).and_then(|j| validate(&j).map(|_| j)) {
+        Ok(j) => j,
+        Err(f) => return fail(f),
+    };
+    if p.parse_only {
+        return 0;
+    }
+    if jobs.is_empty() {
+        return fail(Failure::stderr("No job(s) defined\n\n"));
+    }
+    let mut out = Out {
+        file: match &p.output {
+            Some(path) => match File::create(path) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    return fail(Failure::stderr(format!(
+                        "fio: unable to open '{path}' output file: {e}\n"
+                    )))
+                }
+            },
+            None => None,
+        },
+    };
+    let normal_on = p.normal;
+    if normal_on {
+        out.put(Stream::Stdout, &normal::header(&jobs));
+    }
+    rbench_common::stop::install();
+    let started = std::time::SystemTime::now();
+    let disk_paths: Vec<std::path::PathBuf> = jobs
+        .iter()
+        .filter(|j| !crate::engine::traits(&j.engine).diskless)
+        .flat_map(|j| j.filenames.iter().cloned())
+        .collect();
+    let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));
+    let runs = run::run_all(&jobs, &mut |s, t| {
+        // Progress notices belong to normal output; errors always show.
+        if s == Stream::Stderr || normal_on || t.starts_with("fio:") {
+            out.put(s, t)
+        }
+    });
+    let disks = diskstats::after(&disk_before);
+    let signal = rbench_common::stop::last_signal();
+    if let Some(sig) = signal {
+        out.put(
+            Stream::Stdout,
+            &format!("\nfio: terminating on signal {sig}\n"),
+        );
+    }
+    let rep = result::build(&jobs, &runs, &plan.global_typed, p.json_plus, started);
+    let pct_list = jobs
+        .first()
+        .map(|j| j.percentiles.clone())
+        .unwrap_or_default();
+    if p.terse {
+        out.put(
+            Stream::Stdout,
+            &report::terse::render(&rep, p.terse_version, &pct_list, &disks),
+        );
+    }
+    if p.json {
+        out.put(
+            Stream::Stdout,
+            &report::json::render(&rep, p.json_plus, report::disk_json(&disks)),
+        );
+    }
+    if p.normal {
+        out.put(
+            Stream::Stdout,
+            &normal::render(&rep, &report::disk_lines(&disks)),
+        );
+    }
+    if p.csv {
+        out.put(Stream::Stdout, &report::csv::render(&rep, &pct_list));
+    }
+    let failed = runs.iter().filter(|r| r.stats.error != 0).count() as i32;
+    match signal {
+        Some(_) => 128 + failed,
+        None => failed,
+    }
+}

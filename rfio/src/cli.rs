@@ -1,0 +1,368 @@
+//! The command line, read as fio reads it (§1.1): getopt "long only" rules,
+//! options before the first `--name` are global, `--name` starts a job,
+//! every other argument is a job file.
+
+use crate::failure::Failure;
+use crate::options::help;
+use crate::options::jobfile::{self, Section};
+use crate::options::store::SetError;
+use crate::options::{closest, JobOptions};
+
+/// What to print and how (`--output-format` and friends).
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub normal: bool,
+    pub terse: bool,
+    pub json: bool,
+    pub json_plus: bool,
+    pub csv: bool,
+    pub terse_version: u32,
+    pub output: Option<String>,
+    pub parse_only: bool,
+    pub showcmd: bool,
+    pub readonly: bool,
+    pub sections: Vec<String>,
+}
+
+impl Default for Program {
+    fn default() -> Self {
+        Self {
+            normal: true,
+            terse: false,
+            json: false,
+            json_plus: false,
+            csv: false,
+            terse_version: 3,
+            output: None,
+            parse_only: false,
+            showcmd: false,
+            readonly: false,
+            sections: Vec::new(),
+        }
+    }
+}
+
+/// One job as defined (before `numjobs` cloning).
+#[derive(Debug, Clone)]
+pub struct JobDef {
+    pub name: String,
+    pub opts: JobOptions,
+    /// Set by an implicit stonewall (a second job file).
+    pub stonewall: bool,
+}
+
+/// Everything the command line and job files define.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub program: Program,
+    pub jobs: Vec<JobDef>,
+    /// Options of global sections as typed (JSON `global options`).
+    pub global_typed: Vec<(&'static str, String)>,
+    /// `--showcmd` text pieces: (section name or None for global, options).
+    pub files: Vec<String>,
+}
+
+const PROGRAM_WITH_VALUE: &[&str] = &[
+    "output",
+    "output-format",
+    "terse-version",
+    "eta",
+    "eta-newline",
+    "eta-interval",
+    "status-interval",
+    "section",
+    "alloc-size",
+    "max-jobs",
+    "debug",
+];
+
+fn unrecognized(arg: &str, name: &str, engine: Option<&str>) -> Failure {
+    let mut s = format!("fio: unrecognized option '{arg}'\nfio: unrecognized option '{arg}'\n");
+    if let Some(c) = closest(name, engine) {
+        s.push_str(&format!("Did you mean {c}?\n"));
+    }
+    Failure::stderr(s)
+}
+
+/// The text of a bad value: fio's `failed parsing k=v` (to stderr, after
+/// our detail line) and the valid-value list (to stdout).
+pub fn bad_value(err: SetError, name: &str, raw: &str) -> Failure {
+    let mut f = Failure::stderr(String::new());
+    if let SetError::Bad { opt, err } = err {
+        if let Some(d) = err.detail {
+            f.stderr.push_str(&d);
+            f.stderr.push('\n');
+        }
+        if err.show_choices {
+            f.stdout = help::valid_values(opt);
+            f.stdout.push('\n');
+        }
+    }
+    f.stderr
+        .push_str(&format!("fio: failed parsing {name}={raw}\n"));
+    f
+}
+
+fn set_output_format(p: &mut Program, list: &str) -> Result<(), Failure> {
+    p.normal = false;
+    for f in list.split(',') {
+        match f {
+            "normal" => p.normal = true,
+            "terse" => p.terse = true,
+            "json" => p.json = true,
+            "json+" => {
+                p.json = true;
+                p.json_plus = true
+            }
+            "csv" => p.csv = true,
+            _ => {
+                return Err(Failure::stderr(format!(
+                    "fio: invalid output format {f}\nfio: failed parsing output-format\n"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parse argv (without the program name) into a plan.
+pub fn parse(args: &[String]) -> Result<Plan, Failure> {
+    let mut plan = Plan::default();
+    let mut global = JobOptions::default();
+    let mut current: Option<JobDef> = None;
+    let mut in_global_section = false;
+    let mut job_files = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(body) = arg
+            .strip_prefix("--")
+            .or_else(|| arg.strip_prefix('-'))
+            .filter(|b| !b.is_empty())
+        else {
+            job_files.push(arg.clone());
+            continue;
+        };
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        // Program options.
+        let takes_value = PROGRAM_WITH_VALUE.contains(&name);
+        let program_value = || -> Result<String, Failure> {
+            inline
+                .clone()
+                .or_else(|| args.get(i).cloned())
+                .ok_or_else(|| {
+                    Failure::stderr(format!(
+                    "fio: option '{arg}' requires an argument\nfio: unrecognized option '{arg}'\n"
+                ))
+                })
+        };
+        let p = &mut plan.program;
+        match name {
+            "version" => return Err(Failure::done("fio-3.33\n")),
+            "help" => return Err(Failure::done(help::usage())),
+            "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all"))),
+            "parse-only" => p.parse_only = true,
+            "showcmd" => p.showcmd = true,
+            "readonly" => p.readonly = true,
+            "minimal" => {
+                p.normal = false;
+                p.terse = true;
+                p.json = false;
+            }
+            "append-terse" => p.terse = true,
+            _ if takes_value => {
+                let v = program_value()?;
+                if inline.is_none() {
+                    i += 1;
+                }
+                match name {
+                    "output" => p.output = Some(v),
+                    "output-format" => set_output_format(p, &v)?,
+                    "terse-version" => match v.parse() {
+                        Ok(n @ 2..=5) => p.terse_version = n,
+                        _ => return Err(Failure::stderr("fio: bad terse version format\n")),
+                    },
+                    "section" => {
+                        if v == "global" {
+                            return Err(Failure::stderr("fio: can't use global as only section\n"));
+                        }
+                        p.sections.push(v)
+                    }
+                    // Accepted for compatibility; rfio has no status line.
+                    _ => {}
+                }
+            }
+            "name" => {
+                let v = match inline.clone() {
+                    Some(v) => v,
+                    None => {
+                        let v = args.get(i).cloned().ok_or_else(|| {
+                            Failure::stderr(format!(
+                                "fio: option '{arg}' requires an argument\nfio: unrecognized option '{arg}'\nDid you mean name?\n"
+                            ))
+                        })?;
+                        i += 1;
+                        v
+                    }
+                };
+                if let Some(j) = current.take() {
+                    plan.jobs.push(j);
+                }
+                if v.starts_with("global") {
+                    in_global_section = true;
+                } else {
+                    in_global_section = false;
+                    let mut opts = global.inherit();
+                    let _ = opts.set("name", Some(&v));
+                    current = Some(JobDef {
+                        name: v,
+                        opts,
+                        stonewall: false,
+                    });
+                }
+            }
+            _ => {
+                let is_global = in_global_section || current.is_none();
+                let target = match current.as_mut() {
+                    Some(j) if !in_global_section => &mut j.opts,
+                    _ => &mut global,
+                };
+                let known =
+                    crate::options::find(name).filter(|o| o.available_with(target.engine()));
+                let Some(opt) = known else {
+                    return Err(unrecognized(arg, name, target.engine()));
+                };
+                let value = match inline {
+                    Some(v) => Some(v),
+                    None if opt.kind.needs_value() => match args.get(i) {
+                        Some(v) => {
+                            i += 1;
+                            Some(v.clone())
+                        }
+                        None => {
+                            let mut f = unrecognized(arg, name, target.engine());
+                            f.stderr = format!(
+                                "fio: option '{arg}' requires an argument\n{}",
+                                f.stderr.split_once('\n').map_or("", |x| x.1)
+                            );
+                            return Err(f);
+                        }
+                    },
+                    None => None,
+                };
+                target
+                    .set(name, value.as_deref())
+                    .map_err(|e| bad_value(e, name, value.as_deref().unwrap_or("")))?;
+                if is_global {
+                    plan.global_typed = global.typed.clone();
+                }
+            }
+        }
+    }
+    if let Some(j) = current.take() {
+        plan.jobs.push(j);
+    }
+    for (n, file) in job_files.iter().enumerate() {
+        // Command-line globals seed only the first job file (§1.1).
+        let seed = if n == 0 {
+            global.clone()
+        } else {
+            JobOptions::default()
+        };
+        let sections = jobfile::read(file)?;
+        add_file_jobs(&mut plan, seed, &sections, n > 0)?;
+    }
+    Ok(plan)
+}
+
+/// Apply a section's lines in fio's parse order: `ioengine` first (so its
+/// private options are known), then by option priority (§1.3).
+fn apply_section(opts: &mut JobOptions, sec: &Section) -> Result<(), Failure> {
+    let dropped = |f: Failure| {
+        let mut f = f;
+        f.stderr
+            .push_str(&format!("fio: job {} dropped\n", sec.name));
+        f
+    };
+    let mut lines: Vec<&(String, Option<String>)> = sec.lines.iter().collect();
+    lines.sort_by_key(|(k, _)| {
+        let p = crate::options::find(k).map_or(0, |o| o.prio);
+        (k != "ioengine", -p)
+    });
+    for (k, v) in lines {
+        if k == "name" {
+            continue;
+        }
+        let line = match v {
+            Some(v) => format!("{k}={v}"),
+            None => k.clone(),
+        };
+        match opts.set(k, v.as_deref()) {
+            Ok(()) => {}
+            Err(SetError::Unknown) => {
+                let mut s = format!("Bad option <{line}>\n");
+                if let Some(c) = closest(k, opts.engine()) {
+                    s.push_str(&format!("Did you mean {c}?\n"));
+                }
+                return Err(dropped(Failure::stderr(s)));
+            }
+            Err(e) => {
+                return Err(dropped(bad_value(e, k, v.as_deref().unwrap_or(""))));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn add_file_jobs(
+    plan: &mut Plan,
+    mut global: JobOptions,
+    sections: &[Section],
+    stonewall_first: bool,
+) -> Result<(), Failure> {
+    let mut first = true;
+    for sec in sections {
+        if sec.is_global() {
+            let before = global.typed.len();
+            apply_section(&mut global, sec)?;
+            for t in &global.typed[before..] {
+                plan.global_typed.push(t.clone());
+            }
+            continue;
+        }
+        let wanted = &plan.program.sections;
+        if !wanted.is_empty() && !wanted.contains(&sec.name) {
+            continue;
+        }
+        let mut opts = global.inherit();
+        apply_section(&mut opts, sec)?;
+        plan.jobs.push(JobDef {
+            name: sec.name.clone(),
+            opts,
+            stonewall: first && stonewall_first,
+        });
+        first = false;
+    }
+    let mut text = String::from("fio ");
+    for sec in sections {
+        if !sec.is_global() {
+            text.push_str(&format!("--name={} ", sec.name));
+        }
+        let mut lines: Vec<&(String, Option<String>)> = sec.lines.iter().collect();
+        lines.sort_by_key(|(k, _)| -crate::options::find(k).map_or(0, |o| o.prio));
+        for (k, v) in lines {
+            match v {
+                Some(v) if k == "description" => text.push_str(&format!("--{k}=\"{v}\" ")),
+                Some(v) => text.push_str(&format!("--{k}={v} ")),
+                None => text.push_str(&format!("--{k} ")),
+            }
+        }
+    }
+    text.push('\n');
+    plan.files.push(text);
+    Ok(())
+}

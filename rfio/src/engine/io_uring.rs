@@ -1,0 +1,155 @@
+//! `ioengine=io_uring` through the io-uring crate, with fio's `hipri`
+//! (IOPOLL), `fixedbufs`, `registerfiles` and `sqthread_poll` options.
+//! Submissions are batched: `queue` only fills the ring, `commit` submits.
+
+use super::{Engine, IoKind, IoUnit, Queued};
+use crate::job::Job;
+use io_uring::{opcode, squeue, types, IoUring};
+use std::io;
+use std::os::fd::RawFd;
+
+pub struct Uring {
+    ring: IoUring,
+    fixedbufs: bool,
+    registerfiles: bool,
+    /// Queued in the ring but not yet submitted.
+    pending: usize,
+    inflight: usize,
+    depth: usize,
+}
+
+impl Uring {
+    pub fn new(job: &Job) -> io::Result<Self> {
+        let mut b = IoUring::builder();
+        if job.sqthread_poll {
+            b.setup_sqpoll(1000);
+        }
+        if job.hipri {
+            b.setup_iopoll();
+        }
+        let entries = job.iodepth.next_power_of_two().max(1) as u32;
+        Ok(Uring {
+            ring: b.build(entries)?,
+            fixedbufs: job.fixedbufs,
+            registerfiles: job.registerfiles,
+            pending: 0,
+            inflight: 0,
+            depth: job.iodepth,
+        })
+    }
+}
+
+impl Engine for Uring {
+    fn init(&mut self, units: &[IoUnit], fds: &[RawFd], _sizes: &[u64]) -> io::Result<()> {
+        if self.fixedbufs {
+            let iov: Vec<libc::iovec> = units
+                .iter()
+                .map(|u| libc::iovec {
+                    iov_base: u.buf.cast(),
+                    iov_len: u.len.max(1),
+                })
+                .collect();
+            // SAFETY: the buffers outlive the ring (owned by the job loop,
+            // which drops the engine first).
+            unsafe { self.ring.submitter().register_buffers(&iov)? };
+        }
+        if self.registerfiles {
+            self.ring.submitter().register_files(fds)?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn queue(&mut self, idx: usize, io: &mut IoUnit) -> Queued {
+        if self.inflight + self.pending >= self.depth {
+            return Queued::Busy;
+        }
+        let len = io.len as u32;
+        macro_rules! build {
+            ($fd:expr) => {
+                match io.kind {
+                    IoKind::Read if self.fixedbufs => {
+                        opcode::ReadFixed::new($fd, io.buf, len, idx as u16)
+                            .offset(io.offset)
+                            .build()
+                    }
+                    IoKind::Write if self.fixedbufs => {
+                        opcode::WriteFixed::new($fd, io.buf, len, idx as u16)
+                            .offset(io.offset)
+                            .build()
+                    }
+                    IoKind::Read => opcode::Read::new($fd, io.buf, len)
+                        .offset(io.offset)
+                        .build(),
+                    IoKind::Write => opcode::Write::new($fd, io.buf, len)
+                        .offset(io.offset)
+                        .build(),
+                    IoKind::Fsync => opcode::Fsync::new($fd).build(),
+                    IoKind::Fdatasync => opcode::Fsync::new($fd)
+                        .flags(types::FsyncFlags::DATASYNC)
+                        .build(),
+                    IoKind::Trim => {
+                        io.result = -i64::from(libc::EOPNOTSUPP);
+                        return Queued::Completed;
+                    }
+                }
+            };
+        }
+        let entry: squeue::Entry = if self.registerfiles {
+            build!(types::Fixed(io.file as u32))
+        } else {
+            build!(types::Fd(io.fd))
+        };
+        // SAFETY: the buffer and descriptor stay valid until the completion
+        // is reaped in `getevents`.
+        match unsafe { self.ring.submission().push(&entry.user_data(idx as u64)) } {
+            Ok(()) => {
+                self.pending += 1;
+                Queued::Queued
+            }
+            Err(_) => Queued::Busy,
+        }
+    }
+
+    fn commit(&mut self) -> io::Result<usize> {
+        if self.pending == 0 {
+            return Ok(0);
+        }
+        self.ring.submit()?;
+        let n = self.pending;
+        self.inflight += n;
+        self.pending = 0;
+        Ok(n)
+    }
+
+    fn getevents(
+        &mut self,
+        min: usize,
+        max: usize,
+        units: &mut [IoUnit],
+        done: &mut Vec<usize>,
+    ) -> io::Result<usize> {
+        let mut n = 0;
+        loop {
+            for cqe in self.ring.completion() {
+                let idx = cqe.user_data() as usize;
+                units[idx].result = i64::from(cqe.result());
+                done.push(idx);
+                n += 1;
+                if n >= max {
+                    break;
+                }
+            }
+            if n >= min || n >= max || self.inflight == n {
+                break;
+            }
+            match self.ring.submit_and_wait(min - n) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.inflight -= n;
+        Ok(n)
+    }
+}

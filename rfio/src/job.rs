@@ -1,0 +1,395 @@
+//! A job ready to run: typed settings taken from its options, one per clone.
+
+use crate::cli::{JobDef, Plan};
+use crate::failure::Failure;
+use crate::options::JobOptions;
+use rbench_common::units::fio::{parse_size, SizeOrPercent};
+use std::path::PathBuf;
+
+/// The I/O pattern of `rw`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pattern {
+    pub read: bool,
+    pub write: bool,
+    pub trim: bool,
+    pub random: bool,
+}
+
+impl Pattern {
+    fn from_word(w: &str) -> Pattern {
+        let p = |read, write, trim, random| Pattern {
+            read,
+            write,
+            trim,
+            random,
+        };
+        match w {
+            "write" => p(false, true, false, false),
+            "trim" => p(false, false, true, false),
+            "randread" => p(true, false, false, true),
+            "randwrite" => p(false, true, false, true),
+            "randtrim" => p(false, false, true, true),
+            "rw" | "readwrite" => p(true, true, false, false),
+            "randrw" => p(true, true, false, true),
+            "trimwrite" => p(false, true, true, false),
+            "randtrimwrite" => p(false, true, true, true),
+            _ => p(true, false, false, false),
+        }
+    }
+
+    pub fn mixed(&self) -> bool {
+        self.read && self.write
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub name: String,
+    /// 1-based number over all jobs and clones.
+    pub number: usize,
+    /// Index among the clones of its definition (file names `name.clone.file`).
+    pub clone: usize,
+    pub clones: usize,
+    pub groupid: u32,
+    pub opts: JobOptions,
+    pub rw_word: String,
+    pub pattern: Pattern,
+    /// `rw=randread:8` (random: ios per new offset) or `rw=read:4k` (skip).
+    pub rw_postfix: u64,
+    pub rwmixread: u32,
+    /// Block size range per direction.
+    pub bs: [(u64, u64); 3],
+    /// `bssplit` entries per direction: (size, percent).
+    pub bssplit: [Vec<(u64, u32)>; 3],
+    pub engine: String,
+    pub iodepth: usize,
+    pub iodepth_batch: usize,
+    pub complete_min: usize,
+    pub complete_max: usize,
+    pub iodepth_low: usize,
+    pub direct: bool,
+    pub sync_mode: String,
+    pub size: Option<SizeOrPercent>,
+    pub io_size: Option<SizeOrPercent>,
+    pub offset: SizeOrPercent,
+    pub offset_increment: SizeOrPercent,
+    pub filenames: Vec<PathBuf>,
+    pub nrfiles: usize,
+    pub filesize: Option<(u64, u64)>,
+    pub runtime_us: u64,
+    pub time_based: bool,
+    pub ramp_us: u64,
+    pub startdelay_us: u64,
+    pub loops: u64,
+    pub number_ios: u64,
+    pub thread: bool,
+    pub group_reporting: bool,
+    pub stonewall: bool,
+    pub new_group: bool,
+    pub exitall: bool,
+    pub randrepeat: bool,
+    pub randseed: u64,
+    pub norandommap: bool,
+    pub fsync: u64,
+    pub fdatasync: u64,
+    pub end_fsync: bool,
+    pub fsync_on_close: bool,
+    pub percentiles: Vec<f64>,
+    pub pct_precision: usize,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    pub bwavgtime_ms: u64,
+    pub iopsavgtime_ms: u64,
+    pub kb_base: u64,
+    pub unit_base: u32,
+    pub sig_figs: usize,
+    pub description: Option<String>,
+    pub unlink: bool,
+    pub fallocate: String,
+    pub overwrite: bool,
+    pub invalidate: bool,
+    pub create_on_open: bool,
+    pub hipri: bool,
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub sqthread_poll: bool,
+    pub readonly: bool,
+}
+
+/// `bssplit=4k/10:64k/50:32k` per direction (`,`-separated); blank shares
+/// take an equal part of the remainder (§3).
+fn parse_bssplit(s: &str, kb_base: u64) -> Result<[Vec<(u64, u32)>; 3], String> {
+    let mut out: [Vec<(u64, u32)>; 3] = Default::default();
+    let parts: Vec<&str> = s.split(',').collect();
+    for (d, part) in parts.iter().enumerate().take(3) {
+        let mut entries = Vec::new();
+        let mut blanks = 0;
+        let mut sum = 0u32;
+        for e in part.split(':').filter(|e| !e.is_empty()) {
+            let (b, p) = match e.split_once('/') {
+                Some((b, p)) => (b, Some(p)),
+                None => (e, None),
+            };
+            let b = parse_size(b, kb_base).map_err(|x| x.to_string())?;
+            let p = match p.filter(|p| !p.is_empty()) {
+                Some(p) => {
+                    let v: u32 = p.parse().map_err(|_| format!("bad percentage '{p}'"))?;
+                    sum += v;
+                    v
+                }
+                None => {
+                    blanks += 1;
+                    0
+                }
+            };
+            entries.push((b, p));
+        }
+        if sum > 100 {
+            return Err("bssplit percentages add up to more than 100".into());
+        }
+        if entries.len() > 64 {
+            return Err("bssplit takes at most 64 entries".into());
+        }
+        if blanks > 0 {
+            let share = (100 - sum) / blanks;
+            for e in entries.iter_mut().filter(|e| e.1 == 0) {
+                e.1 = share;
+            }
+        }
+        out[d] = entries;
+    }
+    if parts.len() < 3 {
+        let last = out[parts.len().min(3) - 1].clone();
+        for slot in out.iter_mut().skip(parts.len()) {
+            *slot = last.clone();
+        }
+    }
+    Ok(out)
+}
+
+fn build(
+    def: &JobDef,
+    number: usize,
+    clone: usize,
+    groupid: u32,
+    readonly: bool,
+) -> Result<Job, Failure> {
+    let o = &def.opts;
+    let kb_base = o.kb_base();
+    let (rw_word, postfix) = o.choice("rw");
+    let pattern = Pattern::from_word(&rw_word);
+    let rw_postfix = match postfix {
+        Some(p) => parse_size(&p, kb_base).map_err(|e| {
+            Failure::stderr(format!("rw: {e}\nfio: failed parsing rw={rw_word}:{p}\n"))
+        })?,
+        None => {
+            if pattern.random {
+                1
+            } else {
+                0
+            }
+        }
+    };
+    let bs_list = o.per_dir("bs").unwrap_or([4096; 3]);
+    let bs = match o.ranges("bsrange") {
+        Some(r) => r,
+        None => bs_list.map(|b| (b, b)),
+    };
+    let bssplit = match o.text("bssplit") {
+        Some(s) => parse_bssplit(&s, kb_base).map_err(|e| {
+            Failure::stderr(format!("bssplit: {e}\nfio: failed parsing bssplit={s}\n"))
+        })?,
+        None => Default::default(),
+    };
+    let iodepth = o.int("iodepth").max(1) as usize;
+    let batch = match o.int("iodepth_batch") as usize {
+        0 => iodepth,
+        b => b.min(iodepth),
+    };
+    let complete_min = (o.int("iodepth_batch_complete_min") as usize).min(iodepth);
+    let complete_max = if o.is_set("iodepth_batch_complete_max") {
+        (o.int("iodepth_batch_complete_max") as usize).clamp(complete_min.max(1), iodepth)
+    } else {
+        iodepth
+    };
+    let iodepth_low = if o.is_set("iodepth_low") {
+        (o.int("iodepth_low") as usize).min(iodepth)
+    } else {
+        iodepth
+    };
+    let nrfiles = o.int("nrfiles").max(1) as usize;
+    let filenames: Vec<PathBuf> = match o.text("filename") {
+        Some(f) => split_filenames(&f).into_iter().map(PathBuf::from).collect(),
+        None => {
+            let dirs: Vec<String> = o
+                .text("directory")
+                .map(|d| d.split(':').map(str::to_string).collect())
+                .unwrap_or_default();
+            let format = o
+                .text("filename_format")
+                .unwrap_or_else(|| "$jobname.$jobnum.$filenum".to_string());
+            (0..nrfiles)
+                .map(|f| {
+                    let name = format
+                        .replace("$jobname", &def.name)
+                        .replace("$jobnum", &clone.to_string())
+                        .replace("$filenum", &f.to_string());
+                    match dirs.get(clone % dirs.len().max(1)) {
+                        Some(d) => PathBuf::from(d).join(name),
+                        None => PathBuf::from(name),
+                    }
+                })
+                .collect()
+        }
+    };
+    let (pcts, prec) = o.floats("percentile_list");
+    let unit_base = match o.choice("unit_base").0.as_str() {
+        "1" => 1,
+        _ => 8,
+    };
+    let sync_mode = o.choice("sync").0;
+    let sync_mode = match sync_mode.as_str() {
+        "1" => "sync".to_string(),
+        "0" | "" => "none".to_string(),
+        s => s.to_string(),
+    };
+    let time_based = o.flag("time_based");
+    Ok(Job {
+        name: def.name.clone(),
+        number,
+        clone,
+        clones: o.int("numjobs").max(1) as usize,
+        groupid,
+        opts: def.opts.clone(),
+        rw_word,
+        pattern,
+        rw_postfix,
+        rwmixread: o.int("rwmixread") as u32,
+        bs,
+        bssplit,
+        engine: o.engine().unwrap_or("psync").to_string(),
+        iodepth,
+        iodepth_batch: batch,
+        complete_min,
+        complete_max,
+        iodepth_low,
+        direct: o.flag("direct"),
+        sync_mode,
+        size: o.size("size"),
+        io_size: o.size("io_size"),
+        offset: o.size("offset").unwrap_or(SizeOrPercent::Bytes(0)),
+        offset_increment: o
+            .size("offset_increment")
+            .unwrap_or(SizeOrPercent::Bytes(0)),
+        nrfiles: filenames.len(),
+        filenames,
+        filesize: o.ranges("filesize").map(|r| r[0]),
+        runtime_us: o.time_us("runtime"),
+        time_based,
+        ramp_us: o.time_us("ramp_time"),
+        startdelay_us: o.time_us("startdelay"),
+        loops: o.int("loops").max(1) as u64,
+        number_ios: o.int("number_ios") as u64,
+        thread: o.flag("thread"),
+        group_reporting: o.flag("group_reporting"),
+        stonewall: o.flag("stonewall") || def.stonewall,
+        new_group: o.flag("new_group"),
+        exitall: o.flag("exitall"),
+        randrepeat: o.flag("randrepeat"),
+        randseed: o.int("randseed") as u64,
+        norandommap: o.flag("norandommap"),
+        fsync: o.int("fsync") as u64,
+        fdatasync: o.int("fdatasync") as u64,
+        end_fsync: o.flag("end_fsync"),
+        fsync_on_close: o.flag("fsync_on_close"),
+        percentiles: pcts,
+        pct_precision: prec,
+        clat_percentiles: o.flag("clat_percentiles") && !o.flag("disable_clat"),
+        lat_percentiles: o.flag("lat_percentiles") && !o.flag("disable_lat"),
+        slat_percentiles: o.flag("slat_percentiles") && !o.flag("disable_slat"),
+        disable_lat: o.flag("disable_lat"),
+        disable_clat: o.flag("disable_clat"),
+        disable_slat: o.flag("disable_slat"),
+        bwavgtime_ms: o.int("bwavgtime").max(1) as u64,
+        iopsavgtime_ms: o.int("iopsavgtime").max(1) as u64,
+        kb_base,
+        unit_base,
+        sig_figs: o.int("significant_figures") as usize,
+        description: o.text("description"),
+        unlink: o.flag("unlink"),
+        fallocate: o.choice("fallocate").0,
+        overwrite: o.flag("overwrite"),
+        invalidate: o.flag("invalidate"),
+        create_on_open: o.flag("create_on_open"),
+        hipri: o.flag("hipri"),
+        fixedbufs: o.flag("fixedbufs"),
+        registerfiles: o.flag("registerfiles"),
+        sqthread_poll: o.flag("sqthread_poll"),
+        readonly,
+    })
+}
+
+/// `a:b\:c` → [`a`, `b:c`].
+fn split_filenames(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                out.last_mut().map(|l| l.push(':'));
+                chars.next();
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().map_or((), |l| l.push(c)),
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// Expand definitions into jobs (clones included) and number the groups:
+/// a job with `stonewall` or `new_group` opens a new group when the current
+/// one already has jobs (§4).
+pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut group = 0u32;
+    for def in &plan.jobs {
+        let o = &def.opts;
+        let numjobs = o.int("numjobs").max(0) as usize;
+        let opens = o.flag("stonewall") || o.flag("new_group") || def.stonewall;
+        if opens && !jobs.is_empty() && jobs.last().is_some_and(|j| j.groupid == group) {
+            group += 1;
+        }
+        for c in 0..numjobs {
+            let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
+            if c > 0 {
+                j.stonewall = false;
+                j.new_group = false;
+            }
+            jobs.push(j);
+        }
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bssplit_shares() {
+        let s = parse_bssplit("4k/10:64k/50:32k", 1024).unwrap();
+        assert_eq!(s[0], vec![(4096, 10), (65536, 50), (32768, 40)]);
+        assert_eq!(s[2], s[0]);
+        assert!(parse_bssplit("4k/60:8k/60", 1024).is_err());
+    }
+
+    #[test]
+    fn filename_lists() {
+        assert_eq!(split_filenames("a:b\\:c"), vec!["a", "b:c"]);
+    }
+}

@@ -1,0 +1,141 @@
+//! `--cmdhelp`, the valid-value lists and the usage text, all generated from
+//! the option table.
+
+use super::table::{find, OptDef, OPTIONS};
+use super::value::Kind;
+use crate::failure::Failure;
+
+/// fio's "valid values" block of a string option.
+pub fn valid_values(opt: &OptDef) -> String {
+    let Kind::Choice(words) = opt.kind else {
+        return String::new();
+    };
+    let mut s = String::new();
+    for (i, (w, h)) in words.iter().enumerate() {
+        let label = if i == 0 { "valid values" } else { "" };
+        s.push_str(&format!("{label:>20}: {w:<10} {h}\n"));
+    }
+    s
+}
+
+fn range_line(opt: &OptDef) -> Option<String> {
+    match opt.kind {
+        Kind::Int { min, max } => Some(format!("min={min}, max={max}")),
+        Kind::Bool => Some("min=0, max=1".into()),
+        Kind::SizeList { min } => Some(format!("min={min}, max=-1")),
+        Kind::Ranges => Some("min=1".into()),
+        Kind::FloatList => Some("min=0.000000, max=100.000000".into()),
+        _ => None,
+    }
+}
+
+/// The detailed help of one option.
+pub fn describe(opt: &OptDef) -> String {
+    let mut s = format!("{:>20}: {}\n", opt.name, opt.help);
+    if let Some(a) = opt.alias {
+        s.push_str(&format!("{:>20}: {a}\n", "alias"));
+    }
+    s.push_str(&format!("{:>20}: {}\n", "type", opt.kind.type_text()));
+    s.push_str(&format!(
+        "{:>20}: {}\n",
+        "default",
+        opt.default.unwrap_or("no default")
+    ));
+    if let Some(r) = range_line(opt) {
+        s.push_str(&format!("{:>20}: {r}\n", "range"));
+    }
+    s.push_str(&valid_values(opt));
+    s.push('\n');
+    s
+}
+
+/// `--cmdhelp[=name|all]`; an unknown name prints fio's message and still
+/// exits 0, as fio does.
+pub fn cmdhelp(which: &str) -> Failure {
+    if which == "all" {
+        let mut s = String::new();
+        for o in OPTIONS {
+            s.push_str(&format!("{:<24}: {}\n", o.name, o.help));
+        }
+        return Failure::done(s);
+    }
+    match find(which) {
+        Some(o) => Failure::done(describe(o)),
+        None => Failure {
+            stdout: "\n".into(),
+            stderr: format!("No such command: {which}"),
+            code: 0,
+        },
+    }
+}
+
+/// The program options rfio reads, in fio's `--help` layout.
+const USAGE: &[(&str, &str)] = &[
+    ("--parse-only", "Parse options only, don't start any IO"),
+    ("--output", "Write output to file"),
+    ("--minimal", "Minimal (terse) output"),
+    (
+        "--output-format=type",
+        "Output format (terse,json,json+,normal,csv)",
+    ),
+    (
+        "--terse-version=type",
+        "Set terse version output format (default 3, or 2 or 4 or 5)",
+    ),
+    ("--version", "Print version info and exit"),
+    ("--help", "Print this page"),
+    (
+        "--cmdhelp=cmd",
+        "Print command help, \"all\" for all of them",
+    ),
+    ("--showcmd", "Turn a job file into command line options"),
+    (
+        "--readonly",
+        "Turn on safety read-only checks, preventing writes",
+    ),
+    (
+        "--section=name",
+        "Only run specified section in job file, multiple sections can be specified",
+    ),
+];
+
+pub fn usage() -> String {
+    let mut s = String::from("fio-3.33\nfio [options] [job options] <job file(s)>\n");
+    for (o, h) in USAGE {
+        let tabs = if o.len() < 14 { "\t\t" } else { "\t" };
+        s.push_str(&format!("  {o}{tabs}{h}\n"));
+    }
+    s.push_str("\nrfio is a reimplementation of fio by the rbench project\n");
+    s
+}
+
+/// Every option as a man-page section body (roff), grouped by category.
+pub fn man_options() -> String {
+    let mut cats: Vec<&str> = Vec::new();
+    for o in OPTIONS {
+        if !cats.contains(&o.category) {
+            cats.push(o.category);
+        }
+    }
+    let mut s = String::new();
+    for c in cats {
+        s.push_str(&format!(".SS \"{c}\"\n"));
+        for o in OPTIONS.iter().filter(|o| o.category == c) {
+            let alias = o.alias.map(|a| format!(", {a}")).unwrap_or_default();
+            s.push_str(&format!(".TP\n.BI \"{}{}\"\n", o.name, alias));
+            s.push_str(&format!("{}.", o.help.replace('\\', "\\\\")));
+            if let Some(d) = o.default {
+                s.push_str(&format!(" Default: {d}."));
+            }
+            if let Kind::Choice(words) = o.kind {
+                let ws: Vec<&str> = words.iter().map(|(w, _)| *w).collect();
+                s.push_str(&format!(" Values: {}.", ws.join(", ")));
+            }
+            if !o.engines.is_empty() {
+                s.push_str(&format!(" Engines: {}.", o.engines.join(", ")));
+            }
+            s.push('\n');
+        }
+    }
+    s
+}

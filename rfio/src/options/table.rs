@@ -1,0 +1,707 @@
+//! The option table: every job option rfio knows, defined once.
+
+use super::value::Kind;
+use rbench_common::units::fio::TimeUnit;
+
+/// One job option.
+#[derive(Debug)]
+pub struct OptDef {
+    pub name: &'static str,
+    pub alias: Option<&'static str>,
+    pub kind: Kind,
+    /// Default as `--cmdhelp` prints it (`None`: "no default").
+    pub default: Option<&'static str>,
+    pub help: &'static str,
+    pub category: &'static str,
+    /// Parse priority inside a job-file section: higher first (§1.3).
+    pub prio: i8,
+    /// Engines this option belongs to (empty: every job).
+    pub engines: &'static [&'static str],
+}
+
+impl OptDef {
+    /// Engine-private options are known only once `ioengine` names their engine.
+    pub fn available_with(&self, engine: Option<&str>) -> bool {
+        self.engines.is_empty() || engine.is_some_and(|e| self.engines.contains(&e))
+    }
+}
+
+const fn opt(
+    name: &'static str,
+    kind: Kind,
+    default: Option<&'static str>,
+    category: &'static str,
+    help: &'static str,
+) -> OptDef {
+    OptDef {
+        name,
+        alias: None,
+        kind,
+        default,
+        help,
+        category,
+        prio: 0,
+        engines: &[],
+    }
+}
+
+const fn aliased(mut o: OptDef, alias: &'static str) -> OptDef {
+    o.alias = Some(alias);
+    o
+}
+
+const fn prio(mut o: OptDef, p: i8) -> OptDef {
+    o.prio = p;
+    o
+}
+
+const fn engine(mut o: OptDef, engines: &'static [&'static str]) -> OptDef {
+    o.engines = engines;
+    o
+}
+
+const UNBOUNDED: Kind = Kind::Int { min: 0, max: -1 };
+const POSITIVE: Kind = Kind::Int { min: 1, max: -1 };
+const PERCENT: Kind = Kind::Int { min: 0, max: 100 };
+const SECONDS: Kind = Kind::Time(TimeUnit::Seconds);
+
+pub const RW_MODES: &[(&str, &str)] = &[
+    ("read", "Sequential read"),
+    ("write", "Sequential write"),
+    ("trim", "Sequential trim"),
+    ("randread", "Random read"),
+    ("randwrite", "Random write"),
+    ("randtrim", "Random trim"),
+    ("rw", "Sequential read and write mix"),
+    ("readwrite", "Sequential read and write mix"),
+    ("randrw", "Random read and write mix"),
+    ("trimwrite", "Trim and write mix, trims preceding writes"),
+    (
+        "randtrimwrite",
+        "Randomly trim and write mix, trims preceding writes",
+    ),
+];
+
+/// Engines rfio implements (fio lists many more; those are refused as not loadable).
+pub const ENGINES: &[(&str, &str)] = &[
+    ("sync", "Use read/write"),
+    ("psync", "Use pread/pwrite"),
+    ("vsync", "Use readv/writev"),
+    ("pvsync", "Use preadv/pwritev"),
+    ("pvsync2", "Use preadv2/pwritev2"),
+    ("libaio", "Linux native asynchronous IO"),
+    ("io_uring", "Fast Linux native aio"),
+    ("mmap", "Memory mapped IO"),
+    ("null", "Testing engine (no data transfer)"),
+];
+
+const KB_BASES: &[(&str, &str)] = &[
+    (
+        "1024",
+        "Inputs invert IEC and SI prefixes (for compatibility); outputs prefer binary",
+    ),
+    ("1000", "Inputs use IEC and SI prefixes; outputs prefer SI"),
+];
+const UNIT_BASES: &[(&str, &str)] = &[
+    ("0", "Auto-detect"),
+    ("8", "Normal (byte based)"),
+    ("1", "Bit based"),
+];
+const SYNC_MODES: &[(&str, &str)] = &[
+    ("none", ""),
+    ("0", ""),
+    ("sync", ""),
+    ("1", ""),
+    ("dsync", ""),
+];
+const FALLOCATE: &[(&str, &str)] = &[
+    ("none", "Do not pre-allocate space"),
+    ("native", "Use native pre-allocation if possible"),
+    ("posix", "Use posix_fallocate()"),
+    ("keep", "Use fallocate(..., FALLOC_FL_KEEP_SIZE, ...)"),
+    (
+        "truncate",
+        "Truncate file to final size instead of allocating",
+    ),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'posix'"),
+];
+const SEQUENCER: &[(&str, &str)] = &[
+    ("sequential", "Generate sequential offsets"),
+    ("identical", "Generate identical offsets"),
+];
+const UNIFIED: &[(&str, &str)] = &[
+    ("none", "Normal statistics reporting"),
+    (
+        "mixed",
+        "Statistics are summed per data direction and reported together",
+    ),
+    (
+        "both",
+        "Statistics are reported normally, followed by the mixed statistics",
+    ),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'mixed'"),
+    ("2", "Alias for 'both'"),
+];
+
+const URING: &[&str] = &["io_uring"];
+const URING_PV2: &[&str] = &["io_uring", "pvsync2"];
+
+/// Every job option, in fio's `--cmdhelp=all` order where it matters.
+pub static OPTIONS: &[OptDef] = &[
+    opt(
+        "description",
+        Kind::Text,
+        None,
+        "Description",
+        "Text job description",
+    ),
+    opt("name", Kind::Text, None, "Description", "Name of this job"),
+    prio(
+        opt(
+            "filename",
+            Kind::Text,
+            None,
+            "Files",
+            "File(s) to use for the workload",
+        ),
+        -1,
+    ),
+    opt(
+        "directory",
+        Kind::Text,
+        None,
+        "Files",
+        "Directory to store files in",
+    ),
+    opt(
+        "filename_format",
+        Kind::Text,
+        Some("$jobname.$jobnum.$filenum"),
+        "Files",
+        "Override default $jobname.$jobnum.$filenum naming",
+    ),
+    aliased(
+        opt(
+            "rw",
+            Kind::Choice(RW_MODES),
+            Some("read"),
+            "I/O type",
+            "IO direction",
+        ),
+        "readwrite",
+    ),
+    aliased(
+        opt(
+            "bs",
+            Kind::SizeList { min: 1 },
+            Some("4096"),
+            "Block size",
+            "Block size unit",
+        ),
+        "blocksize",
+    ),
+    aliased(
+        opt(
+            "bsrange",
+            Kind::Ranges,
+            None,
+            "Block size",
+            "Set block size range (in more detail than bs)",
+        ),
+        "blocksize_range",
+    ),
+    opt(
+        "bssplit",
+        Kind::Text,
+        None,
+        "Block size",
+        "Set a specific mix of block sizes",
+    ),
+    opt(
+        "randrepeat",
+        Kind::Bool,
+        Some("1"),
+        "Random",
+        "Use repeatable random IO pattern",
+    ),
+    opt(
+        "randseed",
+        Kind::Int { min: 0, max: -1 },
+        Some("0x89"),
+        "Random",
+        "Set the random generator seed value",
+    ),
+    opt(
+        "norandommap",
+        Kind::Flag,
+        None,
+        "Random",
+        "Accept potential duplicate random blocks",
+    ),
+    opt(
+        "rw_sequencer",
+        Kind::Choice(SEQUENCER),
+        Some("sequential"),
+        "I/O type",
+        "IO offset generator modifier",
+    ),
+    opt(
+        "ioengine",
+        Kind::Choice(ENGINES),
+        Some("psync"),
+        "I/O engine",
+        "IO engine to use",
+    ),
+    opt(
+        "iodepth",
+        POSITIVE,
+        Some("1"),
+        "I/O depth",
+        "Number of IO buffers to keep in flight",
+    ),
+    aliased(
+        opt(
+            "iodepth_batch",
+            UNBOUNDED,
+            Some("1"),
+            "I/O depth",
+            "Number of IO buffers to submit in one go",
+        ),
+        "iodepth_batch_submit",
+    ),
+    opt(
+        "iodepth_batch_complete_min",
+        UNBOUNDED,
+        Some("1"),
+        "I/O depth",
+        "Min number of IO buffers to retrieve in one go",
+    ),
+    opt(
+        "iodepth_batch_complete_max",
+        UNBOUNDED,
+        None,
+        "I/O depth",
+        "Max number of IO buffers to retrieve in one go",
+    ),
+    opt(
+        "iodepth_low",
+        UNBOUNDED,
+        None,
+        "I/O depth",
+        "Low water mark for queuing depth",
+    ),
+    opt(
+        "size",
+        Kind::Size { pct: true },
+        None,
+        "I/O size",
+        "Total size of device or files",
+    ),
+    aliased(
+        opt(
+            "io_size",
+            Kind::Size { pct: true },
+            None,
+            "I/O size",
+            "Total size of I/O to be performed",
+        ),
+        "io_limit",
+    ),
+    opt(
+        "filesize",
+        Kind::Ranges,
+        None,
+        "I/O size",
+        "Size of individual files",
+    ),
+    aliased(
+        opt(
+            "offset",
+            Kind::Size { pct: true },
+            Some("0"),
+            "I/O size",
+            "Start IO from this offset",
+        ),
+        "fileoffset",
+    ),
+    opt(
+        "offset_increment",
+        Kind::Size { pct: true },
+        Some("0"),
+        "I/O size",
+        "What is the increment from one offset to the next",
+    ),
+    opt(
+        "number_ios",
+        UNBOUNDED,
+        Some("0"),
+        "I/O size",
+        "Force job completion after this number of IOs",
+    ),
+    aliased(
+        opt(
+            "nrfiles",
+            UNBOUNDED,
+            Some("1"),
+            "Files",
+            "Split job workload between this number of files",
+        ),
+        "nr_files",
+    ),
+    opt(
+        "direct",
+        Kind::Bool,
+        Some("0"),
+        "I/O type",
+        "Use O_DIRECT IO (negates buffered)",
+    ),
+    opt(
+        "buffered",
+        Kind::Bool,
+        Some("1"),
+        "I/O type",
+        "Use buffered IO (negates direct)",
+    ),
+    opt(
+        "sync",
+        Kind::Choice(SYNC_MODES),
+        Some("none"),
+        "I/O type",
+        "Use synchronous write IO",
+    ),
+    opt(
+        "fallocate",
+        Kind::Choice(FALLOCATE),
+        Some("native"),
+        "Files",
+        "Whether pre-allocation is performed when laying out files",
+    ),
+    opt(
+        "unlink",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "Unlink created files after job has completed",
+    ),
+    opt(
+        "create_on_open",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "Create files when they are opened for IO",
+    ),
+    opt(
+        "overwrite",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "When writing, set whether to overwrite current data",
+    ),
+    opt(
+        "invalidate",
+        Kind::Bool,
+        Some("1"),
+        "Files",
+        "Invalidate buffer/page cache prior to running job",
+    ),
+    opt(
+        "fsync",
+        UNBOUNDED,
+        Some("0"),
+        "I/O type",
+        "Issue fsync for writes every given number of blocks",
+    ),
+    opt(
+        "fdatasync",
+        UNBOUNDED,
+        Some("0"),
+        "I/O type",
+        "Issue fdatasync for writes every given number of blocks",
+    ),
+    opt(
+        "end_fsync",
+        Kind::Bool,
+        Some("0"),
+        "I/O type",
+        "Include fsync at the end of job",
+    ),
+    opt(
+        "fsync_on_close",
+        Kind::Bool,
+        Some("0"),
+        "I/O type",
+        "fsync files on close",
+    ),
+    opt(
+        "rwmixread",
+        PERCENT,
+        Some("50"),
+        "I/O type",
+        "Percentage of mixed workload that is reads",
+    ),
+    opt(
+        "rwmixwrite",
+        PERCENT,
+        Some("50"),
+        "I/O type",
+        "Percentage of mixed workload that is writes",
+    ),
+    aliased(
+        opt(
+            "runtime",
+            SECONDS,
+            Some("0"),
+            "Time related",
+            "Stop workload when this amount of time has passed",
+        ),
+        "timeout",
+    ),
+    opt(
+        "time_based",
+        Kind::Flag,
+        None,
+        "Time related",
+        "Keep running until runtime/timeout is met",
+    ),
+    opt(
+        "ramp_time",
+        SECONDS,
+        None,
+        "Time related",
+        "Ramp up time before measuring performance",
+    ),
+    opt(
+        "startdelay",
+        SECONDS,
+        Some("0"),
+        "Time related",
+        "Only start job when this period has passed",
+    ),
+    opt(
+        "loops",
+        UNBOUNDED,
+        Some("1"),
+        "Job",
+        "Number of times to run the job",
+    ),
+    opt(
+        "numjobs",
+        UNBOUNDED,
+        Some("1"),
+        "Job",
+        "Duplicate this job this many times",
+    ),
+    opt(
+        "thread",
+        Kind::Flag,
+        None,
+        "Job",
+        "Use threads instead of processes",
+    ),
+    opt(
+        "group_reporting",
+        Kind::Flag,
+        None,
+        "Job",
+        "Do reporting on a per-group basis",
+    ),
+    aliased(
+        opt(
+            "stonewall",
+            Kind::Flag,
+            None,
+            "Job",
+            "Insert a hard barrier between this job and previous",
+        ),
+        "wait_for_previous",
+    ),
+    opt(
+        "new_group",
+        Kind::Flag,
+        None,
+        "Job",
+        "Mark the start of a new group (for reporting)",
+    ),
+    opt(
+        "exitall",
+        Kind::Flag,
+        None,
+        "Job",
+        "Terminate all jobs when one exits",
+    ),
+    opt(
+        "prio",
+        Kind::Int { min: 0, max: 7 },
+        None,
+        "Job",
+        "Set job IO priority value",
+    ),
+    opt(
+        "clat_percentiles",
+        Kind::Bool,
+        Some("1"),
+        "Statistics",
+        "Enable the reporting of completion latency percentiles",
+    ),
+    opt(
+        "lat_percentiles",
+        Kind::Bool,
+        Some("0"),
+        "Statistics",
+        "Enable the reporting of IO latency percentiles",
+    ),
+    opt(
+        "slat_percentiles",
+        Kind::Bool,
+        Some("0"),
+        "Statistics",
+        "Enable the reporting of submission latency percentiles",
+    ),
+    opt(
+        "percentile_list",
+        Kind::FloatList,
+        Some("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99"),
+        "Statistics",
+        "Specify a custom list of percentiles to report for completion latency and block errors",
+    ),
+    opt(
+        "bwavgtime",
+        UNBOUNDED,
+        Some("500"),
+        "Statistics",
+        "Time window over which to calculate bandwidth (msec)",
+    ),
+    opt(
+        "iopsavgtime",
+        UNBOUNDED,
+        Some("500"),
+        "Statistics",
+        "Time window over which to calculate IOPS (msec)",
+    ),
+    opt(
+        "disable_lat",
+        Kind::Bool,
+        Some("0"),
+        "Statistics",
+        "Disable latency numbers",
+    ),
+    opt(
+        "disable_clat",
+        Kind::Bool,
+        Some("0"),
+        "Statistics",
+        "Disable completion latency numbers",
+    ),
+    opt(
+        "disable_slat",
+        Kind::Bool,
+        Some("0"),
+        "Statistics",
+        "Disable submission latency numbers",
+    ),
+    opt(
+        "unified_rw_reporting",
+        Kind::Choice(UNIFIED),
+        Some("none"),
+        "Statistics",
+        "Unify reporting across data direction",
+    ),
+    prio(
+        opt(
+            "kb_base",
+            Kind::Choice(KB_BASES),
+            Some("1024"),
+            "I/O size",
+            "Unit prefix interpretation for quantities of data (IEC and SI)",
+        ),
+        1,
+    ),
+    prio(
+        opt(
+            "unit_base",
+            Kind::Choice(UNIT_BASES),
+            None,
+            "I/O size",
+            "Bit multiple of result summary data (8 for byte, 1 for bit)",
+        ),
+        1,
+    ),
+    opt(
+        "significant_figures",
+        Kind::Int { min: 1, max: 10 },
+        Some("4"),
+        "Statistics",
+        "Significant figures for output-format set to normal",
+    ),
+    engine(
+        opt(
+            "hipri",
+            Kind::Flag,
+            None,
+            "I/O engine",
+            "Use polled IO completions",
+        ),
+        URING_PV2,
+    ),
+    engine(
+        opt(
+            "fixedbufs",
+            Kind::Flag,
+            None,
+            "I/O engine",
+            "Pre map IO buffers",
+        ),
+        URING,
+    ),
+    engine(
+        opt(
+            "registerfiles",
+            Kind::Flag,
+            None,
+            "I/O engine",
+            "Pre-open/register files",
+        ),
+        URING,
+    ),
+    engine(
+        opt(
+            "sqthread_poll",
+            Kind::Flag,
+            None,
+            "I/O engine",
+            "Offload submission/completion to kernel thread",
+        ),
+        URING,
+    ),
+];
+
+/// The option named (or aliased) `name`.
+pub fn find(name: &str) -> Option<&'static OptDef> {
+    OPTIONS
+        .iter()
+        .find(|o| o.name == name || o.alias == Some(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_defaults_parse() {
+        for (i, o) in OPTIONS.iter().enumerate() {
+            for p in &OPTIONS[i + 1..] {
+                assert_ne!(o.name, p.name);
+                assert_ne!(Some(o.name), p.alias);
+            }
+            if let Some(d) = o.default {
+                if o.name != "filename_format" {
+                    o.kind
+                        .parse(o.name, d, 1024)
+                        .unwrap_or_else(|_| panic!("default of {} must parse", o.name));
+                }
+            }
+        }
+    }
+}

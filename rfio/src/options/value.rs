@@ -1,0 +1,208 @@
+//! Option kinds (how a value is written) and parsed values.
+
+use rbench_common::units::fio::{
+    parse_percentile_list, parse_size, parse_size_or_percent, parse_size_range, parse_time_us,
+    SizeOrPercent, TimeUnit,
+};
+
+/// How an option's value is written (fio's FIO_OPT_* types).
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// Integer with bounds (`max` < 0: unbounded); size suffixes allowed.
+    Int { min: i64, max: i64 },
+    /// `0` or `1`; a value is required.
+    Bool,
+    /// Bare flag, or `=0`/`=1`.
+    Flag,
+    /// A size, optionally a percentage.
+    Size { pct: bool },
+    /// Up to three sizes for read,write,trim (`bs=4k,64k`).
+    SizeList { min: u64 },
+    /// Up to three `lo-hi` ranges (`bsrange`).
+    Ranges,
+    /// A time; a bare number is in the given unit.
+    Time(TimeUnit),
+    /// One of the listed words, optionally with a `:postfix`.
+    Choice(&'static [(&'static str, &'static str)]),
+    /// Free text.
+    Text,
+    /// `:`-separated floats (`percentile_list`).
+    FloatList,
+}
+
+/// A parsed value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Int(i64),
+    Bool(bool),
+    Size(SizeOrPercent),
+    PerDir([u64; 3]),
+    Ranges([(u64, u64); 3]),
+    /// Microseconds.
+    Time(u64),
+    Choice(String, Option<String>),
+    Text(String),
+    Floats(Vec<f64>, usize),
+}
+
+/// Why a value was refused: an optional detail line (printed before fio's
+/// `failed parsing k=v`) and whether fio's valid-value list should follow.
+#[derive(Debug, Clone)]
+pub struct ValueError {
+    pub detail: Option<String>,
+    pub show_choices: bool,
+}
+
+impl ValueError {
+    fn detail(name: &str, msg: impl std::fmt::Display) -> Self {
+        Self {
+            detail: Some(format!("{name}: {msg}")),
+            show_choices: false,
+        }
+    }
+}
+
+fn parse_int(name: &str, s: &str, kb_base: u64, min: i64, max: i64) -> Result<i64, ValueError> {
+    let t = s.trim();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t),
+    };
+    let v = parse_size(body, kb_base).map_err(|e| ValueError::detail(name, e))?;
+    let v = i64::try_from(v).map_err(|_| ValueError::detail(name, "value out of range"))?;
+    let v = if neg { -v } else { v };
+    if max >= 0 && v > max {
+        return Err(ValueError::detail(
+            name,
+            format_args!("max value out of range: {v} ({max} max)"),
+        ));
+    }
+    if v < min {
+        return Err(ValueError::detail(
+            name,
+            format_args!("min value out of range: {v} ({min} min)"),
+        ));
+    }
+    Ok(v)
+}
+
+/// fio's per-direction list: a missing trailing value repeats the last one,
+/// an empty slot keeps the default (§2.1.5).
+fn per_dir<T: Copy>(
+    s: &str,
+    default: T,
+    mut one: impl FnMut(&str) -> Result<T, ValueError>,
+) -> Result<[T; 3], ValueError> {
+    let mut out = [default; 3];
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() > 3 {
+        return Err(ValueError {
+            detail: Some(format!("'{s}': at most three values (read,write,trim)")),
+            show_choices: false,
+        });
+    }
+    let mut last = None;
+    for (i, p) in parts.iter().enumerate() {
+        if p.trim().is_empty() {
+            last = None;
+            continue;
+        }
+        let v = one(p)?;
+        out[i] = v;
+        last = Some(v);
+    }
+    if let Some(v) = last {
+        for slot in out.iter_mut().skip(parts.len()) {
+            *slot = v;
+        }
+    }
+    Ok(out)
+}
+
+impl Kind {
+    /// Whether the command line must supply a value (getopt
+    /// `required_argument`); flags take one only after `=`.
+    pub fn needs_value(self) -> bool {
+        !matches!(self, Kind::Flag)
+    }
+
+    /// The "type:" line of `--cmdhelp`, as fio prints it.
+    pub fn type_text(self) -> &'static str {
+        match self {
+            Kind::Int { .. } | Kind::SizeList { .. } => "integer value (opt=100)",
+            Kind::Bool => "boolean value (opt=1)",
+            Kind::Flag => "empty or boolean value ([0|1])",
+            Kind::Size { .. } => "(null)",
+            Kind::Ranges => "one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])",
+            Kind::Time(_) => "string with time postfix (opt=10s)",
+            Kind::Choice(_) | Kind::Text => "string (opt=bla)",
+            Kind::FloatList => "list of floating point values separated by ':' (opt=5.9:7.8)",
+        }
+    }
+
+    /// Parse `s` for option `name`.
+    pub fn parse(self, name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> {
+        match self {
+            Kind::Int { min, max } => parse_int(name, s, kb_base, min, max).map(Value::Int),
+            Kind::Bool | Kind::Flag => match s.trim() {
+                "" if matches!(self, Kind::Flag) => Ok(Value::Bool(true)),
+                t => {
+                    let v = parse_int(name, t, kb_base, 0, 1)?;
+                    Ok(Value::Bool(v == 1))
+                }
+            },
+            Kind::Size { pct } => {
+                let v = if pct {
+                    parse_size_or_percent(s, kb_base)
+                } else {
+                    parse_size(s, kb_base).map(SizeOrPercent::Bytes)
+                };
+                v.map(Value::Size).map_err(|e| ValueError::detail(name, e))
+            }
+            Kind::SizeList { min } => per_dir(s, 4096, |p| {
+                let v = parse_size(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
+                if v < min {
+                    return Err(ValueError::detail(
+                        name,
+                        format_args!("min value out of range: {v} ({min} min)"),
+                    ));
+                }
+                Ok(v)
+            })
+            .map(Value::PerDir),
+            Kind::Ranges => per_dir(s, (4096, 4096), |p| {
+                let r = parse_size_range(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
+                if r.0 == 0 {
+                    return Err(ValueError::detail(
+                        name,
+                        "min value out of range: 0 (1 min)",
+                    ));
+                }
+                Ok(r)
+            })
+            .map(Value::Ranges),
+            Kind::Time(unit) => parse_time_us(s, unit)
+                .map(Value::Time)
+                .map_err(|e| ValueError::detail(name, e)),
+            Kind::Choice(words) => {
+                let t = s.trim();
+                let (word, postfix) = match t.find([':', ',']) {
+                    Some(i) => (&t[..i], Some(t[i + 1..].to_string())),
+                    None => (t, None),
+                };
+                if words.iter().any(|(w, _)| *w == word) {
+                    Ok(Value::Choice(word.to_string(), postfix))
+                } else {
+                    Err(ValueError {
+                        detail: None,
+                        show_choices: true,
+                    })
+                }
+            }
+            Kind::Text => Ok(Value::Text(s.to_string())),
+            Kind::FloatList => parse_percentile_list(s)
+                .map(|(v, p)| Value::Floats(v, p))
+                .map_err(|e| ValueError::detail(name, e)),
+        }
+    }
+}

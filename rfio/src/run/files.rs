@@ -1,0 +1,260 @@
+//! Files of a job: names, sizes, layout ("Laying out IO file") and opening,
+//! the way fio does it so the same job touches the same bytes.
+
+use super::offsets::Rng;
+use crate::job::Job;
+use rbench_common::units::fio::{num2str, N2sUnit, SizeOrPercent};
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::{IntoRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+/// A setup failure, reported as fio reports it.
+#[derive(Debug, Clone)]
+pub struct SetupError {
+    pub errno: i32,
+    /// Printed to stderr before the `fio: pid=...` line.
+    pub message: Option<String>,
+    pub func: String,
+}
+
+impl SetupError {
+    fn os(func: String, e: &std::io::Error) -> Self {
+        SetupError {
+            errno: e.raw_os_error().unwrap_or(libc::EIO),
+            message: None,
+            func,
+        }
+    }
+}
+
+/// The open files of one job.
+#[derive(Debug, Default)]
+pub struct JobFiles {
+    pub fds: Vec<RawFd>,
+    /// Mapped length per file (for mmap).
+    pub sizes: Vec<u64>,
+    /// (fd, start, length) of each file's I/O region.
+    pub regions: Vec<(RawFd, u64, u64)>,
+    /// Bytes to transfer per pass of the job.
+    pub io_size: u64,
+    pub paths: Vec<std::path::PathBuf>,
+}
+
+impl Drop for JobFiles {
+    fn drop(&mut self) {
+        for &fd in &self.fds {
+            // SAFETY: closing descriptors this struct owns.
+            unsafe { libc::close(fd) };
+        }
+    }
+}
+
+fn existing_size(p: &Path) -> Option<(u64, bool)> {
+    let m = std::fs::metadata(p).ok()?;
+    if m.file_type().is_block_device() {
+        let f = File::open(p).ok()?;
+        let mut size: u64 = 0;
+        // SAFETY: BLKGETSIZE64 writes a u64.
+        let r = unsafe {
+            libc::ioctl(
+                std::os::fd::AsRawFd::as_raw_fd(&f),
+                0x8008_1272, // BLKGETSIZE64
+                &mut size,
+            )
+        };
+        return (r == 0).then_some((size, true));
+    }
+    Some((m.len(), false))
+}
+
+fn pct_of(v: SizeOrPercent, whole: u64) -> u64 {
+    match v {
+        SizeOrPercent::Bytes(b) => b,
+        SizeOrPercent::Percent(p) => whole / 100 * p + whole % 100 * p / 100,
+    }
+}
+
+/// Work out sizes, lay out missing files and open them.
+/// `notices` receives the stdout lines fio prints while doing so.
+pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<JobFiles, SetupError> {
+    let nfiles = job.filenames.len().max(1);
+    let existing: Vec<Option<(u64, bool)>> =
+        job.filenames.iter().map(|p| existing_size(p)).collect();
+    let total = match job.size {
+        Some(s) => {
+            let whole: u64 = existing.iter().map(|e| e.map_or(0, |x| x.0)).sum();
+            pct_of(s, whole)
+        }
+        None if !diskless && existing.iter().all(Option::is_some) => {
+            existing.iter().map(|e| e.map_or(0, |x| x.0)).sum()
+        }
+        None => {
+            return Err(SetupError {
+                errno: libc::EINVAL,
+                message: Some(format!("{}: you need to specify size=\n", job.name)),
+                func: "total_file_size".into(),
+            })
+        }
+    };
+    let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
+    if total < min_bs {
+        return Err(SetupError {
+            errno: libc::EINVAL,
+            message: Some(format!(
+                "fio: size too small, must not be less than minimum block size: {total} < {min_bs}\n"
+            )),
+            func: "total_file_size".into(),
+        });
+    }
+    let per_file = job.filesize.map_or(total / nfiles as u64, |r| r.0);
+    let mut files = JobFiles::default();
+    let mut io_total = 0;
+    if diskless {
+        files.regions.push((-1, 0, total));
+        files.io_size = job.io_size.map_or(total, |s| pct_of(s, total));
+        return Ok(files);
+    }
+    // Lay out what is missing or too short (§3 Files).
+    let mut to_layout = Vec::new();
+    for (i, p) in job.filenames.iter().enumerate() {
+        let file_size = existing[i].map_or(0, |e| e.0);
+        let offset = pct_of(job.offset, file_size)
+            + pct_of(job.offset_increment, file_size) * job.clone as u64;
+        let is_dev = existing[i].is_some_and(|e| e.1);
+        let need = offset + per_file;
+        if !is_dev && file_size < need {
+            to_layout.push((p.clone(), need));
+        }
+        let len = if is_dev || file_size >= need {
+            per_file.min(file_size.max(need).saturating_sub(offset))
+        } else {
+            per_file
+        };
+        io_total += len;
+        files.regions.push((-1, offset, len));
+        files.sizes.push(need.max(file_size));
+    }
+    if !to_layout.is_empty() {
+        if job.readonly {
+            return Err(SetupError {
+                errno: libc::EROFS,
+                message: Some("fio: refusing extend of file due to read-only\n".into()),
+                func: "extend_file".into(),
+            });
+        }
+        let bytes: u64 = to_layout.iter().map(|x| x.1).sum();
+        let pow2 = job.kb_base == 1024;
+        let shown = num2str(bytes, job.sig_figs, 1, pow2, N2sUnit::Byte);
+        notices.push(if to_layout.len() == 1 {
+            format!("{}: Laying out IO file (1 file / {shown})\n", job.name)
+        } else {
+            format!(
+                "{}: Laying out IO files ({} files / total {shown})\n",
+                job.name,
+                to_layout.len()
+            )
+        });
+        for (p, size) in &to_layout {
+            layout(job, p, *size)?;
+        }
+    }
+    for (i, p) in job.filenames.iter().enumerate() {
+        let fd = open(job, p)?;
+        files.fds.push(fd);
+        files.regions[i].0 = fd;
+        if job.invalidate && !existing[i].is_some_and(|e| e.1) {
+            // SAFETY: advisory call on our own descriptor.
+            unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+    }
+    files.paths = job.filenames.clone();
+    files.io_size = job.io_size.map_or(io_total, |s| pct_of(s, io_total));
+    Ok(files)
+}
+
+fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
+    let func = format!("open({})", p.display());
+    let mut f = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(p)
+        .map_err(|e| SetupError::os(func.clone(), &e))?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+    let old = f.metadata().map(|m| m.len()).unwrap_or(0);
+    // SAFETY: plain syscalls on a descriptor we own.
+    unsafe {
+        match job.fallocate.as_str() {
+            "none" | "0" | "truncate" => {}
+            "keep" => {
+                libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t);
+            }
+            "posix" | "1" => {
+                libc::posix_fallocate(fd, 0, size as libc::off_t);
+            }
+            _ => {
+                libc::fallocate(fd, 0, 0, size as libc::off_t);
+            }
+        }
+        if libc::ftruncate(fd, size as libc::off_t) < 0 {
+            return Err(SetupError::os(
+                "ftruncate".into(),
+                &std::io::Error::last_os_error(),
+            ));
+        }
+    }
+    // Reads (and overwrite=1) need real data in the file, as fio writes it.
+    if job.pattern.read || job.overwrite || job.engine == "mmap" {
+        let mut rng = Rng::new(0x89);
+        let mut chunk = vec![0u8; 1 << 20];
+        for w in chunk.chunks_mut(8) {
+            w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
+        }
+        use std::io::Seek;
+        f.seek(std::io::SeekFrom::Start(old))
+            .map_err(|e| SetupError::os("lseek".into(), &e))?;
+        let mut left = size.saturating_sub(old);
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            f.write_all(&chunk[..n])
+                .map_err(|e| SetupError::os("write".into(), &e))?;
+            left -= n as u64;
+        }
+        f.sync_all()
+            .map_err(|e| SetupError::os("fsync".into(), &e))?;
+    }
+    Ok(())
+}
+
+fn open(job: &Job, p: &Path) -> Result<RawFd, SetupError> {
+    let writes = job.pattern.write || job.pattern.trim || job.engine == "mmap";
+    let mut flags = 0;
+    if job.direct {
+        flags |= libc::O_DIRECT;
+    }
+    match job.sync_mode.as_str() {
+        "sync" => flags |= libc::O_SYNC,
+        "dsync" => flags |= libc::O_DSYNC,
+        _ => {}
+    }
+    let f = OpenOptions::new()
+        .read(true)
+        .write(writes)
+        .custom_flags(flags)
+        .open(p)
+        .map_err(|e| SetupError::os(format!("open({})", p.display()), &e))?;
+    Ok(f.into_raw_fd())
+}
+
+/// Remove a job's files (`unlink=1`).
+pub fn unlink(paths: &[std::path::PathBuf]) {
+    for p in paths {
+        if let Ok(c) = CString::new(p.as_os_str().as_encoded_bytes()) {
+            // SAFETY: unlinking a path we created.
+            unsafe { libc::unlink(c.as_ptr()) };
+        }
+    }
+}

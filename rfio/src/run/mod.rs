@@ -1,0 +1,228 @@
+//! Running jobs: stonewall segments one after the other, the jobs of a
+//! segment on their own threads, each through the job loop in `worker`.
+
+pub mod diskstats;
+pub mod files;
+pub mod offsets;
+pub mod worker;
+
+use crate::engine::{self, IoKind};
+use crate::job::Job;
+use crate::stats::ThreadStats;
+use std::sync::atomic::AtomicBool;
+use std::time::SystemTime;
+
+/// Which stream a notice goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// One job's outcome.
+#[derive(Debug, Clone)]
+pub struct JobRun {
+    pub stats: ThreadStats,
+    pub pid: u32,
+    pub finished: SystemTime,
+    /// `(file:io_u.c:1876, func=io_u error, error=Invalid argument)` context.
+    pub error_context: Option<String>,
+    /// The job never ran (setup failed): no report block.
+    pub setup_failed: bool,
+}
+
+pub fn strerror(errno: i32) -> String {
+    // SAFETY: strerror returns a valid NUL-terminated static string.
+    unsafe { std::ffi::CStr::from_ptr(libc::strerror(errno)) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn kind_word(k: IoKind) -> &'static str {
+    match k {
+        IoKind::Read => "read",
+        IoKind::Write => "write",
+        IoKind::Trim => "trim",
+        IoKind::Fsync | IoKind::Fdatasync => "sync",
+    }
+}
+
+/// Run every job; `notice` receives fio's progress and error lines in order.
+pub fn run_all(jobs: &[Job], notice: &mut dyn FnMut(Stream, &str)) -> Vec<JobRun> {
+    let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
+    let mut start = 0;
+    while start < jobs.len() {
+        let mut end = start + 1;
+        while end < jobs.len() && !jobs[end].stonewall {
+            end += 1;
+        }
+        run_segment(&jobs[start..end], &mut runs[start..end], notice);
+        start = end;
+        if rbench_common::stop::should_stop() {
+            break;
+        }
+    }
+    runs.into_iter()
+        .map(|r| {
+            r.unwrap_or(JobRun {
+                stats: ThreadStats::default(),
+                pid: 0,
+                finished: SystemTime::now(),
+                error_context: None,
+                setup_failed: true,
+            })
+        })
+        .collect()
+}
+
+fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(Stream, &str)) {
+    let exit_all = AtomicBool::new(false);
+    let mut prepared = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let traits = engine::traits(&job.engine);
+        let mut lines = Vec::new();
+        let files = files::setup(job, traits.diskless, &mut lines);
+        for l in &lines {
+            notice(Stream::Stdout, l);
+        }
+        let files = match files {
+            Ok(f) => f,
+            Err(e) => {
+                if let Some(m) = &e.message {
+                    notice(Stream::Stderr, m);
+                }
+                notice(
+                    Stream::Stderr,
+                    &format!(
+                        "fio: pid=0, err={}/file:filesetup.c:1155, func={}, error={}\n",
+                        e.errno,
+                        e.func,
+                        strerror(e.errno)
+                    ),
+                );
+                let mut stats = ThreadStats::default();
+                stats.error = e.errno;
+                out[i] = Some(JobRun {
+                    stats,
+                    pid: 0,
+                    finished: SystemTime::now(),
+                    error_context: None,
+                    setup_failed: true,
+                });
+                continue;
+            }
+        };
+        match engine::create(job) {
+            Ok(eng) => prepared.push((i, job, traits, eng, files)),
+            Err(e) => {
+                let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
+                notice(
+                    Stream::Stderr,
+                    &format!(
+                        "fio: pid=0, err={errno}/file:ioengines.c:1, func=io engine init, error={}\n",
+                        strerror(errno)
+                    ),
+                );
+                let mut stats = ThreadStats::default();
+                stats.error = errno;
+                out[i] = Some(JobRun {
+                    stats,
+                    pid: 0,
+                    finished: SystemTime::now(),
+                    error_context: None,
+                    setup_failed: true,
+                });
+            }
+        }
+    }
+    let results: Vec<(usize, JobRun, Option<worker::IoError>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = prepared
+            .into_iter()
+            .map(|(i, job, traits, eng, files)| {
+                let exit_all = &exit_all;
+                s.spawn(move || {
+                    if job.startdelay_us > 0 {
+                        std::thread::sleep(std::time::Duration::from_micros(job.startdelay_us));
+                    }
+                    // SAFETY: gettid has no preconditions.
+                    let pid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
+                    let (stats, err) = worker::run(job, traits, eng, &files, exit_all);
+                    if job.exitall {
+                        exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    if job.unlink {
+                        files::unlink(&files.paths);
+                    }
+                    let ctx = err.as_ref().map(|e| {
+                        format!(
+                            "file:io_u.c:1876, func=io_u error, error={}",
+                            strerror(e.errno)
+                        )
+                    });
+                    let mut err_paths = err;
+                    if let Some(e) = err_paths.as_mut() {
+                        e.file = e.file.min(files.paths.len().saturating_sub(1));
+                    }
+                    let path = err_paths
+                        .as_ref()
+                        .and_then(|e| files.paths.get(e.file).cloned());
+                    (
+                        i,
+                        JobRun {
+                            stats,
+                            pid,
+                            finished: SystemTime::now(),
+                            error_context: ctx,
+                            setup_failed: false,
+                        },
+                        err_paths.map(|e| (e, path)),
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().ok())
+            .map(|(i, r, e)| (i, r, e.map(|(e, p)| (e, p))))
+            .map(|(i, r, e)| {
+                if let Some((e, p)) = &e {
+                    report_io_error(&jobs[i], r.pid, e, p.as_deref(), notice);
+                }
+                (i, r, e.map(|x| x.0))
+            })
+            .collect()
+    });
+    for (i, r, _) in results {
+        out[i] = Some(r);
+    }
+}
+
+fn report_io_error(
+    job: &Job,
+    pid: u32,
+    e: &worker::IoError,
+    path: Option<&std::path::Path>,
+    notice: &mut dyn FnMut(Stream, &str),
+) {
+    let msg = strerror(e.errno);
+    let name = path.map_or_else(|| job.name.clone(), |p| p.display().to_string());
+    notice(
+        Stream::Stderr,
+        &format!(
+            "fio: io_u error on file {name}: {msg}: {} offset={}, buflen={}\n",
+            kind_word(e.kind),
+            e.offset,
+            e.len
+        ),
+    );
+    if job.direct && e.errno == libc::EINVAL {
+        notice(Stream::Stdout, "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.\n");
+    }
+    notice(
+        Stream::Stdout,
+        &format!(
+            "fio: pid={pid}, err={}/file:io_u.c:1876, func=io_u error, error={msg}\n",
+            e.errno
+        ),
+    );
+}

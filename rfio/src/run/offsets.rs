@@ -1,0 +1,344 @@
+//! Where the next I/O goes: direction (rwmix), block size (bs, bsrange,
+//! bssplit), file (round robin) and offset (sequential, or random through a
+//! full-cycle permutation so every block is hit once per pass unless
+//! `norandommap`).
+
+use crate::engine::{IoKind, IoUnit};
+use crate::job::Job;
+use std::os::fd::RawFd;
+
+/// xorshift64*: small, fast, good enough for picking offsets.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        // splitmix64 step so that small seeds give well-mixed states.
+        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Rng((z ^ (z >> 31)) | 1)
+    }
+
+    #[inline]
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// A bijection on `0..2^bits`, walked with a counter and skipping values
+/// `>= n` (cycle walking): every block exactly once per pass, no memory.
+#[derive(Debug, Clone)]
+struct Permutation {
+    n: u64,
+    mask: u64,
+    shift: u32,
+    key: u64,
+    counter: u64,
+}
+
+impl Permutation {
+    fn new(n: u64, key: u64) -> Self {
+        let bits = 64 - n.saturating_sub(1).leading_zeros();
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        Permutation {
+            n,
+            mask,
+            shift: bits / 2 + 1,
+            key: key & mask,
+            counter: 0,
+        }
+    }
+
+    #[inline]
+    fn mix(&self, i: u64) -> u64 {
+        let m = self.mask;
+        // Each step is a bijection on the masked bits.
+        let mut x = (i ^ self.key) & m;
+        x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15) & m;
+        x ^= x >> self.shift;
+        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9) & m;
+        x ^= x >> self.shift;
+        x = (x.wrapping_add(self.key)) & m;
+        x
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        while self.counter <= self.mask {
+            let v = self.mix(self.counter);
+            self.counter += 1;
+            if v < self.n {
+                return Some(v);
+            }
+            if self.counter == 0 {
+                break;
+            }
+        }
+        None
+    }
+}
+
+/// One file's region [start, start+len).
+#[derive(Debug, Clone)]
+pub struct Region {
+    pub fd: RawFd,
+    pub start: u64,
+    pub len: u64,
+    pos: [u64; 3],
+    perm: Permutation,
+    exhausted: bool,
+}
+
+pub struct Picker {
+    regions: Vec<Region>,
+    next_region: usize,
+    rng: Rng,
+    random: bool,
+    norandommap: bool,
+    dirs: [bool; 3],
+    mixed: bool,
+    rwmixread: u64,
+    bs: [(u64, u64); 3],
+    bssplit: [Vec<(u64, u32)>; 3],
+    /// Smallest block: offset granularity.
+    grain: u64,
+    /// `rw=read:N`: bytes skipped after each sequential I/O.
+    skip: u64,
+    /// `rw=randread:N`: ios per new random offset.
+    ios_per_offset: u64,
+    same_left: u64,
+    last: (usize, u64, usize),
+    key: u64,
+}
+
+impl Picker {
+    pub fn new(job: &Job, regions: Vec<(RawFd, u64, u64)>, seed: u64) -> Self {
+        let p = job.pattern;
+        let dirs = [p.read, p.write, p.trim];
+        let grain = (0..3)
+            .filter(|&d| dirs[d])
+            .map(|d| {
+                job.bssplit[d]
+                    .iter()
+                    .map(|e| e.0)
+                    .min()
+                    .unwrap_or(job.bs[d].0)
+            })
+            .min()
+            .unwrap_or(4096)
+            .max(1);
+        let mut rng = Rng::new(seed);
+        let key = rng.next();
+        let regions = regions
+            .into_iter()
+            .map(|(fd, start, len)| Region {
+                fd,
+                start,
+                len,
+                pos: [start; 3],
+                perm: Permutation::new(len / grain, key),
+                exhausted: false,
+            })
+            .collect();
+        Picker {
+            regions,
+            next_region: 0,
+            rng,
+            random: p.random,
+            norandommap: job.norandommap,
+            dirs,
+            mixed: p.mixed(),
+            rwmixread: u64::from(job.rwmixread),
+            bs: job.bs,
+            bssplit: job.bssplit.clone(),
+            grain,
+            skip: if p.random { 0 } else { job.rw_postfix },
+            ios_per_offset: if p.random { job.rw_postfix.max(1) } else { 1 },
+            same_left: 0,
+            last: (0, 0, 0),
+            key,
+        }
+    }
+
+    /// Start a new pass over every region (time_based, loops, io_size > size).
+    pub fn new_pass(&mut self) {
+        self.key = self.rng.next();
+        for r in &mut self.regions {
+            r.pos = [r.start; 3];
+            r.perm = Permutation::new(r.len / self.grain, self.key);
+            r.exhausted = false;
+        }
+    }
+
+    #[inline]
+    fn pick_dir(&mut self) -> usize {
+        if self.mixed {
+            if self.rng.below(100) < self.rwmixread {
+                0
+            } else {
+                1
+            }
+        } else if self.dirs[1] && self.dirs[2] {
+            // trimwrite: alternate trim then write.
+            if self.rng.below(2) == 0 {
+                2
+            } else {
+                1
+            }
+        } else if self.dirs[0] {
+            0
+        } else if self.dirs[1] {
+            1
+        } else {
+            2
+        }
+    }
+
+    #[inline]
+    fn pick_len(&mut self, d: usize) -> u64 {
+        let split = &self.bssplit[d];
+        if !split.is_empty() {
+            let r = self.rng.below(100) as u32;
+            let mut acc = 0;
+            for &(b, p) in split.iter() {
+                acc += p;
+                if r < acc {
+                    return b;
+                }
+            }
+            return split[split.len() - 1].0;
+        }
+        let (lo, hi) = self.bs[d];
+        if lo == hi {
+            lo
+        } else {
+            lo + self.rng.below((hi - lo) / lo + 1) * lo
+        }
+    }
+
+    /// Fill `io` with the next I/O; `false` when this pass has nothing left.
+    /// Hot path: no allocation.
+    #[inline]
+    pub fn next(&mut self, io: &mut IoUnit) -> bool {
+        let d = self.pick_dir();
+        let mut len = self.pick_len(d);
+        if self.random && self.same_left > 0 {
+            self.same_left -= 1;
+            let (f, off, l) = self.last;
+            return self.fill(io, d, f, off, l);
+        }
+        let n = self.regions.len();
+        for _ in 0..n {
+            let fi = self.next_region;
+            self.next_region = if fi + 1 == n { 0 } else { fi + 1 };
+            let r = &mut self.regions[fi];
+            if r.exhausted {
+                continue;
+            }
+            let end = r.start + r.len;
+            let off = if self.random {
+                let block = if self.norandommap {
+                    let blocks = r.len / self.grain;
+                    if blocks == 0 {
+                        None
+                    } else {
+                        Some(self.rng.below(blocks))
+                    }
+                } else {
+                    r.perm.next()
+                };
+                match block {
+                    Some(b) => r.start + b * self.grain,
+                    None => {
+                        r.exhausted = true;
+                        continue;
+                    }
+                }
+            } else {
+                let p = r.pos[d];
+                if p + self.grain.min(len) > end {
+                    r.exhausted = true;
+                    continue;
+                }
+                p
+            };
+            if off + len > end {
+                len = (end - off) / self.grain * self.grain;
+                if len == 0 {
+                    r.exhausted = true;
+                    continue;
+                }
+            }
+            if !self.random {
+                r.pos[d] = off + len + self.skip;
+            }
+            self.same_left = self.ios_per_offset - 1;
+            self.last = (fi, off, len as usize);
+            return self.fill(io, d, fi, off, len as usize);
+        }
+        false
+    }
+
+    #[inline]
+    fn fill(&self, io: &mut IoUnit, d: usize, file: usize, off: u64, len: usize) -> bool {
+        io.kind = match d {
+            0 => IoKind::Read,
+            1 => IoKind::Write,
+            _ => IoKind::Trim,
+        };
+        io.file = file;
+        io.fd = self.regions[file].fd;
+        io.offset = off;
+        io.len = len;
+        true
+    }
+
+    /// Descriptor of a file (for sync units).
+    pub fn fd(&self, file: usize) -> RawFd {
+        self.regions[file].fd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutation_hits_every_block_once() {
+        for n in [1u64, 2, 3, 7, 64, 1000, 4097] {
+            let mut p = Permutation::new(n, 0x1234_5678);
+            let mut seen = vec![false; n as usize];
+            let mut count = 0;
+            while let Some(v) = p.next() {
+                assert!(!seen[v as usize], "n={n} v={v} twice");
+                seen[v as usize] = true;
+                count += 1;
+            }
+            assert_eq!(count, n);
+        }
+    }
+
+    #[test]
+    fn rng_below_in_range() {
+        let mut r = Rng::new(1);
+        for _ in 0..1000 {
+            assert!(r.below(7) < 7);
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! The job loop, written once against the [`Engine`] trait: pick, issue,
+//! commit, reap, record. Everything it needs (units, buffers, completion
+//! list, histograms) is allocated before the loop; the loop itself only
+//! reads the clock, calls the engine and updates counters.
+
+use super::files::JobFiles;
+use super::offsets::{Picker, Rng};
+use crate::engine::{Engine, IoKind, IoUnit, Queued, Traits};
+use crate::job::Job;
+use crate::stats::{batch_bucket, depth_bucket, ThreadStats};
+use rbench_common::clock::FastClock;
+use rbench_common::stop;
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// I/O buffers: one aligned allocation, carved per unit.
+struct Buffers {
+    ptr: *mut u8,
+    layout: Layout,
+}
+
+impl Buffers {
+    fn new(units: usize, unit_len: usize) -> Option<Self> {
+        let size = (units * unit_len).max(4096);
+        let layout = Layout::from_size_align(size, 4096).ok()?;
+        // SAFETY: non-zero size, valid layout.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return None;
+        }
+        // Write buffers carry pseudo-random data, filled once (fio's default
+        // scramble is not reproduced per I/O).
+        let mut rng = Rng::new(0x5eed);
+        // SAFETY: `ptr` points at `size` writable bytes.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
+        for w in bytes.chunks_mut(8) {
+            w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
+        }
+        Some(Buffers { ptr, layout })
+    }
+}
+
+impl Drop for Buffers {
+    fn drop(&mut self) {
+        // SAFETY: freeing what `new` allocated with the same layout.
+        unsafe { dealloc(self.ptr, self.layout) };
+    }
+}
+
+/// How a job ended when it ended with an error.
+#[derive(Debug, Clone)]
+pub struct IoError {
+    pub errno: i32,
+    pub kind: IoKind,
+    pub offset: u64,
+    pub len: usize,
+    pub file: usize,
+}
+
+/// Measurement windows for the bw/iops lines (every bwavgtime/iopsavgtime).
+struct Sampler {
+    bw_every: u64,
+    iops_every: u64,
+    bw_last: u64,
+    iops_last: u64,
+    bw_bytes: [u64; 3],
+    iops_ios: [u64; 3],
+    dirs: [bool; 3],
+}
+
+impl Sampler {
+    fn new(job: &Job, now_ns: u64) -> Self {
+        Sampler {
+            bw_every: job.bwavgtime_ms * 1_000_000,
+            iops_every: job.iopsavgtime_ms * 1_000_000,
+            bw_last: now_ns,
+            iops_last: now_ns,
+            bw_bytes: [0; 3],
+            iops_ios: [0; 3],
+            dirs: [job.pattern.read, job.pattern.write, job.pattern.trim],
+        }
+    }
+
+    /// Cold path: at most a few times per second.
+    #[cold]
+    fn sample(&mut self, now_ns: u64, st: &mut ThreadStats) {
+        if now_ns - self.bw_last >= self.bw_every {
+            let ms = (now_ns - self.bw_last) / 1_000_000;
+            for d in 0..3 {
+                if self.dirs[d] {
+                    let delta = st.dir[d].io_bytes - self.bw_bytes[d];
+                    st.dir[d].bw.push(delta * 1000 / ms.max(1) / 1024);
+                    self.bw_bytes[d] = st.dir[d].io_bytes;
+                }
+            }
+            self.bw_last = now_ns;
+        }
+        if now_ns - self.iops_last >= self.iops_every {
+            let ms = (now_ns - self.iops_last) / 1_000_000;
+            for d in 0..3 {
+                if self.dirs[d] {
+                    let delta = st.dir[d].ios - self.iops_ios[d];
+                    st.dir[d].iops.push(delta * 1000 / ms.max(1));
+                    self.iops_ios[d] = st.dir[d].ios;
+                }
+            }
+            self.iops_last = now_ns;
+        }
+    }
+
+    fn next_due(&self) -> u64 {
+        (self.bw_last + self.bw_every).min(self.iops_last + self.iops_every)
+    }
+}
+
+/// Record one completed unit. Hot path.
+#[inline]
+fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job) -> Option<i32> {
+    if io.result < 0 {
+        return Some((-io.result) as i32);
+    }
+    let (clat, lat) = done_ns_lat;
+    match io.kind {
+        IoKind::Fsync | IoKind::Fdatasync => {
+            st.sync_lat.record(clat);
+            st.sync_ios += 1;
+            st.issued[3] += 1;
+        }
+        k => {
+            let d = match k {
+                IoKind::Read => 0,
+                IoKind::Write => 1,
+                _ => 2,
+            };
+            let ds = &mut st.dir[d];
+            ds.io_bytes += io.result as u64;
+            ds.ios += 1;
+            if (io.result as usize) < io.len {
+                ds.short_ios += 1;
+            }
+            if !job.disable_clat {
+                ds.clat.record(clat);
+            }
+            if !job.disable_lat {
+                ds.lat.record(lat);
+            }
+            st.issued[d] += 1;
+        }
+    }
+    None
+}
+
+/// Run one job on the calling thread. `go` is raised when every job of the
+/// stonewall segment is ready; `exit_all` stops everyone (`exitall`).
+pub fn run(
+    job: &Job,
+    traits: Traits,
+    mut engine: Box<dyn Engine>,
+    files: &JobFiles,
+    exit_all: &AtomicBool,
+) -> (ThreadStats, Option<IoError>) {
+    let mut st = ThreadStats::default();
+    let depth = if traits.sync { 1 } else { job.iodepth };
+    let max_bs = (0..3)
+        .map(|d| {
+            job.bssplit[d]
+                .iter()
+                .map(|e| e.0)
+                .max()
+                .unwrap_or(job.bs[d].1)
+        })
+        .max()
+        .unwrap_or(4096) as usize;
+    let unit_len = max_bs.div_ceil(4096) * 4096;
+    let Some(bufs) = Buffers::new(depth, unit_len) else {
+        st.error = libc::ENOMEM;
+        return (st, None);
+    };
+    let mut units: Vec<IoUnit> = (0..depth)
+        // SAFETY: each unit gets its own `unit_len` slice of the allocation.
+        .map(|i| {
+            let mut u = IoUnit::new(unsafe { bufs.ptr.add(i * unit_len) });
+            u.len = unit_len;
+            u
+        })
+        .collect();
+    if let Err(e) = engine.init(&units, &files.fds, &files.sizes) {
+        st.error = e.raw_os_error().unwrap_or(libc::EIO);
+        return (st, None);
+    }
+    let seed = if job.randrepeat {
+        0x89 ^ (job.clone as u64).wrapping_mul(0x9E37_79B9)
+    } else {
+        job.randseed ^ rbench_common::clock::now_ns()
+    };
+    let mut picker = Picker::new(job, files.regions.clone(), seed);
+    let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut done: Vec<usize> = Vec::with_capacity(depth);
+    let mut to_stamp: Vec<usize> = Vec::with_capacity(depth);
+
+    let clock = FastClock::get();
+    let t0 = clock.now();
+    let ns = |t: u64| clock.ticks_to_ns(t.saturating_sub(t0));
+    let ramp_ns = job.ramp_us * 1000;
+    let runtime_ns = job.runtime_us * 1000;
+    let mut measuring = ramp_ns == 0;
+    let mut measure_start = 0u64;
+    let mut sampler = Sampler::new(job, 0);
+    let mut next_check = sampler.next_due();
+    let usage0 = rusage();
+
+    let time_based = job.time_based && runtime_ns > 0;
+    let io_per_pass = files.io_size;
+    let mut issued_bytes = 0u64;
+    let mut issued_ios = 0u64;
+    let mut loops_left = job.loops;
+    let mut inflight = 0usize;
+    let mut writes_since_sync = 0u64;
+    let sync_every = if job.fsync > 0 {
+        job.fsync
+    } else {
+        job.fdatasync
+    };
+    let mut pending_sync: Option<usize> = None;
+    let mut exhausted = false;
+    let mut error: Option<IoError> = None;
+    let count_submits = !traits.diskless;
+
+    'outer: loop {
+        // Cold checks once per pass of the loop, cheap compare first.
+        let now = ns(clock.now());
+        if now >= next_check || !measuring {
+            if !measuring && now >= ramp_ns {
+                st.reset();
+                measuring = true;
+                measure_start = now;
+                sampler = Sampler::new(job, now);
+            } else if measuring {
+                sampler.sample(now, &mut st);
+            }
+            next_check = sampler.next_due();
+        }
+        if runtime_ns > 0 && now >= ramp_ns + runtime_ns && measuring {
+            break;
+        }
+        if stop::should_stop() || exit_all.load(Ordering::Relaxed) {
+            break;
+        }
+        // Issue until the queue is full (one unit per pass for synchronous
+        // engines, so the clock and stop checks above run between them).
+        let mut budget = depth - inflight;
+        while budget > 0 && !exhausted && error.is_none() {
+            budget -= 1;
+            let Some(idx) = free.pop() else { break };
+            let io = &mut units[idx];
+            io.start = clock.now();
+            if let Some(file) = pending_sync.take() {
+                io.kind = if job.fsync > 0 {
+                    IoKind::Fsync
+                } else {
+                    IoKind::Fdatasync
+                };
+                io.file = file;
+                io.fd = picker.fd(file);
+                io.len = 0;
+            } else {
+                let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
+                let bytes_left = io_per_pass == 0 || issued_bytes < io_per_pass;
+                let mut got = ios_left && (bytes_left || time_based) && picker.next(io);
+                if !got && ios_left && (bytes_left || time_based) {
+                    // Every block of the region was visited; io_size (or the
+                    // clock) asks for more: start a new pass.
+                    picker.new_pass();
+                    got = picker.next(io);
+                }
+                if !got {
+                    // One loop of the job is complete.
+                    loops_left = loops_left.saturating_sub(1);
+                    if ios_left && (time_based || loops_left > 0) {
+                        picker.new_pass();
+                        issued_bytes = 0;
+                        got = picker.next(io);
+                    }
+                }
+                if !got {
+                    free.push(idx);
+                    exhausted = true;
+                    break;
+                }
+                issued_bytes += io.len as u64;
+                issued_ios += 1;
+                if sync_every > 0 && io.kind == IoKind::Write {
+                    writes_since_sync += 1;
+                    if writes_since_sync >= sync_every {
+                        writes_since_sync = 0;
+                        pending_sync = Some(io.file);
+                    }
+                }
+            }
+            io.issue = clock.now();
+            match engine.queue(idx, io) {
+                Queued::Completed => {
+                    let end = clock.now();
+                    inflight += 1;
+                    st.depth_map[depth_bucket(inflight)] += 1;
+                    inflight -= 1;
+                    if count_submits {
+                        st.submit_map[1] += 1;
+                        st.complete_map[1] += 1;
+                        st.submit_calls += 1;
+                        st.complete_calls += 1;
+                    }
+                    let lat = (
+                        clock.ticks_to_ns(end - io.issue),
+                        clock.ticks_to_ns(end - io.start),
+                    );
+                    if let Some(errno) = record(&mut st, io, lat, job) {
+                        error = Some(IoError {
+                            errno,
+                            kind: io.kind,
+                            offset: io.offset,
+                            len: io.len,
+                            file: io.file,
+                        });
+                    }
+                    free.push(idx);
+                }
+                Queued::Queued => {
+                    inflight += 1;
+                    st.depth_map[depth_bucket(inflight)] += 1;
+                    to_stamp.push(idx);
+                    if to_stamp.len() >= job.iodepth_batch {
+                        commit(&mut *engine, &mut units, &mut to_stamp, &mut st, clock, job);
+                    }
+                }
+                Queued::Busy => {
+                    free.push(idx);
+                    break;
+                }
+            }
+        }
+        if !to_stamp.is_empty() {
+            commit(&mut *engine, &mut units, &mut to_stamp, &mut st, clock, job);
+        }
+        if inflight > 0 {
+            let full = inflight >= depth || exhausted || error.is_some();
+            let min = if full { job.complete_min.max(1) } else { 0 };
+            done.clear();
+            match engine.getevents(min, job.complete_max.max(1), &mut units, &mut done) {
+                Ok(n) => {
+                    let end = clock.now();
+                    st.complete_map[batch_bucket(n)] += 1;
+                    st.complete_calls += 1;
+                    for &idx in &done {
+                        let io = &units[idx];
+                        let lat = (
+                            clock.ticks_to_ns(end.saturating_sub(io.issue)),
+                            clock.ticks_to_ns(end.saturating_sub(io.start)),
+                        );
+                        if let Some(errno) = record(&mut st, io, lat, job) {
+                            error.get_or_insert(IoError {
+                                errno,
+                                kind: io.kind,
+                                offset: io.offset,
+                                len: io.len,
+                                file: io.file,
+                            });
+                        }
+                        free.push(idx);
+                    }
+                    inflight -= n;
+                }
+                Err(e) => {
+                    st.error = e.raw_os_error().unwrap_or(libc::EIO);
+                    break 'outer;
+                }
+            }
+        } else if exhausted || error.is_some() {
+            break;
+        }
+    }
+    // Drain what is still in flight (not recorded past the runtime cap).
+    while inflight > 0 {
+        done.clear();
+        match engine.getevents(1, depth, &mut units, &mut done) {
+            Ok(n) => inflight -= n,
+            Err(_) => break,
+        }
+    }
+    let end = ns(clock.now());
+    if !measuring {
+        st.reset();
+        measure_start = end;
+    }
+    let usec = (end - measure_start).div_ceil(1000);
+    let runtime_ms = usec.div_ceil(1000);
+    st.runtime_ms = runtime_ms;
+    let dirs = [job.pattern.read, job.pattern.write, job.pattern.trim];
+    for d in 0..3 {
+        if dirs[d] || st.dir[d].ios > 0 {
+            st.dir[d].runtime_ms = runtime_ms;
+        }
+    }
+    if job.end_fsync {
+        for &fd in &files.fds {
+            // SAFETY: fsync on the job's own descriptor.
+            unsafe { libc::fsync(fd) };
+        }
+    }
+    let usage = rusage();
+    st.usr_ms = (usage.0 - usage0.0) * 1000.0;
+    st.sys_ms = (usage.1 - usage0.1) * 1000.0;
+    st.ctx = usage.2.saturating_sub(usage0.2);
+    st.majf = usage.3.saturating_sub(usage0.3);
+    st.minf = usage.4.saturating_sub(usage0.4);
+    if let Some(e) = &error {
+        st.error = e.errno;
+    }
+    drop(engine);
+    (st, error)
+}
+
+/// Submit what was queued and stamp its issue time (slat = issue - start).
+#[inline]
+fn commit(
+    engine: &mut dyn Engine,
+    units: &mut [IoUnit],
+    to_stamp: &mut Vec<usize>,
+    st: &mut ThreadStats,
+    clock: &FastClock,
+    job: &Job,
+) {
+    let n = engine.commit().unwrap_or(0);
+    let now = clock.now();
+    st.submit_map[batch_bucket(n.max(to_stamp.len()))] += 1;
+    st.submit_calls += 1;
+    for &idx in to_stamp.iter() {
+        let io = &mut units[idx];
+        io.issue = now;
+        if !job.disable_slat {
+            let d = match io.kind {
+                IoKind::Read => 0,
+                IoKind::Write => 1,
+                IoKind::Trim => 2,
+                _ => continue,
+            };
+            st.dir[d]
+                .slat
+                .record(clock.ticks_to_ns(now.saturating_sub(io.start)));
+        }
+    }
+    to_stamp.clear();
+}
+
+/// (user s, system s, context switches, major faults, minor faults) of this thread.
+fn rusage() -> (f64, f64, u64, u64, u64) {
+    // SAFETY: zeroed rusage is valid; RUSAGE_THREAD is supported on Linux.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    let s = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    (
+        s(ru.ru_utime),
+        s(ru.ru_stime),
+        (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+        ru.ru_majflt as u64,
+        ru.ru_minflt as u64,
+    )
+}

@@ -1,0 +1,193 @@
+//! Per-thread measurements, filled by the job loop and merged at the end.
+//! Nothing here formats; `report/` renders the [`crate::result`] built from it.
+
+use rbench_common::histogram::LatencyHistogram;
+
+/// Data directions, in fio's order.
+pub const READ: usize = 0;
+pub const WRITE: usize = 1;
+pub const TRIM: usize = 2;
+
+/// fio's running sample statistics for bw/iops lines (`add_stat_sample`):
+/// group reporting adds these field by field (§4), so they are kept raw.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Samples {
+    pub n: u64,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub s: f64,
+}
+
+impl Samples {
+    pub fn push(&mut self, v: u64) {
+        if self.n == 0 {
+            self.min = v;
+            self.max = v;
+        } else {
+            self.min = self.min.min(v);
+            self.max = self.max.max(v);
+        }
+        let x = v as f64;
+        let delta = x - self.mean;
+        if delta != 0.0 {
+            self.mean += delta / (self.n as f64 + 1.0);
+            self.s += delta * (x - self.mean);
+        }
+        self.n += 1;
+    }
+
+    pub fn stddev(&self) -> f64 {
+        if self.n > 1 {
+            (self.s / (self.n as f64 - 1.0)).sqrt()
+        } else {
+            0.0
+        }
+    }
+
+    /// Group reporting: fio adds min, max, mean and S of the members.
+    pub fn add_fieldwise(&mut self, o: &Samples) {
+        self.n += o.n;
+        self.min += o.min;
+        self.max += o.max;
+        self.mean += o.mean;
+        self.s += o.s;
+    }
+}
+
+/// One direction's measurements.
+#[derive(Debug, Clone, Default)]
+pub struct DirStats {
+    pub io_bytes: u64,
+    pub ios: u64,
+    pub short_ios: u64,
+    pub slat: LatencyHistogram,
+    pub clat: LatencyHistogram,
+    pub lat: LatencyHistogram,
+    pub bw: Samples,
+    pub iops: Samples,
+    pub runtime_ms: u64,
+}
+
+/// fio's depth-map buckets: 1, 2, 4, 8, 16, 32, >=64.
+pub fn depth_bucket(d: usize) -> usize {
+    match d {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// fio's submit/complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64.
+pub fn batch_bucket(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
+
+/// Everything one job thread measured.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadStats {
+    pub dir: [DirStats; 3],
+    pub sync_lat: LatencyHistogram,
+    pub sync_ios: u64,
+    pub depth_map: [u64; 7],
+    pub submit_map: [u64; 7],
+    pub complete_map: [u64; 7],
+    pub submit_calls: u64,
+    pub complete_calls: u64,
+    /// Issued counts: read, write, trim, sync.
+    pub issued: [u64; 4],
+    pub usr_ms: f64,
+    pub sys_ms: f64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    pub runtime_ms: u64,
+    pub error: i32,
+    /// fio's error context: (file:line-like origin, function, strerror).
+    pub error_text: Option<(String, String)>,
+}
+
+impl ThreadStats {
+    /// Reset everything measured (end of ramp_time).
+    pub fn reset(&mut self) {
+        let error = self.error;
+        *self = ThreadStats::default();
+        self.error = error;
+    }
+
+    /// Merge another member of a reporting unit (group_reporting).
+    pub fn merge(&mut self, o: &ThreadStats) {
+        for d in 0..3 {
+            let (a, b) = (&mut self.dir[d], &o.dir[d]);
+            a.io_bytes += b.io_bytes;
+            a.ios += b.ios;
+            a.short_ios += b.short_ios;
+            a.slat.merge(&b.slat);
+            a.clat.merge(&b.clat);
+            a.lat.merge(&b.lat);
+            a.bw.add_fieldwise(&b.bw);
+            a.iops.add_fieldwise(&b.iops);
+            a.runtime_ms = a.runtime_ms.max(b.runtime_ms);
+        }
+        self.sync_lat.merge(&o.sync_lat);
+        self.sync_ios += o.sync_ios;
+        for i in 0..7 {
+            self.depth_map[i] += o.depth_map[i];
+            self.submit_map[i] += o.submit_map[i];
+            self.complete_map[i] += o.complete_map[i];
+        }
+        self.submit_calls += o.submit_calls;
+        self.complete_calls += o.complete_calls;
+        for i in 0..4 {
+            self.issued[i] += o.issued[i];
+        }
+        self.usr_ms += o.usr_ms;
+        self.sys_ms += o.sys_ms;
+        self.ctx += o.ctx;
+        self.majf += o.majf;
+        self.minf += o.minf;
+        self.runtime_ms += o.runtime_ms;
+        if self.error == 0 {
+            self.error = o.error;
+            self.error_text.clone_from(&o.error_text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_match_fio_sample_stddev() {
+        let mut s = Samples::default();
+        for v in [2, 4, 4, 4, 5, 5, 7, 9] {
+            s.push(v);
+        }
+        assert_eq!((s.min, s.max, s.n), (2, 9, 8));
+        assert!((s.mean - 5.0).abs() < 1e-9);
+        assert!((s.stddev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn buckets() {
+        assert_eq!(depth_bucket(1), 0);
+        assert_eq!(depth_bucket(16), 4);
+        assert_eq!(depth_bucket(64), 6);
+        assert_eq!(batch_bucket(1), 1);
+        assert_eq!(batch_bucket(16), 3);
+        assert_eq!(batch_bucket(65), 6);
+    }
+}
