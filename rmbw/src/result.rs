@@ -52,20 +52,38 @@ pub struct Plan {
     pub quiet: bool,
 }
 
-/// The average record over a test's completed runs (spec §2): elapsed is
-/// the mean, Copy is MiB over that mean (not the mean of the Copy values).
-pub fn average(runs: &[Record]) -> Option<Record> {
-    let first = runs.first()?;
-    let sum: f64 = runs.iter().map(|r| r.elapsed_s).sum();
-    let elapsed_s = sum / runs.len() as f64;
-    Some(Record {
-        method: first.method,
-        run: "AVG".to_string(),
-        elapsed_s,
-        mib: first.mib,
-        mib_per_s: first.mib / elapsed_s,
-        threads: first.threads,
-    })
+/// The average over a test's completed runs (spec §2): elapsed is the
+/// mean, Copy is MiB over that mean (not the mean of the Copy values).
+/// Accumulated run by run, so any number of runs costs no memory.
+#[derive(Debug, Default)]
+pub struct Average {
+    sum_elapsed_s: f64,
+    count: u32,
+    first: Option<Record>,
+}
+
+impl Average {
+    pub fn add(&mut self, run: &Record) {
+        self.sum_elapsed_s += run.elapsed_s;
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(run.clone());
+        }
+    }
+
+    /// The AVG record, or None when no run completed.
+    pub fn record(&self) -> Option<Record> {
+        let first = self.first.as_ref()?;
+        let elapsed_s = self.sum_elapsed_s / f64::from(self.count);
+        Some(Record {
+            method: first.method,
+            run: "AVG".to_string(),
+            elapsed_s,
+            mib: first.mib,
+            mib_per_s: first.mib / elapsed_s,
+            threads: first.threads,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -85,10 +103,13 @@ mod tests {
 
     #[test]
     fn average_is_mib_over_mean_elapsed() {
-        let a = average(&[rec(0.01), rec(0.03)]).unwrap();
+        let mut avg = Average::default();
+        assert!(avg.record().is_none());
+        avg.add(&rec(0.01));
+        avg.add(&rec(0.03));
+        let a = avg.record().unwrap();
         assert!(a.is_average());
         assert!((a.elapsed_s - 0.02).abs() < 1e-12);
         assert!((a.mib_per_s - 3200.0).abs() < 1e-6);
-        assert!(average(&[]).is_none());
     }
 }

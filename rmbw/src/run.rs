@@ -10,7 +10,7 @@ use std::sync::{Barrier, Mutex};
 
 use crate::arrays::{AllocError, Arrays};
 use crate::kernels::{Kernel, Method};
-use crate::result::{average, Plan, Record};
+use crate::result::{Average, Plan, Record};
 use rbench_common::clock::now_ns;
 use rbench_common::stop::should_stop;
 
@@ -86,13 +86,12 @@ fn drive(
     go: &mut dyn FnMut(usize, bool) -> (u64, u64),
 ) -> Result<(), RunError> {
     obs.ready()?;
-    let mut runs = Vec::with_capacity(plan.runs_per_test as usize);
     for (k, &method) in methods.iter().enumerate() {
         if should_stop() {
             break;
         }
         go(k, true);
-        runs.clear();
+        let mut avg = Average::default();
         for run in 0..plan.runs_per_test {
             if should_stop() {
                 break;
@@ -100,9 +99,9 @@ fn drive(
             let (start, end) = go(k, false);
             let rec = record(plan, method, run, start, end);
             obs.record(&rec)?;
-            runs.push(rec);
+            avg.add(&rec);
         }
-        if let Some(avg) = average(&runs) {
+        if let Some(avg) = avg.record() {
             obs.record(&avg)?;
         }
     }

@@ -384,7 +384,7 @@ fn interrupted(args: &[&str]) -> Ran {
 
 #[test]
 fn sigint_stops_after_the_current_copy_with_valid_results() {
-    let r = interrupted(&["-q", "-n", "1000000", "-t0", "16"]);
+    let r = interrupted(&["-q", "-n", "2147483647", "-t0", "16"]);
     assert_eq!(r.code, 130, "{}", r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert!(lines.len() >= 2, "{}", r.stdout);
@@ -396,7 +396,7 @@ fn sigint_stops_after_the_current_copy_with_valid_results() {
         .iter()
         .all(|l| mask_numbers(l) == shape));
 
-    let r = interrupted(&["--output-format=json", "-n", "1000000", "-t1", "16"]);
+    let r = interrupted(&["--output-format=json", "-n", "2147483647", "-t1", "16"]);
     assert_eq!(r.code, 130);
     let v: Value = serde_json::from_str(&r.stdout).expect("valid JSON after SIGINT");
     let results = v["results"].as_array().unwrap();

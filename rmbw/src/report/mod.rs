@@ -24,7 +24,11 @@ pub struct Sink {
 
 impl Sink {
     pub fn new(format: OutputFormat, plan: Plan, out: Out) -> Sink {
-        let cap = plan.methods.len() * (plan.runs_per_test as usize + 1);
+        // JSON and CSV keep every record; text keeps none.
+        let cap = match format {
+            OutputFormat::Text => 0,
+            _ => (plan.methods.len() * (plan.runs_per_test as usize + 1)).min(4096),
+        };
         Sink {
             format,
             plan,
