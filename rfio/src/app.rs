@@ -122,7 +122,12 @@ pub fn main(args: &[String]) -> i32 {
             out.put(s, t)
         }
     });
-    let disks = diskstats::after(&disk_before);
+    // Devices count only when some job got as far as running.
+    let disks = if runs.iter().all(|r| r.setup_failed) {
+        Vec::new()
+    } else {
+        diskstats::after(&disk_before)
+    };
     let signal = rbench_common::stop::last_signal();
     if let Some(sig) = signal {
         out.put(

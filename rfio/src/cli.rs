@@ -88,6 +88,15 @@ fn unrecognized(arg: &str, name: &str, engine: Option<&str>) -> Failure {
 /// our detail line) and the valid-value list (to stdout).
 pub fn bad_value(err: SetError, name: &str, raw: &str) -> Failure {
     let mut f = Failure::stderr(String::new());
+    if name == "ioengine" || crate::options::find(name).is_some_and(|o| o.name == "ioengine") {
+        // fio tries to load an unknown engine as a plugin (§3 ioengine).
+        let engine = raw.split(':').next().unwrap_or(raw);
+        f.stdout = format!(
+            "fio: file:ioengines.c:134, func=dlopen, error={engine}: cannot open shared object file: No such file or directory\n"
+        );
+        f.stderr = format!("fio: engine {engine} not loadable\nfio: failed to load engine\n");
+        return f;
+    }
     if let SetError::Bad { opt, err } = err {
         if let Some(d) = err.detail {
             f.stderr.push_str(&d);

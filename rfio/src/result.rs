@@ -247,6 +247,7 @@ fn unit_report(
         }
     });
     let rw_ios: u64 = st.dir.iter().map(|d| d.ios).sum();
+    let issued_rw: u64 = st.issued[..3].iter().sum();
     let mut clat_all = st.dir[0].clat.clone();
     clat_all.merge(&st.dir[1].clat);
     clat_all.merge(&st.dir[2].clat);
@@ -289,7 +290,7 @@ fn unit_report(
         ctx: st.ctx,
         majf: st.majf,
         minf: st.minf,
-        iodepth_level: dist(&st.depth_map, rw_ios),
+        iodepth_level: dist(&st.depth_map, issued_rw),
         iodepth_submit: dist(&st.submit_map, st.submit_calls),
         iodepth_complete: dist(&st.complete_map, st.complete_calls),
         latency_ns,

@@ -54,9 +54,12 @@ pub struct ValueError {
 }
 
 impl ValueError {
+    /// A reason line; left out for plain non-numbers, where fio's own
+    /// `failed parsing` line says it all.
     fn detail(name: &str, msg: impl std::fmt::Display) -> Self {
+        let msg = msg.to_string();
         Self {
-            detail: Some(format!("{name}: {msg}")),
+            detail: (!msg.ends_with("is not a number")).then(|| format!("{name}: {msg}")),
             show_choices: false,
         }
     }

@@ -35,9 +35,10 @@ fn counters(name: &str) -> Option<[u64; 8]> {
 
 /// The whole-disk name (e.g. `vda`) holding a path.
 fn device_of(path: &Path) -> Option<String> {
-    let m = std::fs::metadata(path)
-        .ok()
-        .or_else(|| path.parent().and_then(|p| std::fs::metadata(p).ok()))?;
+    let m = std::fs::metadata(path).ok().or_else(|| {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        std::fs::metadata(parent.unwrap_or(Path::new("."))).ok()
+    })?;
     let dev = if m.file_type().is_file() || m.is_dir() {
         m.dev()
     } else {

@@ -18,6 +18,8 @@ pub struct SetupError {
     /// Printed to stderr before the `fio: pid=...` line.
     pub message: Option<String>,
     pub func: String,
+    /// fio prints the `pid=` line of errors met inside the job on stdout.
+    pub in_job: bool,
 }
 
 impl SetupError {
@@ -26,6 +28,7 @@ impl SetupError {
             errno: e.raw_os_error().unwrap_or(libc::EIO),
             message: None,
             func,
+            in_job: true,
         }
     }
 }
@@ -96,6 +99,7 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
                 errno: libc::EINVAL,
                 message: Some(format!("{}: you need to specify size=\n", job.name)),
                 func: "total_file_size".into(),
+                in_job: false,
             })
         }
     };
@@ -107,6 +111,7 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
                 "fio: size too small, must not be less than minimum block size: {total} < {min_bs}\n"
             )),
             func: "total_file_size".into(),
+            in_job: false,
         });
     }
     let per_file = job.filesize.map_or(total / nfiles as u64, |r| r.0);
@@ -139,15 +144,18 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     }
     if !to_layout.is_empty() {
         if job.readonly {
+            // fio refuses, then fails to open the file it did not create.
+            let p = &to_layout[0].0;
             return Err(SetupError {
-                errno: libc::EROFS,
+                errno: libc::ENOENT,
                 message: Some("fio: refusing extend of file due to read-only\n".into()),
-                func: "extend_file".into(),
+                func: format!("open({})", p.display()),
+                in_job: true,
             });
         }
         let bytes: u64 = to_layout.iter().map(|x| x.1).sum();
-        let pow2 = job.kb_base == 1024;
-        let shown = num2str(bytes, job.sig_figs, 1, pow2, N2sUnit::Byte);
+        // fio prints this size with two significant digits.
+        let shown = num2str(bytes, 2, 1, job.kb_base == 1024, N2sUnit::Byte);
         notices.push(if to_layout.len() == 1 {
             format!("{}: Laying out IO file (1 file / {shown})\n", job.name)
         } else {

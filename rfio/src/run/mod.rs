@@ -91,10 +91,15 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
                 if let Some(m) = &e.message {
                     notice(Stream::Stderr, m);
                 }
+                let (stream, pid, line) = if e.in_job {
+                    (Stream::Stdout, std::process::id(), 805)
+                } else {
+                    (Stream::Stderr, 0, 1155)
+                };
                 notice(
-                    Stream::Stderr,
+                    stream,
                     &format!(
-                        "fio: pid=0, err={}/file:filesetup.c:1155, func={}, error={}\n",
+                        "fio: pid={pid}, err={}/file:filesetup.c:{line}, func={}, error={}\n",
                         e.errno,
                         e.func,
                         strerror(e.errno)

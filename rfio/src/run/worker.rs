@@ -124,7 +124,6 @@ fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job)
         IoKind::Fsync | IoKind::Fdatasync => {
             st.sync_lat.record(clat);
             st.sync_ios += 1;
-            st.issued[3] += 1;
         }
         k => {
             let d = match k {
@@ -144,7 +143,6 @@ fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job)
             if !job.disable_lat {
                 ds.lat.record(lat);
             }
-            st.issued[d] += 1;
         }
     }
     None
@@ -297,6 +295,12 @@ pub fn run(
                     }
                 }
             }
+            st.issued[match io.kind {
+                IoKind::Read => 0,
+                IoKind::Write => 1,
+                IoKind::Trim => 2,
+                _ => 3,
+            }] += 1;
             io.issue = clock.now();
             match engine.queue(idx, io) {
                 Queued::Completed => {
