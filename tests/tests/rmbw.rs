@@ -227,8 +227,22 @@ fn averages_are_mib_over_mean_elapsed() {
     let num = |f: &str| -> f64 { f.split_whitespace().nth(1).unwrap().parse().unwrap() };
     let mean = rows[..3].iter().map(|r| num(r[2])).sum::<f64>() / 3.0;
     assert_eq!(rows[3][0], "AVG");
-    assert!((num(rows[3][2]) - mean).abs() <= 0.000_006, "{}", r.stdout);
+    // Each printed value is rounded to 5 decimals: allow both roundings.
+    assert!((num(rows[3][2]) - mean).abs() <= 0.000_011, "{}", r.stdout);
     assert_eq!(num(rows[3][3]), 8.0);
+
+    // Exactly, from the unrounded JSON values.
+    let v = json(&["-n", "3", "-t1", "8"]);
+    let res = v["results"].as_array().unwrap();
+    let e: Vec<f64> = res
+        .iter()
+        .map(|r| r["elapsed_s"].as_f64().unwrap())
+        .collect();
+    assert_eq!(res[3]["run"], "AVG");
+    assert!((e[3] - (e[0] + e[1] + e[2]) / 3.0).abs() < 1e-12);
+    if let Some(rate) = res[3]["mib_per_s"].as_f64() {
+        assert!((rate - 8.0 / e[3]).abs() < 1e-6 * rate);
+    }
 }
 
 fn json(args: &[&str]) -> Value {
