@@ -93,11 +93,12 @@ fn parse_int(name: &str, s: &str, kb_base: u64, min: i64, max: i64) -> Result<i6
 /// an empty slot keeps the default (§2.1.5).
 fn per_dir<T: Copy>(
     s: &str,
+    seps: &[char],
     default: T,
     mut one: impl FnMut(&str) -> Result<T, ValueError>,
 ) -> Result<[T; 3], ValueError> {
     let mut out = [default; 3];
-    let parts: Vec<&str> = s.split(',').collect();
+    let parts: Vec<&str> = s.split(seps).collect();
     if parts.len() > 3 {
         return Err(ValueError {
             detail: Some(format!("'{s}': at most three values (read,write,trim)")),
@@ -162,7 +163,7 @@ impl Kind {
                 };
                 v.map(Value::Size).map_err(|e| ValueError::detail(name, e))
             }
-            Kind::SizeList { min } => per_dir(s, 4096, |p| {
+            Kind::SizeList { min } => per_dir(s, &[',', ':', '-'], 4096, |p| {
                 let v = parse_size(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
                 if v < min {
                     return Err(ValueError::detail(
@@ -173,7 +174,7 @@ impl Kind {
                 Ok(v)
             })
             .map(Value::PerDir),
-            Kind::Ranges => per_dir(s, (4096, 4096), |p| {
+            Kind::Ranges => per_dir(s, &[','], (4096, 4096), |p| {
                 let r = parse_size_range(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
                 if r.0 == 0 {
                     return Err(ValueError::detail(

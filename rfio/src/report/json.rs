@@ -94,7 +94,7 @@ fn lat(l: &LatReport, plus: bool) -> J {
             ),
         ));
     }
-    if plus && l.n > 0 {
+    if plus && l.n > 0 && l.percentiles.is_some() {
         e.push((
             "bins",
             J::Obj(

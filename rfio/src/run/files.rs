@@ -177,6 +177,15 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             // SAFETY: advisory call on our own descriptor.
             unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
         }
+        // fio's default fadvise_hint: tell the kernel the access pattern
+        // (random I/O gets no readahead).
+        let hint = if job.pattern.random {
+            libc::POSIX_FADV_RANDOM
+        } else {
+            libc::POSIX_FADV_SEQUENTIAL
+        };
+        // SAFETY: advisory call on our own descriptor.
+        unsafe { libc::posix_fadvise(fd, 0, 0, hint) };
     }
     files.paths = job.filenames.clone();
     files.io_size = job.io_size.map_or(io_total, |s| pct_of(s, io_total));

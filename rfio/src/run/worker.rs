@@ -252,7 +252,12 @@ pub fn run(
             let Some(idx) = free.pop() else { break };
             let io = &mut units[idx];
             io.start = clock.now();
-            if let Some(file) = pending_sync.take() {
+            let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
+            let bytes_left = io_per_pass == 0 || issued_bytes < io_per_pass;
+            // A due fsync goes out only if more I/O follows, as in fio.
+            let sync_file = pending_sync.filter(|_| ios_left && (bytes_left || time_based));
+            if let Some(file) = sync_file {
+                pending_sync = None;
                 io.kind = if job.fsync > 0 {
                     IoKind::Fsync
                 } else {
@@ -262,8 +267,6 @@ pub fn run(
                 io.fd = picker.fd(file);
                 io.len = 0;
             } else {
-                let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
-                let bytes_left = io_per_pass == 0 || issued_bytes < io_per_pass;
                 let mut got = ios_left && (bytes_left || time_based) && picker.next(io);
                 if !got && ios_left && (bytes_left || time_based) {
                     // Every block of the region was visited; io_size (or the
