@@ -5,6 +5,8 @@ mod args;
 mod error;
 mod help;
 mod log;
+#[cfg(test)]
+mod man;
 mod options;
 mod pmutex;
 mod report;

@@ -13,8 +13,15 @@ use crate::rng::Rng;
 use crate::stats::Slot;
 use crate::tests::{ModeLine, Test, Worker};
 
+/// sysbench's thread_lock: a mutex followed by 256 bytes of padding, so
+/// the array has the same footprint and cache behaviour.
+struct PaddedMutex {
+    m: PthreadMutex,
+    _pad: [u8; 256],
+}
+
 pub struct Mutex {
-    locks: Vec<PthreadMutex>,
+    locks: Vec<PaddedMutex>,
     nlocks: u32,
     loops: u32,
     /// sysbench's global_var: bumped under whichever mutex was picked.
@@ -44,7 +51,12 @@ impl Mutex {
             )));
         }
         Ok(Self {
-            locks: (0..num).map(|_| PthreadMutex::new()).collect(),
+            locks: (0..num)
+                .map(|_| PaddedMutex {
+                    m: PthreadMutex::new(),
+                    _pad: [0; 256],
+                })
+                .collect(),
             nlocks: nlocks as u32,
             loops: loops as u32,
             shared: AtomicU64::new(0),
@@ -96,7 +108,7 @@ impl Worker for MutexWorker<'_> {
             for _ in 0..self.m.loops {
                 crate::tests::compiler_barrier();
             }
-            let l = &self.m.locks[i];
+            let l = &self.m.locks[i].m;
             l.lock();
             let v = self.m.shared.load(Ordering::Relaxed);
             self.m.shared.store(v + 1, Ordering::Relaxed);
