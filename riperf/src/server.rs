@@ -742,7 +742,7 @@ fn print_summary(session: &Session, report: &mut Report, udp: bool) -> Result<()
             .streams
             .first()
             .and_then(|s| net::congestion_of(s.fd));
-        if report.ctx.reverse {
+        if report.ctx.reverse || report.ctx.bidir {
             s.sender_congestion = local;
         } else {
             s.receiver_congestion = local;

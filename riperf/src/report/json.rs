@@ -68,6 +68,11 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
         m.insert("target_bitrate".into(), t.rate.into());
         bufs(&mut m);
     } else {
+        // 3.12's server adds target_bitrate while reading the parameters
+        // (and again later: a duplicate key, kept here at its first place).
+        if t.rate != 0 {
+            m.insert("target_bitrate".into(), t.rate.into());
+        }
         bufs(&mut m);
         m.insert("timestamp".into(), timestamp);
         m.insert(
