@@ -21,6 +21,18 @@ use crate::tests::{Builtin, Test};
 pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)\n";
 pub const VERSION: &str = "sysbench 1.0.20";
 
+/// Write to stdout, ignoring a closed pipe (`rsysbench ... | head`).
+pub fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
+}
+
+/// Write to stderr, ignoring errors.
+pub fn err(text: &str) {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
 /// Run the program; returns the exit status.
 pub fn main(argv: &[String]) -> i32 {
     let machine = argv.iter().any(|a| {
@@ -47,21 +59,21 @@ pub fn main(argv: &[String]) -> i32 {
 fn run(argv: &[String], machine: bool) -> Result<i32> {
     let mut cl = args::parse(argv)?;
     for note in &cl.stderr_notes {
-        eprintln!("{note}");
+        err(&format!("{note}\n"));
     }
     if cl.values.flag("help") {
-        print!("{}", crate::help::general());
+        out(&crate::help::general());
         return Ok(0);
     }
     if cl.values.flag("version") {
-        println!("{VERSION}");
+        out(&format!("{VERSION}\n"));
         return Ok(0);
     }
     let settings = Settings::read(&cl.values, &mut |w| {
         if machine {
-            eprintln!("{w}");
+            err(&format!("{w}\n"));
         } else {
-            println!("{w}");
+            out(&format!("{w}\n"));
         }
     })?;
     // In JSON/CSV mode stdout holds only the document: the log goes to
@@ -129,13 +141,13 @@ fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32
         Builtin::Memory => {
             let m = Memory::init(v, s.threads)?;
             if let Some(llc) = m.fits_in_cache() {
-                eprintln!(
+                err(&format!(
                     "rsysbench: note: the memory block ({} bytes{}) fits in the CPU cache ({} bytes): \
-                     this measures cache bandwidth, not RAM (use a larger --memory-block-size)",
+                     this measures cache bandwidth, not RAM (use a larger --memory-block-size)\n",
                     m.block_size(),
                     if m.hugetlb() { ", HugeTLB" } else { "" },
                     llc
-                );
+                ));
             }
             execute(b, m, cl, s, log)
         }

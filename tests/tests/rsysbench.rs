@@ -623,6 +623,26 @@ fn csv_output_has_interval_rows_then_the_summary() {
 }
 
 #[test]
+fn forced_shutdown_reports_and_exits_2() {
+    // One event far longer than --time: sysbench's forced shutdown prints
+    // the report with the unfinished count and exits 2.
+    let args = [
+        "threads",
+        "--thread-yields=50000000",
+        "--time=1",
+        "--forced-shutdown=1",
+        "run",
+    ];
+    let a = ours(&args);
+    assert_eq!(a.code, Some(2), "{}", a.out);
+    assert!(a.out.contains("Forcing shutdown in 2 seconds"));
+    assert!(a.out.contains(
+        "FATAL: The --max-time limit has expired, forcing shutdown...\n\nNumber of unfinished transactions on forced shutdown: 1\n"
+    ));
+    same_layout(&args);
+}
+
+#[test]
 fn sigint_stops_the_run_and_reports_what_ran() {
     let mut child = Command::new(our_bin("rsysbench"))
         .args(["cpu", "--time=0", "--events=0", "run"])

@@ -74,7 +74,7 @@ impl<'a> Reporter<'a> {
                     checkpoints: &self.checkpoints,
                     intervals: &self.intervals,
                 };
-                print!("{}", json::render(&doc));
+                crate::app::out(&json::render(&doc));
             }
             OutputFormat::Csv => {
                 let row = csv::summary_row("summary", self.info.test, self.info.threads, s);
