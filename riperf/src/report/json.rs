@@ -73,7 +73,11 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
         if t.rate != 0 {
             m.insert("target_bitrate".into(), t.rate.into());
         }
-        bufs(&mut m);
+        // TCP streams exist (and report their buffers) before the
+        // timestamp is added; UDP streams only after the cookie.
+        if !t.udp {
+            bufs(&mut m);
+        }
         m.insert("timestamp".into(), timestamp);
         m.insert(
             "accepted_connection".into(),
@@ -83,7 +87,9 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
             ]),
         );
         m.insert("cookie".into(), info.cookie.clone().into());
-        if !t.udp {
+        if t.udp {
+            bufs(&mut m);
+        } else {
             m.insert("tcp_mss_default".into(), info.tcp_mss.into());
         }
         m.insert("target_bitrate".into(), t.rate.into());
