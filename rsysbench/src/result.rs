@@ -95,8 +95,9 @@ pub struct Summary {
     /// Events still running at a forced shutdown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unfinished_events: Option<u32>,
-    /// Non-empty histogram buckets `(value ms, count)`.
-    #[serde(skip)]
+    /// Non-empty histogram buckets `(value ms, count)`; in JSON only with
+    /// --histogram.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub histogram: Vec<(f64, u64)>,
 }
 

@@ -63,6 +63,11 @@ impl<'a> Reporter<'a> {
                 self.log.block(Level::Notice, &self.text_summary(s));
             }
             OutputFormat::Json => {
+                let mut s = s.clone();
+                if !self.info.histogram {
+                    s.histogram.clear();
+                }
+                let s = &s;
                 let doc = json::Document {
                     tool: "rsysbench",
                     sysbench_version: "1.0.20",
@@ -113,7 +118,11 @@ impl Sink for Reporter<'_> {
                     .notice(&format!("[ {:.0}s ] Checkpoint report:", s.total_time_s));
                 self.log.block(Level::Notice, &self.text_summary(s));
             }
-            OutputFormat::Json => self.checkpoints.push(s.clone()),
+            OutputFormat::Json => {
+                let mut s = s.clone();
+                s.histogram.clear();
+                self.checkpoints.push(s);
+            }
             OutputFormat::Csv => {
                 let row = csv::summary_row("checkpoint", self.info.test, self.info.threads, s);
                 if let Some(w) = &mut self.csv {
