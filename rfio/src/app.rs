@@ -69,7 +69,7 @@ pub fn main(args: &[String]) -> i32 {
     let p = &plan.program;
     if plan.jobs.is_empty() && plan.files.is_empty() {
         return fail(Failure {
-            stdout: help::usage(),
+            stdout: help::usage(&plan.prog),
             stderr: "No job(s) defined\n\n".into(),
             code: 1,
         });

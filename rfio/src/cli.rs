@@ -54,6 +54,8 @@ pub struct JobDef {
 /// Everything the command line and job files define.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
+    /// argv[0], for messages that name the program.
+    pub prog: String,
     pub program: Program,
     pub jobs: Vec<JobDef>,
     /// Options of global sections as typed (JSON `global options`).
@@ -76,8 +78,10 @@ const PROGRAM_WITH_VALUE: &[&str] = &[
     "debug",
 ];
 
-fn unrecognized(arg: &str, name: &str, engine: Option<&str>) -> Failure {
-    let mut s = format!("fio: unrecognized option '{arg}'\nfio: unrecognized option '{arg}'\n");
+/// getopt's complaint (prefixed with argv[0]) and then fio's own.
+fn unrecognized(prog: &str, arg: &str, name: &str, engine: Option<&str>) -> Failure {
+    let mut s =
+        format!("{prog}: unrecognized option '{arg}'\n{prog}: unrecognized option '{arg}'\n");
     if let Some(c) = closest(name, engine) {
         s.push_str(&format!("Did you mean {c}?\n"));
     }
@@ -135,8 +139,14 @@ fn set_output_format(p: &mut Program, list: &str) -> Result<(), Failure> {
 }
 
 /// Parse argv (without the program name) into a plan.
-pub fn parse(args: &[String]) -> Result<Plan, Failure> {
-    let mut plan = Plan::default();
+/// Parse argv (`args[0]` is the program name, used in getopt's messages).
+pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
+    let prog = argv.first().map_or("fio", String::as_str);
+    let args = argv.get(1..).unwrap_or(&[]);
+    let mut plan = Plan {
+        prog: prog.to_string(),
+        ..Plan::default()
+    };
     let mut global = JobOptions::default();
     let mut current: Option<JobDef> = None;
     let mut in_global_section = false;
@@ -165,14 +175,14 @@ pub fn parse(args: &[String]) -> Result<Plan, Failure> {
                 .or_else(|| args.get(i).cloned())
                 .ok_or_else(|| {
                     Failure::stderr(format!(
-                    "fio: option '{arg}' requires an argument\nfio: unrecognized option '{arg}'\n"
+                    "{prog}: option '{arg}' requires an argument\n{prog}: unrecognized option '{arg}'\n"
                 ))
                 })
         };
         let p = &mut plan.program;
         match name {
             "version" => return Err(Failure::done("fio-3.33\n")),
-            "help" => return Err(Failure::done(help::usage())),
+            "help" => return Err(Failure::done(help::usage(prog))),
             "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all"))),
             "parse-only" => p.parse_only = true,
             "showcmd" => p.showcmd = true,
@@ -211,7 +221,7 @@ pub fn parse(args: &[String]) -> Result<Plan, Failure> {
                     None => {
                         let v = args.get(i).cloned().ok_or_else(|| {
                             Failure::stderr(format!(
-                                "fio: option '{arg}' requires an argument\nfio: unrecognized option '{arg}'\nDid you mean name?\n"
+                                "{prog}: option '{arg}' requires an argument\n{prog}: unrecognized option '{arg}'\nDid you mean name?\n"
                             ))
                         })?;
                         i += 1;
@@ -243,7 +253,7 @@ pub fn parse(args: &[String]) -> Result<Plan, Failure> {
                 let known =
                     crate::options::find(name).filter(|o| o.available_with(target.engine()));
                 let Some(opt) = known else {
-                    return Err(unrecognized(arg, name, target.engine()));
+                    return Err(unrecognized(prog, arg, name, target.engine()));
                 };
                 let value = match inline {
                     Some(v) => Some(v),
@@ -253,9 +263,9 @@ pub fn parse(args: &[String]) -> Result<Plan, Failure> {
                             Some(v.clone())
                         }
                         None => {
-                            let mut f = unrecognized(arg, name, target.engine());
+                            let mut f = unrecognized(prog, arg, name, target.engine());
                             f.stderr = format!(
-                                "fio: option '{arg}' requires an argument\n{}",
+                                "{prog}: option '{arg}' requires an argument\n{}",
                                 f.stderr.split_once('\n').map_or("", |x| x.1)
                             );
                             return Err(f);

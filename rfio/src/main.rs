@@ -12,6 +12,6 @@ mod run;
 mod stats;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args().collect();
     std::process::exit(app::main(&args));
 }

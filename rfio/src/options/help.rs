@@ -13,7 +13,11 @@ pub fn valid_values(opt: &OptDef) -> String {
     let mut s = String::new();
     for (i, (w, h)) in words.iter().enumerate() {
         let label = if i == 0 { "valid values" } else { "" };
-        s.push_str(&format!("{label:>20}: {w:<10} {h}\n"));
+        if h.is_empty() {
+            s.push_str(&format!("{label:>20}: {w:<10}\n"));
+        } else {
+            s.push_str(&format!("{label:>20}: {w:<10} {h}\n"));
+        }
     }
     s
 }
@@ -99,8 +103,9 @@ const USAGE: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn usage() -> String {
-    let mut s = String::from("fio-3.33\nfio [options] [job options] <job file(s)>\n");
+/// `--help` text: version, then `PROG [options]…` (argv[0], as fio prints it).
+pub fn usage(prog: &str) -> String {
+    let mut s = format!("fio-3.33\n{prog} [options] [job options] <job file(s)>\n");
     for (o, h) in USAGE {
         let tabs = if o.len() < 14 { "\t\t" } else { "\t" };
         s.push_str(&format!("  {o}{tabs}{h}\n"));

@@ -1,0 +1,623 @@
+//! rfio beside fio 3.33: the same command lines in fresh temporary
+//! directories, compared as a user compares them: messages and exit codes of
+//! bad input, normal-output layout with numbers masked, JSON key paths and
+//! value types, terse field counts, bytes moved and files created. Jobs are
+//! small (4-16 MiB, at most 1 s) so the file runs in well under a minute.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+struct Ran {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+/// A fresh, empty directory for one run.
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "rfio-test-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
+fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).current_dir(dir);
+    let out = run_bounded(&mut cmd, LIMIT);
+    Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Both tools on the same arguments, each in its own fresh directory (set up
+/// by `prepare`). `None` when fio is not installed.
+fn both(args: &[&str], prepare: &dyn Fn(&Path)) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
+    let fio = original("fio")?;
+    let d1 = temp_dir("fio");
+    let d2 = temp_dir("rfio");
+    prepare(&d1);
+    prepare(&d2);
+    let theirs = run_in(&fio, &d1, args);
+    let ours = run_in(&our_bin("rfio"), &d2, args);
+    Some(((theirs, d1), (ours, d2)))
+}
+
+fn nothing(_: &Path) {}
+
+/// Pids and dates differ from run to run.
+fn mask_ids(s: &str) -> String {
+    s.lines()
+        .map(|l| {
+            let l = match l.find("pid=") {
+                Some(i) => {
+                    let end = l[i + 4..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(l.len(), |e| i + 4 + e);
+                    format!("{}pid=N{}", &l[..i], &l[end..])
+                }
+                None => l.to_string(),
+            };
+            format!("{l}\n")
+        })
+        .collect()
+}
+
+/// Same stdout, stderr and exit code (pids aside).
+fn assert_same_error(args: &[&str], prepare: &dyn Fn(&Path)) {
+    let Some(((theirs, d1), (ours, d2))) = both(args, prepare) else {
+        return;
+    };
+    // getopt names the program by argv[0].
+    let fio = original("fio").unwrap_or_default().display().to_string();
+    let rfio = our_bin("rfio").display().to_string();
+    let fix = |s: &str, d: &Path| {
+        mask_ids(
+            &s.replace(&d.display().to_string(), "DIR")
+                .replace(&fio, "PROG")
+                .replace(&rfio, "PROG"),
+        )
+    };
+    assert_eq!(ours.code, theirs.code, "exit code for {args:?}");
+    assert_eq!(
+        fix(&ours.stderr, &d2),
+        fix(&theirs.stderr, &d1),
+        "stderr for {args:?}"
+    );
+    assert_eq!(
+        fix(&ours.stdout, &d2),
+        fix(&theirs.stdout, &d1),
+        "stdout for {args:?}"
+    );
+}
+
+#[test]
+fn bad_command_lines_fail_as_fio_does() {
+    let cases: &[&[&str]] = &[
+        &["--name=x", "--size=1M", "--bogusopt=1"],
+        &["--name=x", "--size=abc"],
+        &["--name=x", "--size=1M", "--rw=readd"],
+        &["--name=x", "--size=1M", "--rwmixread=150"],
+        &["--name=x", "--size=1M", "--direct=yes"],
+        &["--name=x", "--size=1M", "--runtime=abc"],
+        &["--output-format=xml", "--name=x", "--size=1M"],
+        &["--name=x", "--hipri", "--ioengine=io_uring", "--size=1M"],
+        &["--name=x", "--size"],
+        &["--name=x", "--size=1M", "--ioengine=foo"],
+        &[
+            "--terse-version=7",
+            "--name=x",
+            "--size=1M",
+            "--ioengine=null",
+        ],
+        &["--cmdhelp=nosuch"],
+        &["nonexistent.fio"],
+    ];
+    for args in cases {
+        assert_same_error(args, &nothing);
+    }
+}
+
+/// No job: usage on stdout (rfio lists only the program options it
+/// implements), `No job(s) defined` on stderr, exit 1.
+#[test]
+fn no_job_prints_usage_and_fails() {
+    let Some(((theirs, _), (ours, _))) = both(&[], &nothing) else {
+        return;
+    };
+    assert_eq!(
+        (ours.code, ours.stderr.as_str()),
+        (theirs.code, theirs.stderr.as_str())
+    );
+    let first_two = |s: &str| {
+        s.lines()
+            .take(2)
+            .map(|l| l.split(' ').next().unwrap_or("").len())
+            .count()
+    };
+    assert!(ours.stdout.starts_with("fio-3.33\n"));
+    assert_eq!(first_two(&ours.stdout), first_two(&theirs.stdout));
+    assert!(ours
+        .stdout
+        .contains("[options] [job options] <job file(s)>"));
+}
+
+#[test]
+fn missing_size_for_a_new_file_is_a_job_error() {
+    assert_same_error(
+        &["--name=x", "--filename=does-not-exist", "--rw=read"],
+        &nothing,
+    );
+}
+
+#[test]
+fn bad_job_files_fail_as_fio_does() {
+    let files: &[(&str, &str)] = &[
+        ("outside.fio", "rw=read\n[job1]\nsize=1M\n"),
+        ("unknown.fio", "[job1]\nbogus=1\n"),
+        ("badvalue.fio", "[job1]\nrw=randred\n"),
+        ("badline.fio", "[job1]\nthis line is not an option\n"),
+    ];
+    for (name, text) in files {
+        let write = |d: &Path| std::fs::write(d.join(name), text).expect("write job file");
+        assert_same_error(&[name], &write);
+    }
+}
+
+/// Values fio silently accepts as something else are refused by rfio.
+#[test]
+fn garbage_values_are_rejected() {
+    let d = temp_dir("garbage");
+    for args in [
+        &["--name=x", "--ioengine=null", "--size=1M", "--bs=4q"][..],
+        &["--name=x", "--ioengine=null", "--size=1M", "--runtime=10x"],
+        &["--name=x", "--ioengine=null", "--size=1.5M"],
+    ] {
+        let r = run_in(&our_bin("rfio"), &d, args);
+        assert_eq!(r.code, 1, "{args:?}");
+        assert!(r.stderr.contains("fio: failed parsing"), "{}", r.stderr);
+        assert!(r.stdout.is_empty());
+    }
+    std::fs::write(d.join("broken.fio"), "[broken\nsize=1M\n").expect("write");
+    let r = run_in(&our_bin("rfio"), &d, &["broken.fio"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("missing its closing ']'"), "{}", r.stderr);
+}
+
+#[test]
+fn cmdhelp_matches_fio() {
+    for opt in [
+        "bs",
+        "rw",
+        "runtime",
+        "percentile_list",
+        "size",
+        "direct",
+        "time_based",
+        "sync",
+    ] {
+        assert_same_error(&[&format!("--cmdhelp={opt}")], &nothing);
+    }
+}
+
+fn jobfile(d: &Path) {
+    let text = "; two jobs, the second stonewalled\n[global]\nioengine=psync\nsize=4M\n\
+                filename=data\n\n[seq-write]\nrw=write\nbs=64k\n\n[rand-read]\nstonewall\n\
+                rw=randread\nbs=4k\n";
+    std::fs::write(d.join("job.fio"), text).expect("write job file");
+}
+
+#[test]
+fn showcmd_and_parse_only_match_fio() {
+    assert_same_error(&["--showcmd", "job.fio"], &jobfile);
+    assert_same_error(&["--parse-only", "job.fio"], &jobfile);
+}
+
+/// Normal output with numbers masked and blanks collapsed; the lines whose
+/// count depends on the measured values (percentile rows, latency
+/// distribution, disk lines) are left out.
+fn layout(s: &str) -> Vec<String> {
+    mask_numbers(s)
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with('|') || (t.starts_with("lat (") && t.contains(")   :")))
+        })
+        .map(|l| {
+            let l = l.split_whitespace().collect::<Vec<_>>().join(" ");
+            // `%5.02f` pads small values: `avg= N` is `avg=N`.
+            let l = l.replace("= N", "=N");
+            // Latency units follow the values.
+            l.replace("(nsec)", "(U)")
+                .replace("(usec)", "(U)")
+                .replace("(msec)", "(U)")
+                .replace("MiB/s)", "KiB/s)")
+        })
+        .filter(|l| !l.starts_with("N:")) // disk lines of other device names
+        .collect()
+}
+
+fn assert_same_layout(args: &[&str], prepare: &dyn Fn(&Path)) {
+    let Some(((theirs, _), (ours, _))) = both(args, prepare) else {
+        return;
+    };
+    assert_eq!(ours.code, theirs.code, "{args:?}: {}", ours.stderr);
+    let (a, b) = (layout(&ours.stdout), layout(&theirs.stdout));
+    assert_eq!(
+        a, b,
+        "normal output layout for {args:?}\n--- rfio:\n{}--- fio:\n{}",
+        ours.stdout, theirs.stdout
+    );
+}
+
+#[test]
+fn normal_output_layout_matches_fio() {
+    assert_same_layout(
+        &["--name=n", "--ioengine=null", "--size=16m", "--rw=randread"],
+        &nothing,
+    );
+    assert_same_layout(
+        &[
+            "--name=w",
+            "--size=4m",
+            "--rw=write",
+            "--bs=64k",
+            "--fsync=8",
+        ],
+        &nothing,
+    );
+    assert_same_layout(
+        &[
+            "--name=m",
+            "--size=4m",
+            "--rw=randrw",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        &nothing,
+    );
+    assert_same_layout(
+        &[
+            "--name=g",
+            "--size=4m",
+            "--numjobs=2",
+            "--group_reporting",
+            "--rw=write",
+        ],
+        &nothing,
+    );
+    assert_same_layout(&["job.fio"], &jobfile);
+}
+
+/// Every key path of a JSON document with the type of its value, in order;
+/// percentile and bin keys are values, so they are generalised.
+fn key_paths(v: &Value, path: &str, out: &mut Vec<(String, &'static str)>) {
+    let kind = match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "integer",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    };
+    out.push((path.to_string(), kind));
+    match v {
+        Value::Object(m) => {
+            let generic = path.ends_with("/percentile") || path.ends_with("/bins");
+            for (k, x) in m {
+                let k = if generic { "*" } else { k.as_str() };
+                key_paths(x, &format!("{path}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                key_paths(x, &format!("{path}/[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn dedup_paths(v: &Value) -> Vec<(String, &'static str)> {
+    let mut all = Vec::new();
+    key_paths(v, "", &mut all);
+    let mut seen = std::collections::HashSet::new();
+    all.retain(|p| seen.insert(p.clone()));
+    all
+}
+
+fn parse_json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
+}
+
+#[test]
+fn json_key_paths_and_types_match_fio() {
+    let jobs: &[&[&str]] = &[
+        &["--name=j", "--ioengine=null", "--size=16m", "--rw=randread"],
+        &[
+            "--name=j",
+            "--size=4m",
+            "--rw=randrw",
+            "--ioengine=io_uring",
+            "--iodepth=4",
+        ],
+        &["--name=j", "--size=4m", "--rw=randwrite", "--fsync=4"],
+        &[
+            "--name=j",
+            "--size=4m",
+            "--rw=read",
+            "--numjobs=2",
+            "--group_reporting",
+        ],
+    ];
+    for job in jobs {
+        for fmt in ["--output-format=json", "--output-format=json+"] {
+            let mut args = job.to_vec();
+            args.push(fmt);
+            let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+                return;
+            };
+            assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
+            let (a, b) = (parse_json(&ours.stdout), parse_json(&theirs.stdout));
+            assert_eq!(dedup_paths(&a), dedup_paths(&b), "JSON shape for {args:?}");
+        }
+    }
+}
+
+fn io_bytes(doc: &Value) -> Vec<u64> {
+    let jobs = doc["jobs"].as_array().expect("jobs array");
+    jobs.iter()
+        .map(|j| {
+            ["read", "write", "trim"]
+                .iter()
+                .map(|d| j[d]["io_bytes"].as_u64().unwrap_or(0))
+                .sum()
+        })
+        .collect()
+}
+
+/// Regular files a run left behind: name -> size.
+fn files_in(d: &Path) -> BTreeMap<String, u64> {
+    std::fs::read_dir(d)
+        .expect("read dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_none_or(|x| x != "fio"))
+        .map(|e| {
+            let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+            (e.file_name().to_string_lossy().into_owned(), size)
+        })
+        .collect()
+}
+
+#[test]
+fn same_bytes_and_same_files_as_fio() {
+    let jobs: &[&[&str]] = &[
+        &[
+            "--name=a",
+            "--size=4m",
+            "--rw=randread",
+            "--numjobs=2",
+            "--nrfiles=2",
+        ],
+        &[
+            "--name=b",
+            "--size=4m",
+            "--rw=write",
+            "--bs=16k",
+            "--loops=2",
+        ],
+        &[
+            "--name=c",
+            "--size=4m",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--ioengine=libaio",
+            "--iodepth=8",
+        ],
+        &[
+            "--name=d",
+            "--size=8m",
+            "--io_size=4m",
+            "--rw=read",
+            "--ioengine=pvsync2",
+        ],
+        &[
+            "--name=e",
+            "--size=4m",
+            "--rw=randwrite",
+            "--bsrange=4k-16k",
+            "--ioengine=mmap",
+        ],
+        &[
+            "--name=f",
+            "--size=4m",
+            "--rw=read",
+            "--ioengine=sync",
+            "--number_ios=100",
+        ],
+        &[
+            "--name=g",
+            "--ioengine=null",
+            "--size=8m",
+            "--bs=8k",
+            "--rw=rw",
+        ],
+        &[
+            "--name=h",
+            "--directory=sub",
+            "--size=4m",
+            "--rw=write",
+            "--ioengine=vsync",
+        ],
+    ];
+    for job in jobs {
+        let mut args = job.to_vec();
+        args.push("--output-format=json");
+        let mk = |d: &Path| std::fs::create_dir_all(d.join("sub")).expect("mkdir");
+        let Some(((theirs, d1), (ours, d2))) = both(&args, &mk) else {
+            return;
+        };
+        assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
+        let (a, b) = (parse_json(&ours.stdout), parse_json(&theirs.stdout));
+        assert_eq!(io_bytes(&a), io_bytes(&b), "bytes moved by {args:?}");
+        assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
+        assert_eq!(files_in(&d2.join("sub")), files_in(&d1.join("sub")));
+    }
+}
+
+#[test]
+fn terse_field_counts_match_fio() {
+    for ver in ["2", "3", "4", "5"] {
+        for job in [
+            &["--name=t", "--ioengine=null", "--size=8m"][..],
+            &["--name=t", "--size=4m", "--rw=randread"],
+        ] {
+            let mut args = job.to_vec();
+            let v = format!("--terse-version={ver}");
+            args.extend(["--output-format=terse", v.as_str()]);
+            let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+                return;
+            };
+            let count = |s: &str| s.lines().map(|l| l.split(';').count()).collect::<Vec<_>>();
+            assert_eq!(count(&ours.stdout), count(&theirs.stdout), "{args:?}");
+            // Scripts read fields 7 and 8 (read bw and iops) as integers.
+            for line in ours.stdout.lines().filter(|l| l.contains(';')) {
+                let f: Vec<&str> = line.split(';').collect();
+                if ver != "2" {
+                    assert!(
+                        f[6].parse::<u64>().is_ok() && f[7].parse::<u64>().is_ok(),
+                        "{line}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn combined_formats_print_terse_then_json_then_normal() {
+    let args = [
+        "--name=c",
+        "--ioengine=null",
+        "--size=8m",
+        "--output-format=normal,json,terse",
+    ];
+    let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+        return;
+    };
+    let order = |s: &str| {
+        let terse = s.find("3;fio-3.33;").expect("terse line");
+        let json = s.find("{\n  \"fio version\"").expect("json document");
+        let normal = s.find("(groupid=").expect("normal block");
+        (terse < json, json < normal)
+    };
+    assert_eq!(order(&ours.stdout), order(&theirs.stdout));
+    assert_eq!(order(&ours.stdout), (true, true));
+}
+
+#[test]
+fn csv_has_header_and_one_row_per_direction() {
+    let d = temp_dir("csv");
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &[
+            "--name=c",
+            "--ioengine=null",
+            "--size=8m",
+            "--rw=randrw",
+            "--output-format=csv",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", r.stdout);
+    for col in [
+        "jobname",
+        "direction",
+        "io_bytes",
+        "bw_bytes",
+        "iops",
+        "runtime_ms",
+        "lat_mean_ns",
+        "clat_p50_ns",
+        "clat_p99_ns",
+    ] {
+        assert!(
+            lines[0].split(',').any(|c| c == col),
+            "missing {col}: {}",
+            lines[0]
+        );
+    }
+    let width = lines[0].split(',').count();
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == width));
+    assert!(lines[1].starts_with("c,0,read,") && lines[2].starts_with("c,0,write,"));
+    let bytes: u64 = lines[1..]
+        .iter()
+        .map(|l| {
+            l.split(',')
+                .nth(3)
+                .and_then(|v| v.parse::<u64>().ok())
+                .expect("io_bytes")
+        })
+        .sum();
+    assert_eq!(bytes, 8 << 20);
+}
+
+#[test]
+fn json_stays_one_document_when_a_job_fails() {
+    let d = temp_dir("jsonfail");
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &[
+            "--name=x",
+            "--filename=missing",
+            "--rw=read",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    let doc = parse_json(&r.stdout);
+    assert!(doc["jobs"].is_array());
+    assert!(r.stderr.contains("you need to specify size="));
+}
+
+#[test]
+fn time_based_runs_for_its_runtime() {
+    let d = temp_dir("timed");
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &[
+            "--name=t",
+            "--ioengine=null",
+            "--size=1m",
+            "--runtime=300ms",
+            "--time_based",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc = parse_json(&r.stdout);
+    let rt = doc["jobs"][0]["read"]["runtime"].as_u64().expect("runtime");
+    assert!(rt >= 300, "runtime {rt} ms");
+    // Many passes over the 1 MiB region.
+    assert!(doc["jobs"][0]["read"]["io_bytes"].as_u64().unwrap_or(0) > 1 << 20);
+}
