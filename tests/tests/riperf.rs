@@ -386,7 +386,13 @@ fn json_schema_matches_iperf3_client_side() {
 #[test]
 fn json_schema_matches_iperf3_server_side() {
     let Some(real) = iperf3() else { return };
-    for args in [&["-t", "1"][..], &["-t", "1", "-R"][..]] {
+    for args in [
+        &["-t", "1"][..],
+        &["-t", "1", "-R"][..],
+        &["-t", "1", "--bidir"][..],
+        &["-u", "-b", "10M", "-t", "1"][..],
+        &["-u", "-b", "5M", "-t", "1", "-P", "2", "--bidir"][..],
+    ] {
         let srv = Server::start(&real, &["-1", "-J"]);
         assert!(client(&real, srv.port, args).status.success());
         let theirs = json(&srv.finish());

@@ -418,6 +418,185 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::{TcpSample, UdpSample};
+    use crate::report::SummaryStream;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            is_client: true,
+            udp: false,
+            bidir: false,
+            reverse: false,
+            num_streams: 1,
+            format: 'a',
+            verbose: false,
+            sender_has_retransmits: true,
+        }
+    }
+
+    fn si(bytes: u64, sender: bool) -> StreamInterval {
+        StreamInterval {
+            index: 0,
+            socket: 5,
+            start: 0.0,
+            end: 1.0,
+            seconds: 1.0,
+            bytes,
+            bits_per_second: bytes as f64 * 8.0,
+            omitted: false,
+            sender,
+            tcp: None,
+            udp: None,
+        }
+    }
+
+    #[test]
+    fn tcp_lines_match_the_reference_byte_for_byte() {
+        // reference/iperf3/tcp_default.txt (values chosen to print the same).
+        let mut s = si(1_857_573_519, true);
+        s.tcp = Some(TcpSample {
+            retransmits: 21,
+            snd_cwnd: 767 * 1024,
+            ..Default::default()
+        });
+        let iv = Interval {
+            streams: vec![s],
+            omitted: false,
+        };
+        let lines = interval_lines(&ctx(), &iv, true);
+        assert_eq!(
+            lines[0],
+            "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd"
+        );
+        assert_eq!(
+            lines[1],
+            "[  5]   0.00-1.00   sec  1.73 GBytes  14.9 Gbits/sec   21    767 KBytes       "
+        );
+        // Receiver interval on the server: 18 blanks after /sec.
+        let c = Ctx {
+            is_client: false,
+            sender_has_retransmits: false,
+            ..ctx()
+        };
+        let iv = Interval {
+            streams: vec![si(2_308_544_020, false)],
+            omitted: false,
+        };
+        let lines = interval_lines(&c, &iv, true);
+        assert_eq!(lines[0], "[ ID] Interval           Transfer     Bitrate");
+        assert_eq!(
+            lines[1],
+            "[  5]   0.00-1.00   sec  2.15 GBytes  18.5 Gbits/sec                  "
+        );
+    }
+
+    #[test]
+    fn udp_and_summary_lines_match_the_reference() {
+        // reference/iperf3/udp_100M.txt
+        let c = Ctx {
+            udp: true,
+            sender_has_retransmits: false,
+            ..ctx()
+        };
+        let mut s = si(12_517_376, true);
+        s.udp = Some(UdpSample {
+            packets: 382,
+            ..Default::default()
+        });
+        let iv = Interval {
+            streams: vec![s],
+            omitted: false,
+        };
+        let lines = interval_lines(&c, &iv, true);
+        assert_eq!(
+            lines[0],
+            "[ ID] Interval           Transfer     Bitrate         Total Datagrams"
+        );
+        assert_eq!(
+            lines[1],
+            "[  5]   0.00-1.00   sec  11.9 MBytes   100 Mbits/sec  382  "
+        );
+        let sum = Summary {
+            streams: vec![SummaryStream {
+                socket: 5,
+                sender: true,
+                bytes_sent: 25_001_984,
+                bytes_received: 25_001_984,
+                sender_time: 2.0,
+                receiver_time: 2.0,
+                sender_packets: 763,
+                receiver_packets: 763,
+                jitter: 0.000170,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let lines = summary_lines(&c, &sum);
+        assert_eq!(lines[0], SEPARATOR);
+        assert_eq!(
+            lines[1],
+            "[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams"
+        );
+        assert_eq!(
+            lines[2],
+            "[  5]   0.00-2.00   sec  23.8 MBytes   100 Mbits/sec  0.000 ms  0/763 (0%)  sender"
+        );
+        assert_eq!(
+            lines[3],
+            "[  5]   0.00-2.00   sec  23.8 MBytes   100 Mbits/sec  0.170 ms  0/763 (0%)  receiver"
+        );
+    }
+
+    #[test]
+    fn bidir_tags_and_tcp_summary() {
+        // reference/iperf3/tcp_bidir.txt
+        let c = Ctx {
+            bidir: true,
+            ..ctx()
+        };
+        let sum = Summary {
+            streams: vec![
+                SummaryStream {
+                    socket: 5,
+                    sender: true,
+                    bytes_sent: 2_684_354_560,
+                    bytes_received: 2_684_354_560,
+                    sender_time: 2.0,
+                    receiver_time: 2.0,
+                    retransmits: 1,
+                    ..Default::default()
+                },
+                SummaryStream {
+                    socket: 7,
+                    sender: false,
+                    bytes_sent: 2_340_757_504,
+                    bytes_received: 2_330_000_000,
+                    retransmits: 0,
+                    ..Default::default()
+                },
+            ],
+            sender_has_retransmits: true,
+            other_side_has_retransmits: true,
+            ..Default::default()
+        };
+        let lines = summary_lines(&c, &sum);
+        assert_eq!(
+            lines[1],
+            "[ ID][Role] Interval           Transfer     Bitrate         Retr"
+        );
+        assert_eq!(
+            lines[2],
+            "[  5][TX-C]   0.00-2.00   sec  2.50 GBytes  10.7 Gbits/sec    1             sender"
+        );
+        assert_eq!(
+            lines[3],
+            "[  5][TX-C]   0.00-2.00   sec  2.50 GBytes  10.7 Gbits/sec                  receiver"
+        );
+        assert_eq!(
+            lines[4],
+            "[  7][RX-C]   0.00-2.00   sec  2.18 GBytes  9.36 Gbits/sec    0             sender"
+        );
+    }
 
     #[test]
     fn percent_like_printf_g() {
