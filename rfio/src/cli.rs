@@ -182,6 +182,8 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
         let p = &mut plan.program;
         match name {
             "version" => return Err(Failure::done("fio-3.33\n")),
+            // rfio's own: the man page, generated from the option table.
+            "generate-man" => return Err(Failure::done(crate::man::render())),
             "help" => return Err(Failure::done(help::usage(prog))),
             "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all"))),
             "parse-only" => p.parse_only = true,

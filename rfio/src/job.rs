@@ -45,11 +45,8 @@ impl Pattern {
 #[derive(Debug, Clone)]
 pub struct Job {
     pub name: String,
-    /// 1-based number over all jobs and clones.
-    pub number: usize,
     /// Index among the clones of its definition (file names `name.clone.file`).
     pub clone: usize,
-    pub clones: usize,
     pub groupid: u32,
     pub opts: JobOptions,
     pub rw_word: String,
@@ -66,7 +63,6 @@ pub struct Job {
     pub iodepth_batch: usize,
     pub complete_min: usize,
     pub complete_max: usize,
-    pub iodepth_low: usize,
     pub direct: bool,
     pub sync_mode: String,
     pub size: Option<SizeOrPercent>,
@@ -74,7 +70,6 @@ pub struct Job {
     pub offset: SizeOrPercent,
     pub offset_increment: SizeOrPercent,
     pub filenames: Vec<PathBuf>,
-    pub nrfiles: usize,
     pub filesize: Option<(u64, u64)>,
     pub runtime_us: u64,
     pub time_based: bool,
@@ -93,7 +88,6 @@ pub struct Job {
     pub fsync: u64,
     pub fdatasync: u64,
     pub end_fsync: bool,
-    pub fsync_on_close: bool,
     pub percentiles: Vec<f64>,
     pub pct_precision: usize,
     pub clat_percentiles: bool,
@@ -112,7 +106,6 @@ pub struct Job {
     pub fallocate: String,
     pub overwrite: bool,
     pub invalidate: bool,
-    pub create_on_open: bool,
     pub hipri: bool,
     pub fixedbufs: bool,
     pub registerfiles: bool,
@@ -154,8 +147,7 @@ fn parse_bssplit(s: &str, kb_base: u64) -> Result<[Vec<(u64, u32)>; 3], String> 
         if entries.len() > 64 {
             return Err("bssplit takes at most 64 entries".into());
         }
-        if blanks > 0 {
-            let share = (100 - sum) / blanks;
+        if let Some(share) = (100 - sum).checked_div(blanks) {
             for e in entries.iter_mut().filter(|e| e.1 == 0) {
                 e.1 = share;
             }
@@ -171,13 +163,7 @@ fn parse_bssplit(s: &str, kb_base: u64) -> Result<[Vec<(u64, u32)>; 3], String> 
     Ok(out)
 }
 
-fn build(
-    def: &JobDef,
-    number: usize,
-    clone: usize,
-    groupid: u32,
-    readonly: bool,
-) -> Result<Job, Failure> {
+fn build(def: &JobDef, clone: usize, groupid: u32, readonly: bool) -> Result<Job, Failure> {
     let o = &def.opts;
     let kb_base = o.kb_base();
     let (rw_word, postfix) = o.choice("rw");
@@ -213,11 +199,6 @@ fn build(
     let complete_min = (o.int("iodepth_batch_complete_min") as usize).min(iodepth);
     let complete_max = if o.is_set("iodepth_batch_complete_max") {
         (o.int("iodepth_batch_complete_max") as usize).clamp(complete_min.max(1), iodepth)
-    } else {
-        iodepth
-    };
-    let iodepth_low = if o.is_set("iodepth_low") {
-        (o.int("iodepth_low") as usize).min(iodepth)
     } else {
         iodepth
     };
@@ -260,9 +241,7 @@ fn build(
     let time_based = o.flag("time_based");
     Ok(Job {
         name: def.name.clone(),
-        number,
         clone,
-        clones: o.int("numjobs").max(1) as usize,
         groupid,
         opts: def.opts.clone(),
         rw_word,
@@ -276,7 +255,6 @@ fn build(
         iodepth_batch: batch,
         complete_min,
         complete_max,
-        iodepth_low,
         direct: o.flag("direct"),
         sync_mode,
         size: o.size("size"),
@@ -285,7 +263,6 @@ fn build(
         offset_increment: o
             .size("offset_increment")
             .unwrap_or(SizeOrPercent::Bytes(0)),
-        nrfiles: filenames.len(),
         filenames,
         filesize: o.ranges("filesize").map(|r| r[0]),
         runtime_us: o.time_us("runtime"),
@@ -305,7 +282,6 @@ fn build(
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
         end_fsync: o.flag("end_fsync"),
-        fsync_on_close: o.flag("fsync_on_close"),
         percentiles: pcts,
         pct_precision: prec,
         clat_percentiles: o.flag("clat_percentiles") && !o.flag("disable_clat"),
@@ -324,7 +300,6 @@ fn build(
         fallocate: o.choice("fallocate").0,
         overwrite: o.flag("overwrite"),
         invalidate: o.flag("invalidate"),
-        create_on_open: o.flag("create_on_open"),
         hipri: o.flag("hipri"),
         fixedbufs: o.flag("fixedbufs"),
         registerfiles: o.flag("registerfiles"),
@@ -340,11 +315,17 @@ fn split_filenames(s: &str) -> Vec<String> {
     while let Some(c) = chars.next() {
         match c {
             '\\' if chars.peek() == Some(&':') => {
-                out.last_mut().map(|l| l.push(':'));
+                if let Some(l) = out.last_mut() {
+                    l.push(':');
+                }
                 chars.next();
             }
             ':' => out.push(String::new()),
-            c => out.last_mut().map_or((), |l| l.push(c)),
+            c => {
+                if let Some(l) = out.last_mut() {
+                    l.push(c);
+                }
+            }
         }
     }
     out.retain(|s| !s.is_empty());
@@ -365,7 +346,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
             group += 1;
         }
         for c in 0..numjobs {
-            let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
+            let mut j = build(def, c, group, plan.program.readonly)?;
             if c > 0 {
                 j.stonewall = false;
                 j.new_group = false;

@@ -5,6 +5,7 @@ mod cli;
 mod engine;
 mod failure;
 mod job;
+mod man;
 mod options;
 mod report;
 mod result;

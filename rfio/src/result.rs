@@ -229,7 +229,7 @@ fn unit_report(
         let rt = s.runtime_ms;
         DirReport {
             io_bytes: s.io_bytes,
-            bw_bytes: if rt > 0 { s.io_bytes * 1000 / rt } else { 0 },
+            bw_bytes: (s.io_bytes * 1000).checked_div(rt).unwrap_or(0),
             iops: if rt > 0 {
                 s.ios as f64 * 1000.0 / rt as f64
             } else {
@@ -378,7 +378,7 @@ pub fn build(
                 .collect();
             GroupDir {
                 io_bytes: io,
-                agg_bw: if max_run > 0 { io * 1000 / max_run } else { 0 },
+                agg_bw: (io * 1000).checked_div(max_run).unwrap_or(0),
                 min_bw: bws.iter().copied().min().unwrap_or(0),
                 max_bw: bws.iter().copied().max().unwrap_or(0),
                 min_run,

@@ -3,11 +3,6 @@
 
 use rbench_common::histogram::LatencyHistogram;
 
-/// Data directions, in fio's order.
-pub const READ: usize = 0;
-pub const WRITE: usize = 1;
-pub const TRIM: usize = 2;
-
 /// fio's running sample statistics for bw/iops lines (`add_stat_sample`):
 /// group reporting adds these field by field (§4), so they are kept raw.
 #[derive(Debug, Clone, Copy, Default)]

@@ -56,6 +56,7 @@ impl IoUnit {
 }
 
 /// fio's `FIO_Q_*` answers to `queue`.
+#[allow(clippy::enum_variant_names)] // fio's own words: completed, queued, busy
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queued {
     /// Done already (synchronous engines); `result` is set.

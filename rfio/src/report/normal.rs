@@ -267,15 +267,14 @@ fn group_block(s: &mut String, g: &GroupReport) {
         N2sUnit::BytePerSec
     };
     let n = |v: u64, p: bool, unit| num2str(v, g.sig_figs, 1, p, unit);
-    for d in 0..3 {
-        let gd = &g.dirs[d];
+    for (gd, label) in g.dirs.iter().zip(GROUP_LABELS) {
         if gd.max_run == 0 {
             continue;
         }
         let _ = writeln!(
             s,
             "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-            GROUP_LABELS[d],
+            label,
             n(gd.agg_bw, pow2, rate),
             n(gd.agg_bw, !pow2, rate),
             n(gd.min_bw, pow2, rate),

@@ -20,11 +20,7 @@ fn lat_us(s: &mut String, l: &LatReport) {
 }
 
 fn dir(s: &mut String, u: &UnitReport, d: &DirReport, ver: u32) {
-    let iops = if d.runtime_ms > 0 {
-        d.total_ios * 1000 / d.runtime_ms
-    } else {
-        0
-    };
+    let iops = (d.total_ios * 1000).checked_div(d.runtime_ms).unwrap_or(0);
     let _ = write!(
         s,
         ";{};{};{};{}",

@@ -105,8 +105,10 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
                         strerror(e.errno)
                     ),
                 );
-                let mut stats = ThreadStats::default();
-                stats.error = e.errno;
+                let stats = ThreadStats {
+                    error: e.errno,
+                    ..ThreadStats::default()
+                };
                 out[i] = Some(JobRun {
                     stats,
                     pid: 0,
@@ -128,8 +130,10 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
                         strerror(errno)
                     ),
                 );
-                let mut stats = ThreadStats::default();
-                stats.error = errno;
+                let stats = ThreadStats {
+                    error: errno,
+                    ..ThreadStats::default()
+                };
                 out[i] = Some(JobRun {
                     stats,
                     pid: 0,
@@ -188,7 +192,6 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
         handles
             .into_iter()
             .filter_map(|h| h.join().ok())
-            .map(|(i, r, e)| (i, r, e.map(|(e, p)| (e, p))))
             .map(|(i, r, e)| {
                 if let Some((e, p)) = &e {
                     report_io_error(&jobs[i], r.pid, e, p.as_deref(), notice);

@@ -403,9 +403,9 @@ pub fn run(
     let runtime_ms = usec.div_ceil(1000);
     st.runtime_ms = runtime_ms;
     let dirs = [job.pattern.read, job.pattern.write, job.pattern.trim];
-    for d in 0..3 {
-        if dirs[d] || st.dir[d].ios > 0 {
-            st.dir[d].runtime_ms = runtime_ms;
+    for (ds, on) in st.dir.iter_mut().zip(dirs) {
+        if on || ds.ios > 0 {
+            ds.runtime_ms = runtime_ms;
         }
     }
     if job.end_fsync {

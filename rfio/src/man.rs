@@ -1,0 +1,63 @@
+//! `man/rfio.1`, generated from the option table so the two cannot drift
+//! apart; a unit test keeps the file in step (`RFIO_WRITE_MAN=1` rewrites it).
+
+use crate::options::help::man_options;
+
+pub fn render() -> String {
+    let mut s = String::new();
+    s.push_str(".TH RFIO 1 \"\" \"rfio 0.1.0 (fio 3.33 compatible)\" \"User Commands\"\n");
+    s.push_str(".SH NAME\nrfio \\- flexible I/O tester, a drop\\-in replacement for fio 3.33\n");
+    s.push_str(
+        ".SH SYNOPSIS\n.B rfio\n[\\fIoptions\\fR] [\\fIjob options\\fR] [\\fIjob file(s)\\fR]\n",
+    );
+    s.push_str(
+        ".SH DESCRIPTION\nrfio runs the jobs fio 3.33 runs, from the same command lines and job \
+         files, and prints the same normal, JSON, JSON+ and terse reports. Options before the \
+         first \\fB\\-\\-name\\fR are global; \\fB\\-\\-name\\fR starts a job. Job files use \
+         fio's INI dialect ([global], [job], include, ${VAR}, $ncpus).\n.PP\nSizes: k, m, g, t, p \
+         are powers of kb_base (1024 by default) while KiB, MiB, ... are powers of 1000, as in \
+         fio. Values fio silently misreads (bs=4q, runtime=10x, 1.5k, a section header without \
+         its closing bracket) are errors in rfio.\n",
+    );
+    s.push_str(
+        ".SH PROGRAM OPTIONS\n.TP\n\\fB\\-\\-output\\-format\\fR=\\fIlist\\fR\nComma list of normal, \
+         terse, json, json+ and csv.\n.TP\n\\fB\\-\\-output\\fR=\\fIfile\\fR\nWrite all output to \
+         file.\n.TP\n\\fB\\-\\-minimal\\fR\nSame as \\-\\-output\\-format=terse.\n.TP\n\
+         \\fB\\-\\-terse\\-version\\fR=\\fIN\\fR\n2, 3 (default), 4 or 5.\n.TP\n\\fB\\-\\-parse\\-only\\fR\n\
+         Parse options only.\n.TP\n\\fB\\-\\-showcmd\\fR\nPrint job files as a command line.\n.TP\n\
+         \\fB\\-\\-cmdhelp\\fR[=\\fIoption\\fR]\nHelp on one option, or all.\n.TP\n\
+         \\fB\\-\\-readonly\\fR\nRefuse jobs that write.\n.TP\n\\fB\\-\\-section\\fR=\\fIname\\fR\n\
+         Run only the named job-file section (repeatable).\n.TP\n\\fB\\-\\-version\\fR\nPrint \
+         fio\\-3.33.\n",
+    );
+    s.push_str(".SH JOB OPTIONS\n");
+    s.push_str(&man_options());
+    s.push_str(".SH EXIT STATUS\n0 on success; 1 for bad input; otherwise the number of jobs that ended with an error (128 more after SIGINT/SIGTERM).\n");
+    s.push_str(".SH SEE ALSO\nfio(1)\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn man_page_is_in_step_with_the_option_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../man/rfio.1");
+        let want = super::render();
+        if std::env::var("RFIO_WRITE_MAN").as_deref() == Ok("1") {
+            std::fs::write(path, &want).expect("write man/rfio.1");
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "man/rfio.1 is out of date: run RFIO_WRITE_MAN=1 cargo test -p rfio man_page"
+        );
+    }
+
+    #[test]
+    fn every_option_is_in_the_man_page() {
+        let page = super::render();
+        for o in crate::options::table::OPTIONS {
+            assert!(page.contains(&format!(".BI \"{}", o.name)), "{}", o.name);
+        }
+    }
+}
