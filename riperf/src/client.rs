@@ -168,11 +168,13 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
         None => None,
     };
     let timeout = cfg.connect_timeout_ms.map(Duration::from_millis);
-    let ctrl_stream =
-        net::connect_tcp(&addrs, bind_ip, 0, timeout, &|_, _| Ok(())).map_err(|e| match e {
-            net::ConnectError::Io(e) => format!("unable to connect to server: {}", e.to_string_c()),
-            net::ConnectError::Option(n) => server_error_text(n, 0),
-        })?;
+    let ctrl_stream = net::connect_tcp(&addrs, bind_ip, 0, timeout, &|s, _| {
+        net::bind_device(s, cfg.bind_dev.as_deref())
+    })
+    .map_err(|e| match e {
+        net::ConnectError::Io(e) => format!("unable to connect to server: {}", e.to_string_c()),
+        net::ConnectError::Option(n) => server_error_text(n, 0),
+    })?;
     let mut ctrl = Ctrl::new(ctrl_stream);
     let peer = ctrl.stream.peer_addr().map_err(|e| e.to_string_c())?;
     let cookie = Cookie::random();
@@ -505,6 +507,7 @@ fn create_streams(
         dont_fragment: cfg.dont_fragment,
         fqrate: cfg.fqrate,
         snd_timeout_ms: cfg.snd_timeout_ms,
+        bind_dev: cfg.bind_dev.clone(),
     };
     let block = payload(blksize as usize, cfg.repeating_payload);
     let per_stream_rate = cfg.rate;

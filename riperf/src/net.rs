@@ -46,6 +46,16 @@ pub struct SockOpts {
     pub fqrate: u64,
     /// `--snd-timeout`: TCP_USER_TIMEOUT in ms.
     pub snd_timeout_ms: Option<u64>,
+    /// `--bind-dev` or `host%dev`: SO_BINDTODEVICE.
+    pub bind_dev: Option<String>,
+}
+
+/// SO_BINDTODEVICE when a device is named (i_errno 143 on failure).
+pub fn bind_device(s: &Socket, dev: Option<&str>) -> Result<(), i32> {
+    match dev {
+        Some(d) if !d.is_empty() => s.bind_device(Some(d.as_bytes())).map_err(|_| 143),
+        _ => Ok(()),
+    }
 }
 
 /// Set a socket's send and receive buffers and check they took (iperf3's
@@ -84,6 +94,7 @@ pub fn apply_tcp_opts(s: &Socket, o: &SockOpts, is_v6: bool) -> Result<(), i32> 
 }
 
 pub fn apply_ip_opts(s: &Socket, o: &SockOpts, is_v6: bool) -> Result<(), i32> {
+    bind_device(s, o.bind_dev.as_deref())?;
     if o.tos > 0 {
         let r = if is_v6 {
             s.set_tclass_v6(o.tos as u32)

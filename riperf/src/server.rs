@@ -4,7 +4,7 @@
 
 use crate::ctrl::{Ctrl, CtrlError};
 use crate::net::{self, show_ip, SockOpts};
-use crate::options::{Config, OutputKind, MAX_BLOCKSIZE, MAX_STREAMS, MAX_TCP_BUFFER, MAX_TIME};
+use crate::options::{Config, OutputKind, MAX_BLOCKSIZE, MAX_TCP_BUFFER, MAX_TIME};
 use crate::protocol::errors::{code, StrError};
 use crate::protocol::framing::{MAX_PARAMS_LEN, MAX_RESULTS_LEN};
 use crate::protocol::results::ServerOutput;
@@ -67,6 +67,8 @@ fn listen(cfg: &Config) -> std::io::Result<TcpListener> {
     let addr = SocketAddr::new(ip, cfg.port);
     let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     s.set_reuse_address(true)?;
+    net::bind_device(&s, cfg.bind_dev.as_deref())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EPERM))?;
     if addr.is_ipv6() {
         let _ = s.set_only_v6(v6only);
     }
@@ -306,11 +308,11 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
     Served::Done
 }
 
-fn validate(p: &TestParams) -> Result<(), TestError> {
+fn validate(p: &TestParams, max_parallel: i64) -> Result<(), TestError> {
     if p.protocol == Protocol::Sctp {
         return Err(TestError::code(131));
     }
-    if !(1..=MAX_STREAMS).contains(&p.parallel) {
+    if !(1..=max_parallel).contains(&p.parallel) {
         return Err(TestError::code(code::IENUMSTREAMS));
     }
     match p.protocol {
@@ -370,7 +372,7 @@ fn run_test(
             },
         })?;
     let p = TestParams::from_json(&v);
-    validate(&p)?;
+    validate(&p, cfg.max_parallel)?;
     let udp = p.protocol == Protocol::Udp;
     if cfg.verbose && !udp {
         report.text(&format!("      TCP MSS: {} (default)", p.mss));
@@ -399,6 +401,7 @@ fn run_test(
         dont_fragment: p.dont_fragment,
         fqrate: p.fqrate,
         snd_timeout_ms: cfg.snd_timeout_ms,
+        bind_dev: cfg.bind_dev.clone(),
     };
     // Check the window can be had before promising streams (iperf3 fails
     // its stream listener the same way: SERVER_ERROR 141).

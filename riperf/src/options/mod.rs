@@ -47,6 +47,9 @@ pub struct Config {
     pub affinity: Option<usize>,
     pub server_affinity: Option<i64>,
     pub bind: Option<String>,
+    pub bind_dev: Option<String>,
+    /// The most streams a client may ask for and a server accepts.
+    pub max_parallel: i64,
     pub verbose: bool,
     pub output: OutputKind,
     pub logfile: Option<String>,
@@ -104,6 +107,8 @@ impl Default for Config {
             affinity: None,
             server_affinity: None,
             bind: None,
+            bind_dev: None,
+            max_parallel: MAX_STREAMS,
             verbose: false,
             output: OutputKind::Text,
             logfile: None,
@@ -295,11 +300,18 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     client_flag = true;
                 }
             }
-            Opt::Bind => c.bind = Some(v),
-            Opt::BindDev => {
-                return Err(UsageError::Fatal(
-                    "--bind-dev is not supported by riperf".into(),
-                ))
+            Opt::Bind => {
+                if let Some((_, dev)) = v.split_once('%') {
+                    c.bind_dev = Some(dev.to_string());
+                }
+                c.bind = Some(v);
+            }
+            Opt::BindDev => c.bind_dev = Some(v),
+            Opt::MaxParallel => {
+                c.max_parallel = atoi(&v);
+                if c.max_parallel < 1 {
+                    return Err(p("--max-parallel must be at least 1"));
+                }
             }
             Opt::Verbose => c.verbose = true,
             Opt::Json => c.output = OutputKind::Json,
@@ -378,6 +390,9 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     return Err(p("cannot be both server and client"));
                 }
                 role = Some(Role::Client);
+                if let Some((_, dev)) = v.split_once('%') {
+                    c.bind_dev = Some(dev.to_string());
+                }
                 c.host = v;
             }
             Opt::Sctp | Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
@@ -451,9 +466,6 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             }
             Opt::Parallel => {
                 c.parallel = atoi(&v);
-                if c.parallel > MAX_STREAMS {
-                    return Err(p("number of parallel streams too large (maximum = 128)"));
-                }
                 client_flag = true;
             }
             Opt::Reverse => {
@@ -553,6 +565,12 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 client_flag = true;
             }
         }
+    }
+    if c.parallel > c.max_parallel {
+        return Err(UsageError::Parameter(format!(
+            "number of parallel streams too large (maximum = {})",
+            c.max_parallel
+        )));
     }
     let role = role.ok_or_else(|| p("must either be a client (-c) or server (-s)"))?;
     c.role = role;

@@ -21,6 +21,7 @@ pub enum Opt {
     Affinity,
     Bind,
     BindDev,
+    MaxParallel,
     Verbose,
     Json,
     JsonStream,
@@ -137,6 +138,7 @@ pub static DEFS: &[Def] = &[
     d(Some('J'), "json", N, Opt::Json, B, &["  -J, --json                output in JSON format"]),
     d(None, "json-stream", N, Opt::JsonStream, B, &["  --json-stream             output in line-delimited JSON format (as iperf3 3.17)"]),
     d(None, "output-format", R, Opt::OutputFormat, B, &["  --output-format fmt       output format: text, json or csv (riperf)"]),
+    d(None, "max-parallel", R, Opt::MaxParallel, B, &["  --max-parallel #          most parallel streams to run or accept (default 128; riperf)"]),
     d(None, "logfile", R, Opt::Logfile, B, &["  --logfile f               send output to a log file"]),
     d(None, "forceflush", N, Opt::ForceFlush, B, &["  --forceflush              force flushing output at every interval"]),
     d(None, "timestamps", O, Opt::Timestamps, B, &[

@@ -57,6 +57,7 @@ pub fn message(i_errno: i32) -> (String, bool) {
         140 => ("unable to set socket pacing", true),
         141 => ("socket buffer size not set correctly", false),
         142 => ("test authorization failed", false),
+        143 => ("Unable to bind-to-device (check perror, maybe permissions?)", true),
         144 => ("idle timeout for receiving data", false),
         145 => ("unable to set IP Do-Not-Fragment flag", false),
         148 => ("unable to set TCP USER_TIMEOUT", true),
