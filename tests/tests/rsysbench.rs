@@ -246,6 +246,10 @@ fn where_sysbench_accepts_nonsense_we_say_why() {
         ),
         (&["oltp_read_write", "run"], "is a Lua (database) test"),
         (
+            &["fileio", "--file-total-size=1", "--file-num=2", "prepare"],
+            "each file would be 0 bytes",
+        ),
+        (
             &["cpu", "--output-format=xml", "run"],
             "Invalid value for --output-format",
         ),

@@ -106,6 +106,12 @@ impl Params {
             )));
         }
         let file_size = total / num as u64;
+        if file_size == 0 {
+            // sysbench divides by the file size and dies of SIGFPE.
+            return Err(Fail::fatal(format!(
+                "--file-total-size={total} is smaller than --file-num={num}: each file would be 0 bytes"
+            )));
+        }
         let mode = if run {
             let Some(m) = v.string("file-test-mode") else {
                 return Err(
