@@ -85,9 +85,6 @@ impl JobOptions {
             ("rwmixread", Value::Int(r)) => {
                 self.values.insert("rwmixwrite", Value::Int(100 - r));
             }
-            ("randseed", _) => {
-                self.values.insert("randrepeat", Value::Bool(false));
-            }
             _ => {}
         }
         self.values.insert(opt.name, value);

@@ -126,24 +126,6 @@ const FALLOCATE: &[(&str, &str)] = &[
     ("0", "Alias for 'none'"),
     ("1", "Alias for 'posix'"),
 ];
-const SEQUENCER: &[(&str, &str)] = &[
-    ("sequential", "Generate sequential offsets"),
-    ("identical", "Generate identical offsets"),
-];
-const UNIFIED: &[(&str, &str)] = &[
-    ("none", "Normal statistics reporting"),
-    (
-        "mixed",
-        "Statistics are summed per data direction and reported together",
-    ),
-    (
-        "both",
-        "Statistics are reported normally, followed by the mixed statistics",
-    ),
-    ("0", "Alias for 'none'"),
-    ("1", "Alias for 'mixed'"),
-    ("2", "Alias for 'both'"),
-];
 
 const URING: &[&str] = &["io_uring"];
 const URING_PV2: &[&str] = &["io_uring", "pvsync2"];
@@ -241,13 +223,6 @@ pub static OPTIONS: &[OptDef] = &[
         "Accept potential duplicate random blocks",
     ),
     opt(
-        "rw_sequencer",
-        Kind::Choice(SEQUENCER),
-        Some("sequential"),
-        "I/O type",
-        "IO offset generator modifier",
-    ),
-    opt(
         "ioengine",
         Kind::Choice(ENGINES),
         Some("psync"),
@@ -284,13 +259,6 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "I/O depth",
         "Max number of IO buffers to retrieve in one go",
-    ),
-    opt(
-        "iodepth_low",
-        UNBOUNDED,
-        None,
-        "I/O depth",
-        "Low water mark for queuing depth",
     ),
     opt(
         "size",
@@ -600,13 +568,6 @@ pub static OPTIONS: &[OptDef] = &[
         Some("0"),
         "Statistics",
         "Disable submission latency numbers",
-    ),
-    opt(
-        "unified_rw_reporting",
-        Kind::Choice(UNIFIED),
-        Some("none"),
-        "Statistics",
-        "Unify reporting across data direction",
     ),
     prio(
         opt(

@@ -186,11 +186,26 @@ pub fn run(
         st.error = e.raw_os_error().unwrap_or(libc::EIO);
         return (st, None);
     }
-    let seed = if job.randrepeat {
-        0x89 ^ (job.clone as u64).wrapping_mul(0x9E37_79B9)
-    } else {
-        job.randseed ^ rbench_common::clock::now_ns()
+    // fio 3.33 derives the offset seed before applying randseed, so
+    // randseed alone changes nothing; with randrepeat=0 it seeds the
+    // offsets, and without it the seed comes from the clock (§12).
+    let seed = match (job.randrepeat, job.randseed) {
+        (true, _) => 0x89 ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
+        (false, Some(s)) => s ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
+        (false, None) => rbench_common::clock::now_ns(),
     };
+    if let Some(level) = job.prio {
+        // ioprio_set(IOPRIO_WHO_PROCESS, this thread, best-effort | level).
+        // SAFETY: plain syscall with integer arguments.
+        unsafe {
+            libc::syscall(
+                libc::SYS_ioprio_set,
+                1,
+                0,
+                (2 << 13) | level as libc::c_long,
+            )
+        };
+    }
     let mut picker = Picker::new(job, files.regions.clone(), seed);
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut done: Vec<usize> = Vec::with_capacity(depth);
@@ -408,7 +423,7 @@ pub fn run(
             ds.runtime_ms = runtime_ms;
         }
     }
-    if job.end_fsync {
+    if job.end_fsync || job.fsync_on_close {
         for &fd in &files.fds {
             // SAFETY: fsync on the job's own descriptor.
             unsafe { libc::fsync(fd) };
