@@ -359,6 +359,7 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                         summary.receiver_congestion = local;
                     }
                 }
+                summary.file = crate::stream::file_info(cfg.file.as_deref());
                 report.summary(&summary);
                 if let Some(t) = &cfg.title {
                     report.extra_top.push(("title".into(), t.clone().into()));
@@ -584,12 +585,14 @@ fn create_streams(
                     block: block.clone(),
                     pacing,
                     zerocopy: cfg.zerocopy,
+                    file: crate::stream::open_file(cfg.file.as_deref(), true)?,
                 })
             } else {
                 Box::new(TcpReceiver {
                     sock: t.clone(),
                     buf: vec![0u8; blksize as usize],
                     count_tail: false,
+                    file: crate::stream::open_file(cfg.file.as_deref(), false)?,
                 })
             };
             (

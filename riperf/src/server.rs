@@ -517,12 +517,16 @@ fn run_test(
                     block: block.clone(),
                     pacing,
                     zerocopy: p.zerocopy,
+                    file: crate::stream::open_file(cfg.file.as_deref(), true)
+                        .map_err(|_| TestError::log("unable to open -F file"))?,
                 })
             } else {
                 Box::new(TcpReceiver {
                     sock: t.clone(),
                     buf: vec![0u8; (p.len as usize).max(1)],
                     count_tail: true,
+                    file: crate::stream::open_file(cfg.file.as_deref(), false)
+                        .map_err(|_| TestError::log("unable to open -F file"))?,
                 })
             };
             (
@@ -643,7 +647,7 @@ fn running_loop(
         if should_stop() {
             let _ = ctrl.send_state(State::ServerTerminate);
             session.end(report, false);
-            print_summary(session, report, udp)?;
+            print_summary(session, report, udp, cfg.file.as_deref())?;
             return Ok(true);
         }
         let now = now_ns();
@@ -683,7 +687,7 @@ fn running_loop(
             Some(State::TestEnd) => break,
             Some(State::ClientTerminate) => {
                 session.end(report, false);
-                print_summary(session, report, udp)?;
+                print_summary(session, report, udp, cfg.file.as_deref())?;
                 eprintln!("iperf3: the client has terminated");
                 return Ok(false);
             }
@@ -694,7 +698,7 @@ fn running_loop(
     // TEST_END: the summary first (the server never shows peer numbers).
     session.end(report, true);
     session.shutdown_streams();
-    print_summary(session, report, udp)?;
+    print_summary(session, report, udp, cfg.file.as_deref())?;
     ctrl.send_state(State::ExchangeResults).map_err(|e| {
         TestError::log(format!(
             "unable to send control message: {}",
@@ -736,7 +740,12 @@ fn running_loop(
     Ok(false)
 }
 
-fn print_summary(session: &Session, report: &mut Report, udp: bool) -> Result<(), TestError> {
+fn print_summary(
+    session: &Session,
+    report: &mut Report,
+    udp: bool,
+    cfg_file: Option<&str>,
+) -> Result<(), TestError> {
     let mut s = session
         .summary(None, report.ctx.sender_has_retransmits)
         .map_err(TestError::log)?;
@@ -751,6 +760,7 @@ fn print_summary(session: &Session, report: &mut Report, udp: bool) -> Result<()
             s.receiver_congestion = local;
         }
     }
+    s.file = crate::stream::file_info(cfg_file);
     report.summary(&s);
     Ok(())
 }

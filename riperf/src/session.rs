@@ -350,6 +350,7 @@ impl Session {
             other_side_has_retransmits: peer.is_some_and(|p| p.sender_has_retransmits == 1),
             sender_congestion: None,
             receiver_congestion: None,
+            file: None,
         })
     }
 }

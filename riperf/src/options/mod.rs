@@ -44,6 +44,8 @@ pub struct Config {
     pub format: char,
     pub interval: f64,
     pub pidfile: Option<String>,
+    /// `-F`: send this file / write what arrives to it (TCP).
+    pub file: Option<String>,
     pub affinity: Option<usize>,
     pub server_affinity: Option<i64>,
     pub bind: Option<String>,
@@ -104,6 +106,7 @@ impl Default for Config {
             format: 'a',
             interval: 1.0,
             pidfile: None,
+            file: None,
             affinity: None,
             server_affinity: None,
             bind: None,
@@ -284,11 +287,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 c.interval = i;
             }
             Opt::Pidfile => c.pidfile = Some(v),
-            Opt::File => {
-                return Err(UsageError::Fatal(
-                    "-F/--file is not supported by riperf".into(),
-                ))
-            }
+            Opt::File => c.file = Some(v),
             Opt::Affinity => {
                 let (a, b) = match v.split_once(',') {
                     Some((a, b)) => (a, Some(b)),
@@ -591,6 +590,26 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             return Err(p(
                 "client receive timeout is valid only in receiving mode: ",
             ));
+        }
+        if c.file.is_some() && c.protocol != Protocol::Tcp {
+            return Err(UsageError::Fatal(
+                "-F/--file is supported with TCP only by riperf".into(),
+            ));
+        }
+        // iperf3: a file sent from the client sets -n to its size when no
+        // end condition is given.
+        if let (Some(f), false, false) = (&c.file, c.reverse, duration_set) {
+            if c.bytes == 0 && c.blocks == 0 {
+                match std::fs::metadata(f) {
+                    Ok(m) if m.len() > 0 => c.bytes = m.len(),
+                    Ok(_) => {}
+                    Err(_) => {
+                        return Err(UsageError::Fatal(
+                            "unable to open -F file: No such file or directory".into(),
+                        ))
+                    }
+                }
+            }
         }
         if !duration_set && (c.bytes != 0 || c.blocks != 0) {
             c.duration = 0;

@@ -118,6 +118,8 @@ pub struct Summary {
     pub other_side_has_retransmits: bool,
     pub sender_congestion: Option<String>,
     pub receiver_congestion: Option<String>,
+    /// `-F`: the file's name and size.
+    pub file: Option<(String, u64)>,
 }
 
 /// Where lines go: stdout or `--logfile`, with `-T` and `--timestamps`

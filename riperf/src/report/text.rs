@@ -3,7 +3,7 @@
 
 use super::{Ctx, Summary};
 use crate::measure::{Interval, StreamInterval};
-use rbench_common::units::iperf::{format_rate, format_transfer};
+use rbench_common::units::iperf::{format_rate, format_transfer, unit_string};
 
 pub const SEPARATOR: &str = "- - - - - - - - - - - - - - - - - - - - - - - - -";
 
@@ -309,6 +309,24 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
                     }
                 } else if ctx.verbose {
                     out.push(not_available(&st.socket.to_string(), "sender"));
+                }
+                if let Some((name, size)) = &s.file {
+                    let done = if must_send {
+                        st.bytes_sent
+                    } else {
+                        st.bytes_received
+                    };
+                    let pct = if *size > 0 {
+                        (done as f64 / *size as f64 * 100.0) as i64
+                    } else {
+                        100
+                    };
+                    // 3.12 prints these units without the plural `s`.
+                    out.push(format!(
+                        "        Sent {} / {} ({pct}%) of {name}",
+                        unit_string(done as f64, 'A'),
+                        unit_string(*size as f64, 'A')
+                    ));
                 }
                 if show_receiver {
                     out.push(format!(

@@ -189,6 +189,32 @@ pub fn stream_id(index: usize) -> i64 {
     }
 }
 
+/// `-F`: the file a stream reads (sender) or writes (receiver).
+pub fn open_file(path: Option<&str>, sender: bool) -> Result<Option<std::fs::File>, String> {
+    let Some(p) = path else { return Ok(None) };
+    let f = if sender {
+        std::fs::File::open(p)
+    } else {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(p)
+    };
+    f.map(Some).map_err(|e| {
+        format!(
+            "unable to open -F file: {}",
+            crate::protocol::errors::StrError::to_string_c(&e)
+        )
+    })
+}
+
+/// `-F`: the file's name and size for the summary's `Sent … of …` line.
+pub fn file_info(path: Option<&str>) -> Option<(String, u64)> {
+    let p = path?;
+    Some((p.to_string(), std::fs::metadata(p).map_or(0, |m| m.len())))
+}
+
 /// A block of payload: random bytes, or `0123456789…` with `--repeating-payload`.
 pub fn payload(len: usize, repeating: bool) -> Vec<u8> {
     let mut b = vec![0u8; len.max(1)];

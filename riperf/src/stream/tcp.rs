@@ -17,6 +17,8 @@ pub struct TcpSender {
     pub pacing: Pacing,
     /// `-Z`: send with sendfile(2) from a memory file holding the block.
     pub zerocopy: bool,
+    /// `-F`: send this file's content once instead of the block.
+    pub file: Option<std::fs::File>,
 }
 
 /// A memory file holding `block`, for sendfile(2).
@@ -39,6 +41,8 @@ pub struct TcpReceiver {
     /// Count data still buffered after TEST_END (the server side does, so
     /// its byte count equals what the client wrote).
     pub count_tail: bool,
+    /// `-F`: write what arrives to this file.
+    pub file: Option<std::fs::File>,
 }
 
 fn wait_for_start(test: &TestShared) -> bool {
@@ -72,6 +76,10 @@ impl TcpSender {
         let mut sent: u64 = 0;
         let burst = self.pacing.burst.max(1);
         let mut sock: &TcpStream = &self.sock;
+        if self.file.is_some() {
+            self.send_file(test, c);
+            return;
+        }
         let file = if self.zerocopy {
             block_file(&self.block)
         } else {
@@ -123,6 +131,56 @@ impl TcpSender {
     }
 }
 
+impl TcpSender {
+    /// `-F`: the file's content, once, block by block (two syscalls per
+    /// block: this mode is about moving a file, not peak rate).
+    fn send_file(&mut self, test: &TestShared, c: &Counters) {
+        let Some(mut f) = self.file.take() else {
+            return;
+        };
+        let mut sock: &TcpStream = &self.sock;
+        let mut sent: u64 = 0;
+        let start = now_ns();
+        while test.phase() == phase::RUNNING {
+            if self.pacing.rate != 0 {
+                let wait = self.pacing.wait_ns(sent, start, now_ns());
+                if wait > 0 {
+                    std::thread::sleep(Duration::from_nanos(wait.min(1_000_000)));
+                    continue;
+                }
+            }
+            let n = match f.read(&mut self.block) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            if test.limited() && !test.reserve_block(n as u64) {
+                return;
+            }
+            let mut off = 0;
+            while off < n {
+                match sock.write(&self.block[off..n]) {
+                    Ok(k) => {
+                        off += k;
+                        sent += k as u64;
+                        c.bytes.store(sent, Ordering::Relaxed);
+                    }
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                        ) =>
+                    {
+                        if test.phase() != phase::RUNNING {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                }
+            }
+        }
+    }
+}
+
 impl StreamIo for TcpReceiver {
     fn run(&mut self, test: &TestShared, c: &Counters) {
         let _ = self.sock.set_read_timeout(Some(Duration::from_millis(20)));
@@ -144,6 +202,9 @@ impl StreamIo for TcpReceiver {
                     {
                         got += n as u64;
                         c.bytes.store(got, Ordering::Relaxed);
+                        if let Some(f) = &mut self.file {
+                            let _ = f.write_all(&self.buf[..n]);
+                        }
                     }
                 }
                 Err(e)
