@@ -463,7 +463,7 @@ fn wait_running(
         if now >= end_ns && !session.omitting {
             return Ok(None);
         }
-        session.tick(report);
+        let _ = session.tick(report);
         if !session.omitting && limited {
             let (sent, recv) = session.counted();
             let bytes_done = cfg.bytes != 0 && (sent >= cfg.bytes || recv >= cfg.bytes);

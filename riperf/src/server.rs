@@ -610,6 +610,14 @@ fn run_test(
         }
         session.streams.push(s);
     }
+    // --server-bitrate-limit: refuse a test that asks for more up front.
+    let requested = p.parallel as u64 * p.bandwidth * if p.bidirectional { 2 } else { 1 };
+    if cfg.server_bitrate_limit > 0 && requested > cfg.server_bitrate_limit {
+        session.stop();
+        return Err(TestError::log(
+            "total required bandwidth is larger than server limit",
+        ));
+    }
     let mut busy = BusyGuard::start(listener);
     send(ctrl, State::TestStart)?;
     session.start();
@@ -641,6 +649,7 @@ fn running_loop(
         u64::MAX
     };
     let idle_ns = cfg.rcv_timeout_ms * 1_000_000;
+    let mut limit = RateLimit::new(cfg);
     let mut last_progress = now_ns();
     let mut last_counted = (0, 0);
     loop {
@@ -664,7 +673,13 @@ fn running_loop(
         let wait =
             Duration::from_nanos(session.next_deadline().saturating_sub(now).min(200_000_000));
         if !net::wait_readable(ctrl.fd(), wait) {
-            session.tick(report);
+            if let Some(bytes) = session.tick(report) {
+                if limit.exceeded(bytes) {
+                    return Err(TestError::log(
+                        "total required bandwidth is larger than server limit",
+                    ));
+                }
+            }
             continue;
         }
         let b = match ctrl.read_byte(Duration::from_millis(100)) {
@@ -857,5 +872,47 @@ fn udp_accept(
             }
             Err(_) => continue,
         }
+    }
+}
+
+/// `--server-bitrate-limit`: the average over the last intervals (3.12:
+/// the interval count is the averaging time over `-i`, at least one).
+struct RateLimit {
+    limit: u64,
+    window: Vec<u64>,
+    next: usize,
+    seen: usize,
+    seconds: f64,
+}
+
+impl RateLimit {
+    fn new(cfg: &Config) -> RateLimit {
+        let per = if cfg.bitrate_limit_interval <= cfg.interval || cfg.interval <= 0.0 {
+            1
+        } else {
+            (cfg.bitrate_limit_interval / cfg.interval).round() as usize
+        };
+        RateLimit {
+            limit: cfg.server_bitrate_limit,
+            window: vec![0; per.max(1)],
+            next: 0,
+            seen: 0,
+            seconds: cfg.interval.max(0.1) * per.max(1) as f64,
+        }
+    }
+
+    /// Add one interval's bytes; true when the average is over the limit.
+    fn exceeded(&mut self, bytes: u64) -> bool {
+        if self.limit == 0 {
+            return false;
+        }
+        self.window[self.next] = bytes;
+        self.next = (self.next + 1) % self.window.len();
+        self.seen += 1;
+        if self.seen < self.window.len() {
+            return false;
+        }
+        let total: u64 = self.window.iter().sum();
+        (total as f64 * 8.0 / self.seconds) as u64 > self.limit
     }
 }

@@ -85,13 +85,12 @@ impl Session {
     }
 
     /// Run due interval ticks and the end of the omit period.
-    pub fn tick(&mut self, report: &mut Report) {
+    /// Returns the bytes of a regular (not omitted) interval it closed.
+    pub fn tick(&mut self, report: &mut Report) -> Option<u64> {
         let now = now_ns();
-        let Some(sampler) = self.sampler.as_mut() else {
-            return;
-        };
+        let sampler = self.sampler.as_mut()?;
         if now < self.next_tick {
-            return;
+            return None;
         }
         let omit_end = self.start_ns + self.omit_ns;
         if self.omitting && now >= omit_end {
@@ -105,10 +104,14 @@ impl Session {
             } else {
                 u64::MAX
             };
-            return;
+            return None;
         }
+        let mut closed = None;
         if let Some(iv) = sampler.sample(&self.streams, now, self.omitting) {
             report.interval(&iv);
+            if !self.omitting {
+                closed = Some(iv.streams.iter().map(|s| s.bytes).sum());
+            }
         }
         self.next_tick = if self.interval_ns > 0 {
             self.next_tick + self.interval_ns
@@ -121,6 +124,7 @@ impl Session {
         if self.next_tick <= now {
             self.next_tick = now + self.interval_ns.max(1);
         }
+        closed
     }
 
     /// End of the test on this side: stop senders, take the last (partial)

@@ -63,6 +63,10 @@ pub struct Config {
     pub daemon: bool,
     pub one_off: bool,
     pub idle_timeout: Option<u64>,
+    /// `--server-bitrate-limit`: bit/s over all streams (0 = none) and the
+    /// seconds it is averaged over.
+    pub server_bitrate_limit: u64,
+    pub bitrate_limit_interval: f64,
     pub protocol: Protocol,
     pub connect_timeout_ms: Option<u64>,
     pub rate: u64,
@@ -123,6 +127,8 @@ impl Default for Config {
             daemon: false,
             one_off: false,
             idle_timeout: None,
+            server_bitrate_limit: 0,
+            bitrate_limit_interval: 5.0,
             protocol: Protocol::Tcp,
             connect_timeout_ms: None,
             rate: 0,
@@ -361,9 +367,19 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 server_flag = true;
             }
             Opt::ServerBitrateLimit => {
-                return Err(UsageError::Fatal(
-                    "--server-bitrate-limit is not supported by riperf".into(),
-                ));
+                let (r, secs) = match v.split_once('/') {
+                    Some((r, t)) => (r, Some(t)),
+                    None => (v.as_str(), None),
+                };
+                if let Some(t) = secs {
+                    let t = t.trim().parse::<f64>().unwrap_or(0.0);
+                    if t != 0.0 && !(0.1..=60.0).contains(&t) {
+                        return Err(p("invalid time interval for calculating average data rate"));
+                    }
+                    c.bitrate_limit_interval = t;
+                }
+                c.server_bitrate_limit = parse_rate(r).map(|x| x.max(0.0) as u64).unwrap_or(0);
+                server_flag = true;
             }
             Opt::IdleTimeout => {
                 let n = atoi(&v);
