@@ -89,6 +89,9 @@ pub struct Job {
     pub fsync: u64,
     pub fdatasync: u64,
     pub end_fsync: bool,
+    /// Per-direction caps, bytes/s and ios/s (0: none).
+    pub rate: [u64; 3],
+    pub rate_iops: [u64; 3],
     pub fsync_on_close: bool,
     /// I/O priority level (best-effort class), when set.
     pub prio: Option<u32>,
@@ -286,6 +289,8 @@ fn build(def: &JobDef, clone: usize, groupid: u32, readonly: bool) -> Result<Job
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
         end_fsync: o.flag("end_fsync"),
+        rate: o.per_dir("rate").unwrap_or([0; 3]),
+        rate_iops: o.per_dir("rate_iops").unwrap_or([0; 3]),
         fsync_on_close: o.flag("fsync_on_close"),
         prio: o.is_set("prio").then(|| o.int("prio") as u32),
         percentiles: pcts,

@@ -177,7 +177,10 @@ pub static OPTIONS: &[OptDef] = &[
     aliased(
         opt(
             "bs",
-            Kind::SizeList { min: 1 },
+            Kind::SizeList {
+                min: 1,
+                default: 4096,
+            },
             Some("4096"),
             "Block size",
             "Block size unit",
@@ -415,6 +418,20 @@ pub static OPTIONS: &[OptDef] = &[
         Some("50"),
         "I/O type",
         "Percentage of mixed workload that is writes",
+    ),
+    opt(
+        "rate",
+        Kind::SizeList { min: 0, default: 0 },
+        None,
+        "Rate",
+        "Set bandwidth rate",
+    ),
+    opt(
+        "rate_iops",
+        Kind::SizeList { min: 0, default: 0 },
+        None,
+        "Rate",
+        "Limit IO used to this number of IO operations/sec",
     ),
     aliased(
         opt(

@@ -17,7 +17,7 @@ pub enum Kind {
     /// A size, optionally a percentage.
     Size { pct: bool },
     /// Up to three sizes for read,write,trim (`bs=4k,64k`).
-    SizeList { min: u64 },
+    SizeList { min: u64, default: u64 },
     /// Up to three `lo-hi` ranges (`bsrange`).
     Ranges,
     /// A time; a bare number is in the given unit.
@@ -163,7 +163,7 @@ impl Kind {
                 };
                 v.map(Value::Size).map_err(|e| ValueError::detail(name, e))
             }
-            Kind::SizeList { min } => per_dir(s, &[',', ':', '-'], 4096, |p| {
+            Kind::SizeList { min, default } => per_dir(s, &[',', ':', '-'], default, |p| {
                 let v = parse_size(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
                 if v < min {
                     return Err(ValueError::detail(

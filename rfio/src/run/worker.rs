@@ -113,6 +113,45 @@ impl Sampler {
     }
 }
 
+/// `rate`/`rate_iops`: each direction's I/O may start only once the bytes
+/// and ios already issued fit the cap since the job started.
+struct Throttle {
+    on: bool,
+    rate: [u64; 3],
+    iops: [u64; 3],
+    bytes: [u64; 3],
+    ios: [u64; 3],
+}
+
+impl Throttle {
+    fn new(job: &Job) -> Self {
+        Throttle {
+            on: job.rate.iter().chain(&job.rate_iops).any(|&r| r > 0),
+            rate: job.rate,
+            iops: job.rate_iops,
+            bytes: [0; 3],
+            ios: [0; 3],
+        }
+    }
+
+    /// Nanoseconds since the start before which this I/O may not start.
+    #[cold]
+    fn due_ns(&mut self, d: usize, len: u64) -> u64 {
+        let mut due = 0u64;
+        if self.rate[d] > 0 {
+            due = due
+                .max((u128::from(self.bytes[d]) * 1_000_000_000 / u128::from(self.rate[d])) as u64);
+        }
+        if self.iops[d] > 0 {
+            due = due
+                .max((u128::from(self.ios[d]) * 1_000_000_000 / u128::from(self.iops[d])) as u64);
+        }
+        self.bytes[d] += len;
+        self.ios[d] += 1;
+        due
+    }
+}
+
 /// Record one completed unit. Hot path.
 #[inline]
 fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job) -> Option<i32> {
@@ -238,6 +277,9 @@ pub fn run(
     let mut exhausted = false;
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
+    let mut throttle = Throttle::new(job);
+    // A prepared unit waiting for its rate slot.
+    let mut held: Option<usize> = None;
 
     'outer: loop {
         // Cold checks once per pass of the loop, cheap compare first.
@@ -264,54 +306,92 @@ pub fn run(
         let mut budget = depth - inflight;
         while budget > 0 && !exhausted && error.is_none() {
             budget -= 1;
-            let Some(idx) = free.pop() else { break };
+            let (idx, prepared) = match held.take() {
+                Some(h) => (h, true),
+                None => match free.pop() {
+                    Some(i) => (i, false),
+                    None => break,
+                },
+            };
             let io = &mut units[idx];
-            io.start = clock.now();
-            let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
-            let bytes_left = io_per_pass == 0 || issued_bytes < io_per_pass;
-            // A due fsync goes out only if more I/O follows, as in fio.
-            let sync_file = pending_sync.filter(|_| ios_left && (bytes_left || time_based));
-            if let Some(file) = sync_file {
-                pending_sync = None;
-                io.kind = if job.fsync > 0 {
-                    IoKind::Fsync
+            if !prepared {
+                io.start = clock.now();
+                let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
+                let bytes_left = io_per_pass == 0 || issued_bytes < io_per_pass;
+                // A due fsync goes out only if more I/O follows, as in fio.
+                let sync_file = pending_sync.filter(|_| ios_left && (bytes_left || time_based));
+                if let Some(file) = sync_file {
+                    pending_sync = None;
+                    io.kind = if job.fsync > 0 {
+                        IoKind::Fsync
+                    } else {
+                        IoKind::Fdatasync
+                    };
+                    io.file = file;
+                    io.fd = picker.fd(file);
+                    io.len = 0;
                 } else {
-                    IoKind::Fdatasync
-                };
-                io.file = file;
-                io.fd = picker.fd(file);
-                io.len = 0;
-            } else {
-                let mut got = ios_left && (bytes_left || time_based) && picker.next(io);
-                if !got && ios_left && (bytes_left || time_based) {
-                    // Every block of the region was visited; io_size (or the
-                    // clock) asks for more: start a new pass.
-                    picker.new_pass();
-                    got = picker.next(io);
-                }
-                if !got {
-                    // One loop of the job is complete.
-                    loops_left = loops_left.saturating_sub(1);
-                    if ios_left && (time_based || loops_left > 0) {
+                    let mut got = ios_left && (bytes_left || time_based) && picker.next(io);
+                    if !got && ios_left && (bytes_left || time_based) {
+                        // Every block of the region was visited; io_size (or the
+                        // clock) asks for more: start a new pass.
                         picker.new_pass();
-                        issued_bytes = 0;
                         got = picker.next(io);
                     }
-                }
-                if !got {
-                    free.push(idx);
-                    exhausted = true;
-                    break;
-                }
-                issued_bytes += io.len as u64;
-                issued_ios += 1;
-                if sync_every > 0 && io.kind == IoKind::Write {
-                    writes_since_sync += 1;
-                    if writes_since_sync >= sync_every {
-                        writes_since_sync = 0;
-                        pending_sync = Some(io.file);
+                    if !got {
+                        // One loop of the job is complete.
+                        loops_left = loops_left.saturating_sub(1);
+                        if ios_left && (time_based || loops_left > 0) {
+                            picker.new_pass();
+                            issued_bytes = 0;
+                            got = picker.next(io);
+                        }
+                    }
+                    if !got {
+                        free.push(idx);
+                        exhausted = true;
+                        break;
+                    }
+                    issued_bytes += io.len as u64;
+                    issued_ios += 1;
+                    if sync_every > 0 && io.kind == IoKind::Write {
+                        writes_since_sync += 1;
+                        if writes_since_sync >= sync_every {
+                            writes_since_sync = 0;
+                            pending_sync = Some(io.file);
+                        }
                     }
                 }
+            }
+            if throttle.on && !matches!(io.kind, IoKind::Fsync | IoKind::Fdatasync) {
+                let d = match io.kind {
+                    IoKind::Read => 0,
+                    IoKind::Write => 1,
+                    _ => 2,
+                };
+                let due = throttle.due_ns(d, io.len as u64);
+                let limit = if runtime_ns > 0 {
+                    ramp_ns + runtime_ns
+                } else {
+                    u64::MAX
+                };
+                let now = ns(clock.now());
+                if due > now {
+                    if inflight > 0 {
+                        // Reap what is in flight first; this unit waits.
+                        throttle.bytes[d] -= io.len as u64;
+                        throttle.ios[d] -= 1;
+                        held = Some(idx);
+                        break;
+                    }
+                    let wait = due.min(limit) - now;
+                    std::thread::sleep(std::time::Duration::from_nanos(wait));
+                    if due > limit {
+                        free.push(idx);
+                        break;
+                    }
+                }
+                io.start = clock.now();
             }
             st.issued[match io.kind {
                 IoKind::Read => 0,
@@ -366,7 +446,11 @@ pub fn run(
         }
         if inflight > 0 {
             let full = inflight >= depth || exhausted || error.is_some();
-            let min = if full { job.complete_min.max(1) } else { 0 };
+            let min = if full || held.is_some() {
+                job.complete_min.max(1)
+            } else {
+                0
+            };
             done.clear();
             match engine.getevents(min, job.complete_max.max(1), &mut units, &mut done) {
                 Ok(n) => {
