@@ -47,6 +47,8 @@ pub struct Job {
     pub name: String,
     /// Index among the clones of its definition (file names `name.clone.file`).
     pub clone: usize,
+    /// 1-based number over all jobs and clones (log file names).
+    pub number: usize,
     pub groupid: u32,
     pub opts: JobOptions,
     pub rw_word: String,
@@ -89,6 +91,12 @@ pub struct Job {
     pub fsync: u64,
     pub fdatasync: u64,
     pub end_fsync: bool,
+    pub write_bw_log: Option<String>,
+    pub write_iops_log: Option<String>,
+    pub write_lat_log: Option<String>,
+    pub log_avg_ms: u64,
+    pub log_offset: bool,
+    pub per_job_logs: bool,
     /// Per-direction caps, bytes/s and ios/s (0: none).
     pub rate: [u64; 3],
     pub rate_iops: [u64; 3],
@@ -170,7 +178,13 @@ fn parse_bssplit(s: &str, kb_base: u64) -> Result<[Vec<(u64, u32)>; 3], String> 
     Ok(out)
 }
 
-fn build(def: &JobDef, clone: usize, groupid: u32, readonly: bool) -> Result<Job, Failure> {
+fn build(
+    def: &JobDef,
+    number: usize,
+    clone: usize,
+    groupid: u32,
+    readonly: bool,
+) -> Result<Job, Failure> {
     let o = &def.opts;
     let kb_base = o.kb_base();
     let (rw_word, postfix) = o.choice("rw");
@@ -249,6 +263,7 @@ fn build(def: &JobDef, clone: usize, groupid: u32, readonly: bool) -> Result<Job
     Ok(Job {
         name: def.name.clone(),
         clone,
+        number,
         groupid,
         opts: def.opts.clone(),
         rw_word,
@@ -289,6 +304,12 @@ fn build(def: &JobDef, clone: usize, groupid: u32, readonly: bool) -> Result<Job
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
         end_fsync: o.flag("end_fsync"),
+        write_bw_log: o.text("write_bw_log"),
+        write_iops_log: o.text("write_iops_log"),
+        write_lat_log: o.text("write_lat_log"),
+        log_avg_ms: o.int("log_avg_msec") as u64,
+        log_offset: o.flag("log_offset"),
+        per_job_logs: o.flag("per_job_logs"),
         rate: o.per_dir("rate").unwrap_or([0; 3]),
         rate_iops: o.per_dir("rate_iops").unwrap_or([0; 3]),
         fsync_on_close: o.flag("fsync_on_close"),
@@ -357,7 +378,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
             group += 1;
         }
         for c in 0..numjobs {
-            let mut j = build(def, c, group, plan.program.readonly)?;
+            let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
             if c > 0 {
                 j.stonewall = false;
                 j.new_group = false;

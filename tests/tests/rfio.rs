@@ -621,3 +621,41 @@ fn time_based_runs_for_its_runtime() {
     // Many passes over the 1 MiB region.
     assert!(doc["jobs"][0]["read"]["io_bytes"].as_u64().unwrap_or(0) > 1 << 20);
 }
+
+/// Log files: the same names as fio's, the same number of fields per row,
+/// per-I/O rows for every I/O of a size-bounded job.
+#[test]
+fn log_files_match_fio() {
+    let args = [
+        "--name=lg",
+        "--size=4m",
+        "--rw=randrw",
+        "--numjobs=2",
+        "--write_bw_log=per",
+        "--write_lat_log=per",
+        "--write_iops_log=per",
+        "--log_offset=1",
+        "--output-format=json",
+    ];
+    let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+        return;
+    };
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    let logs = |d: &Path| -> BTreeMap<String, (usize, Vec<usize>)> {
+        files_in(d)
+            .into_keys()
+            .filter(|n| n.ends_with(".log"))
+            .map(|n| {
+                let text = std::fs::read_to_string(d.join(&n)).unwrap_or_default();
+                let mut widths: Vec<usize> = text.lines().map(|l| l.split(", ").count()).collect();
+                widths.dedup();
+                (n, (text.lines().count(), widths))
+            })
+            .collect()
+    };
+    let (a, b) = (logs(&d2), logs(&d1));
+    assert_eq!(a, b, "log files");
+    assert!(a.contains_key("per_lat.1.log") && a.contains_key("per_bw.2.log"));
+    let doc = parse_json(&theirs.stdout);
+    assert!(io_bytes(&doc).iter().all(|&b| b == 4 << 20));
+}

@@ -132,7 +132,8 @@ pub fn render(r: &Report, ver: u32, pct_list: &[f64], disks: &[DiskReport]) -> S
         }
         match (&u.description, ver) {
             (Some(desc), 2) => {
-                s.push('\n');
+                // v2 puts the description on a line of its own, after a `;`.
+                s.push_str("\n;");
                 s.push_str(desc);
             }
             (Some(desc), _) => {

@@ -3,6 +3,7 @@
 
 pub mod diskstats;
 pub mod files;
+pub mod logs;
 pub mod offsets;
 pub mod worker;
 
@@ -155,7 +156,10 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
                     }
                     // SAFETY: gettid has no preconditions.
                     let pid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
-                    let (stats, err) = worker::run(job, traits, eng, &files, exit_all);
+                    let (stats, err, logs) = worker::run(job, traits, eng, &files, exit_all);
+                    let log_error = logs
+                        .and_then(|l| l.write(job).err())
+                        .map(|e| format!("fio: failed to write log file: {e}\n"));
                     if job.exitall {
                         exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
@@ -185,6 +189,7 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
                             setup_failed: false,
                         },
                         err_paths.map(|e| (e, path)),
+                        log_error,
                     )
                 })
             })
@@ -192,7 +197,10 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
         handles
             .into_iter()
             .filter_map(|h| h.join().ok())
-            .map(|(i, r, e)| {
+            .map(|(i, r, e, log_error)| {
+                if let Some(m) = &log_error {
+                    notice(Stream::Stderr, m);
+                }
                 if let Some((e, p)) = &e {
                     report_io_error(&jobs[i], r.pid, e, p.as_deref(), notice);
                 }

@@ -4,6 +4,7 @@
 //! reads the clock, calls the engine and updates counters.
 
 use super::files::JobFiles;
+use super::logs::Logs;
 use super::offsets::{Picker, Rng};
 use crate::engine::{Engine, IoKind, IoUnit, Queued, Traits};
 use crate::job::Job;
@@ -66,6 +67,8 @@ struct Sampler {
     bw_bytes: [u64; 3],
     iops_ios: [u64; 3],
     dirs: [bool; 3],
+    /// (bw, iops) sampled per I/O by the logs instead.
+    per_io: (bool, bool),
 }
 
 impl Sampler {
@@ -78,6 +81,7 @@ impl Sampler {
             bw_bytes: [0; 3],
             iops_ios: [0; 3],
             dirs: [job.pattern.read, job.pattern.write, job.pattern.trim],
+            per_io: (false, false),
         }
     }
 
@@ -87,7 +91,7 @@ impl Sampler {
         if now_ns - self.bw_last >= self.bw_every {
             let ms = (now_ns - self.bw_last) / 1_000_000;
             for d in 0..3 {
-                if self.dirs[d] {
+                if self.dirs[d] && !self.per_io.0 {
                     let delta = st.dir[d].io_bytes - self.bw_bytes[d];
                     st.dir[d].bw.push(delta * 1000 / ms.max(1) / 1024);
                     self.bw_bytes[d] = st.dir[d].io_bytes;
@@ -98,7 +102,7 @@ impl Sampler {
         if now_ns - self.iops_last >= self.iops_every {
             let ms = (now_ns - self.iops_last) / 1_000_000;
             for d in 0..3 {
-                if self.dirs[d] {
+                if self.dirs[d] && !self.per_io.1 {
                     let delta = st.dir[d].ios - self.iops_ios[d];
                     st.dir[d].iops.push(delta * 1000 / ms.max(1));
                     self.iops_ios[d] = st.dir[d].ios;
@@ -195,7 +199,7 @@ pub fn run(
     mut engine: Box<dyn Engine>,
     files: &JobFiles,
     exit_all: &AtomicBool,
-) -> (ThreadStats, Option<IoError>) {
+) -> (ThreadStats, Option<IoError>, Option<Logs>) {
     let mut st = ThreadStats::default();
     let depth = if traits.sync { 1 } else { job.iodepth };
     let max_bs = (0..3)
@@ -211,7 +215,7 @@ pub fn run(
     let unit_len = max_bs.div_ceil(4096) * 4096;
     let Some(bufs) = Buffers::new(depth, unit_len) else {
         st.error = libc::ENOMEM;
-        return (st, None);
+        return (st, None, None);
     };
     let mut units: Vec<IoUnit> = (0..depth)
         // SAFETY: each unit gets its own `unit_len` slice of the allocation.
@@ -223,7 +227,7 @@ pub fn run(
         .collect();
     if let Err(e) = engine.init(&units, &files.fds, &files.sizes) {
         st.error = e.raw_os_error().unwrap_or(libc::EIO);
-        return (st, None);
+        return (st, None, None);
     }
     // fio 3.33 derives the offset seed before applying randseed, so
     // randseed alone changes nothing; with randrepeat=0 it seeds the
@@ -278,6 +282,9 @@ pub fn run(
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
     let mut throttle = Throttle::new(job);
+    let mut logs = Logs::new(job);
+    let per_io_rates = logs.as_ref().map_or((false, false), Logs::per_io_rates);
+    sampler.per_io = per_io_rates;
     // A prepared unit waiting for its rate slot.
     let mut held: Option<usize> = None;
 
@@ -290,6 +297,7 @@ pub fn run(
                 measuring = true;
                 measure_start = now;
                 sampler = Sampler::new(job, now);
+                sampler.per_io = per_io_rates;
             } else if measuring {
                 sampler.sample(now, &mut st);
             }
@@ -416,6 +424,17 @@ pub fn run(
                         clock.ticks_to_ns(end - io.issue),
                         clock.ticks_to_ns(end - io.start),
                     );
+                    if let Some(l) = logs.as_mut().filter(|_| measuring) {
+                        log_io(
+                            l,
+                            &mut st,
+                            io,
+                            ns(end).saturating_sub(measure_start),
+                            lat,
+                            0,
+                            per_io_rates,
+                        );
+                    }
                     if let Some(errno) = record(&mut st, io, lat, job) {
                         error = Some(IoError {
                             errno,
@@ -463,6 +482,18 @@ pub fn run(
                             clock.ticks_to_ns(end.saturating_sub(io.issue)),
                             clock.ticks_to_ns(end.saturating_sub(io.start)),
                         );
+                        if let Some(l) = logs.as_mut().filter(|_| measuring) {
+                            let slat = clock.ticks_to_ns(io.issue.saturating_sub(io.start));
+                            log_io(
+                                l,
+                                &mut st,
+                                io,
+                                ns(end).saturating_sub(measure_start),
+                                lat,
+                                slat,
+                                per_io_rates,
+                            );
+                        }
                         if let Some(errno) = record(&mut st, io, lat, job) {
                             error.get_or_insert(IoError {
                                 errno,
@@ -522,8 +553,42 @@ pub fn run(
     if let Some(e) = &error {
         st.error = e.errno;
     }
+    if let Some(l) = logs.as_mut() {
+        l.flush(end.saturating_sub(measure_start) / 1_000_000, true);
+    }
     drop(engine);
-    (st, error)
+    (st, error, logs)
+}
+
+/// Log one completed I/O; with per-I/O bw/iops logs the summary samples
+/// become per-I/O too, as in fio (§4). Cold unless logs are on.
+#[cold]
+fn log_io(
+    l: &mut Logs,
+    st: &mut ThreadStats,
+    io: &IoUnit,
+    since_ns: u64,
+    lat: (u64, u64),
+    slat: u64,
+    per_io_rates: (bool, bool),
+) {
+    let d = match io.kind {
+        IoKind::Read => 0,
+        IoKind::Write => 1,
+        IoKind::Trim => 2,
+        _ => return,
+    };
+    if io.result < 0 {
+        return;
+    }
+    let bs = io.result as u64;
+    l.io(since_ns / 1_000_000, d, bs, io.offset, (slat, lat.0, lat.1));
+    if per_io_rates.0 {
+        st.dir[d].bw.push(bs * 1_000_000 / lat.0.max(1));
+    }
+    if per_io_rates.1 {
+        st.dir[d].iops.push(1);
+    }
 }
 
 /// Submit what was queued and stamp its issue time (slat = issue - start).
