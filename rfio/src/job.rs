@@ -3,6 +3,7 @@
 use crate::cli::{JobDef, Plan};
 use crate::failure::Failure;
 use crate::options::JobOptions;
+use crate::run::distribution::Distribution;
 use rbench_common::units::fio::{parse_size, SizeOrPercent};
 use std::path::PathBuf;
 
@@ -88,6 +89,8 @@ pub struct Job {
     /// Set explicitly (seeds the offsets when randrepeat=0).
     pub randseed: Option<u64>,
     pub norandommap: bool,
+    pub random_distribution: Distribution,
+    pub percentage_random: [u64; 3],
     pub fsync: u64,
     pub fdatasync: u64,
     pub end_fsync: bool,
@@ -260,6 +263,17 @@ fn build(
         s => s.to_string(),
     };
     let time_based = o.flag("time_based");
+    let (dist_word, dist_post) = o.choice("random_distribution");
+    let random_distribution =
+        Distribution::parse(&dist_word, dist_post.as_deref()).map_err(|e| {
+            let raw = match &dist_post {
+                Some(p) => format!("{dist_word}:{p}"),
+                None => dist_word.clone(),
+            };
+            Failure::stderr(format!(
+                "random_distribution: {e}\nfio: failed parsing random_distribution={raw}\n"
+            ))
+        })?;
     Ok(Job {
         name: def.name.clone(),
         clone,
@@ -301,6 +315,8 @@ fn build(
         randrepeat: o.flag("randrepeat"),
         randseed: o.is_set("randseed").then(|| o.int("randseed") as u64),
         norandommap: o.flag("norandommap"),
+        random_distribution,
+        percentage_random: o.per_dir("percentage_random").unwrap_or([100; 3]),
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
         end_fsync: o.flag("end_fsync"),

@@ -26,7 +26,8 @@ fn range_line(opt: &OptDef) -> Option<String> {
     match opt.kind {
         Kind::Int { min, max } => Some(format!("min={min}, max={max}")),
         Kind::Bool => Some("min=0, max=1".into()),
-        Kind::SizeList { min, .. } => Some(format!("min={min}, max=-1")),
+        Kind::SizeList { min, max, .. } if max == u64::MAX => Some(format!("min={min}, max=-1")),
+        Kind::SizeList { min, max, .. } => Some(format!("min={min}, max={max}")),
         Kind::Ranges => Some("min=1".into()),
         Kind::FloatList => Some("min=0.000000, max=100.000000".into()),
         _ => None,

@@ -95,6 +95,14 @@ pub const ENGINES: &[(&str, &str)] = &[
     ("null", "Testing engine (no data transfer)"),
 ];
 
+const DISTRIBUTIONS: &[(&str, &str)] = &[
+    ("random", "Completely random"),
+    ("zipf", "Zipf distribution"),
+    ("pareto", "Pareto distribution"),
+    ("normal", "Normal (Gaussian) distribution"),
+    ("zoned", "Zoned random distribution"),
+];
+
 const KB_BASES: &[(&str, &str)] = &[
     (
         "1024",
@@ -179,6 +187,7 @@ pub static OPTIONS: &[OptDef] = &[
             "bs",
             Kind::SizeList {
                 min: 1,
+                max: u64::MAX,
                 default: 4096,
             },
             Some("4096"),
@@ -217,6 +226,24 @@ pub static OPTIONS: &[OptDef] = &[
         Some("0x89"),
         "Random",
         "Set the random generator seed value",
+    ),
+    opt(
+        "random_distribution",
+        Kind::Choice(DISTRIBUTIONS),
+        Some("random"),
+        "Random",
+        "Random offset distribution generator",
+    ),
+    opt(
+        "percentage_random",
+        Kind::SizeList {
+            min: 0,
+            max: 100,
+            default: 100,
+        },
+        Some("100,100,100"),
+        "Random",
+        "Percentage of seq/random mix that should be random",
     ),
     opt(
         "norandommap",
@@ -463,14 +490,22 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     opt(
         "rate",
-        Kind::SizeList { min: 0, default: 0 },
+        Kind::SizeList {
+            min: 0,
+            max: u64::MAX,
+            default: 0,
+        },
         None,
         "Rate",
         "Set bandwidth rate",
     ),
     opt(
         "rate_iops",
-        Kind::SizeList { min: 0, default: 0 },
+        Kind::SizeList {
+            min: 0,
+            max: u64::MAX,
+            default: 0,
+        },
         None,
         "Rate",
         "Limit IO used to this number of IO operations/sec",

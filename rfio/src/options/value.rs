@@ -17,7 +17,7 @@ pub enum Kind {
     /// A size, optionally a percentage.
     Size { pct: bool },
     /// Up to three sizes for read,write,trim (`bs=4k,64k`).
-    SizeList { min: u64, default: u64 },
+    SizeList { min: u64, max: u64, default: u64 },
     /// Up to three `lo-hi` ranges (`bsrange`).
     Ranges,
     /// A time; a bare number is in the given unit.
@@ -163,12 +163,18 @@ impl Kind {
                 };
                 v.map(Value::Size).map_err(|e| ValueError::detail(name, e))
             }
-            Kind::SizeList { min, default } => per_dir(s, &[',', ':', '-'], default, |p| {
+            Kind::SizeList { min, max, default } => per_dir(s, &[',', ':', '-'], default, |p| {
                 let v = parse_size(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
                 if v < min {
                     return Err(ValueError::detail(
                         name,
                         format_args!("min value out of range: {v} ({min} min)"),
+                    ));
+                }
+                if v > max {
+                    return Err(ValueError::detail(
+                        name,
+                        format_args!("max value out of range: {v} ({max} max)"),
                     ));
                 }
                 Ok(v)

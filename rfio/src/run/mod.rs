@@ -2,6 +2,7 @@
 //! segment on their own threads, each through the job loop in `worker`.
 
 pub mod diskstats;
+pub mod distribution;
 pub mod files;
 pub mod logs;
 pub mod offsets;

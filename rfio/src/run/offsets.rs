@@ -3,6 +3,7 @@
 //! full-cycle permutation so every block is hit once per pass unless
 //! `norandommap`).
 
+use super::distribution::Sampler;
 use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
 use std::os::fd::RawFd;
@@ -103,6 +104,8 @@ pub struct Region {
     pos: [u64; 3],
     perm: Permutation,
     exhausted: bool,
+    /// Non-uniform `random_distribution` over this region's blocks.
+    sampler: Option<Sampler>,
 }
 
 pub struct Picker {
@@ -111,6 +114,8 @@ pub struct Picker {
     rng: Rng,
     random: bool,
     norandommap: bool,
+    /// `percentage_random` per direction.
+    pct_random: [u64; 3],
     dirs: [bool; 3],
     mixed: bool,
     rwmixread: u64,
@@ -154,6 +159,8 @@ impl Picker {
                 pos: [start; 3],
                 perm: Permutation::new(len / grain, key),
                 exhausted: false,
+                sampler: (!job.random_distribution.is_uniform())
+                    .then(|| Sampler::new(job.random_distribution.clone(), len / grain)),
             })
             .collect();
         Picker {
@@ -161,7 +168,9 @@ impl Picker {
             next_region: 0,
             rng,
             random: p.random,
-            norandommap: job.norandommap,
+            // A non-uniform distribution implies norandommap (§3).
+            norandommap: job.norandommap || !job.random_distribution.is_uniform(),
+            pct_random: job.percentage_random,
             dirs,
             mixed: p.mixed(),
             rwmixread: u64::from(job.rwmixread),
@@ -252,8 +261,12 @@ impl Picker {
                 continue;
             }
             let end = r.start + r.len;
-            let off = if self.random {
-                let block = if self.norandommap {
+            let random = self.random
+                && (self.pct_random[d] >= 100 || self.rng.below(100) < self.pct_random[d]);
+            let off = if random {
+                let block = if let Some(s) = &r.sampler {
+                    Some(s.next(&mut self.rng))
+                } else if self.norandommap {
                     let blocks = r.len / self.grain;
                     if blocks == 0 {
                         None
@@ -271,7 +284,11 @@ impl Picker {
                     }
                 }
             } else {
-                let p = r.pos[d];
+                let mut p = r.pos[d];
+                if self.random && p + len > end {
+                    // The sequential share of a random job wraps around.
+                    p = r.start;
+                }
                 if p + self.grain.min(len) > end {
                     r.exhausted = true;
                     continue;
@@ -285,7 +302,7 @@ impl Picker {
                     continue;
                 }
             }
-            if !self.random {
+            if !random {
                 r.pos[d] = off + len + self.skip;
             }
             self.same_left = self.ios_per_offset - 1;
