@@ -40,6 +40,11 @@ fn fail(f: Failure) -> i32 {
     f.code
 }
 
+/// A parse-time notice on stderr that does not stop the run.
+fn warn(msg: &str) {
+    Out { file: None }.put(Stream::Stderr, msg);
+}
+
 /// Checks fio makes before anything runs (§1.4: parse errors exit 1).
 fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
     for j in jobs {
@@ -85,6 +90,12 @@ pub fn main(args: &[String]) -> i32 {
         Ok(j) => j,
         Err(f) => return fail(f),
     };
+    if jobs
+        .iter()
+        .any(|j| j.blockalign.is_some() && j.pattern.random)
+    {
+        warn("fio: Any use of blockalign= turns off randommap\n");
+    }
     if p.parse_only {
         return 0;
     }

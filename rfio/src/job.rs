@@ -89,6 +89,13 @@ pub struct Job {
     /// Set explicitly (seeds the offsets when randrepeat=0).
     pub randseed: Option<u64>,
     pub norandommap: bool,
+    /// Random offset alignment (`ba`), when set.
+    pub blockalign: Option<u64>,
+    pub thinktime_us: u64,
+    pub thinktime_spin_us: u64,
+    pub thinktime_blocks: u64,
+    pub cpus_allowed: Option<Vec<usize>>,
+    pub nice: i32,
     pub random_distribution: Distribution,
     pub percentage_random: [u64; 3],
     pub fsync: u64,
@@ -263,6 +270,24 @@ fn build(
         s => s.to_string(),
     };
     let time_based = o.flag("time_based");
+    let cpus_allowed = match o.text("cpus_allowed") {
+        None => None,
+        Some(list) => {
+            let cpus = rbench_common::cpu::parse_cpu_list(&list).map_err(|e| {
+                Failure::stderr(format!(
+                    "cpus_allowed: {e}\nfio: failed parsing cpus_allowed={list}\n"
+                ))
+            })?;
+            let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+            if let Some(&c) = cpus.iter().find(|&&c| c >= online) {
+                return Err(Failure::stderr(format!(
+                    "fio: CPU {c} too large (max={})\nfio: failed parsing cpus_allowed={list}\n",
+                    online - 1
+                )));
+            }
+            Some(cpus)
+        }
+    };
     let (dist_word, dist_post) = o.choice("random_distribution");
     let random_distribution =
         Distribution::parse(&dist_word, dist_post.as_deref()).map_err(|e| {
@@ -315,6 +340,12 @@ fn build(
         randrepeat: o.flag("randrepeat"),
         randseed: o.is_set("randseed").then(|| o.int("randseed") as u64),
         norandommap: o.flag("norandommap"),
+        blockalign: o.is_set("ba").then(|| o.int("ba") as u64),
+        thinktime_us: o.time_us("thinktime"),
+        thinktime_spin_us: o.time_us("thinktime_spin"),
+        thinktime_blocks: o.int("thinktime_blocks").max(1) as u64,
+        cpus_allowed,
+        nice: o.int("nice") as i32,
         random_distribution,
         percentage_random: o.per_dir("percentage_random").unwrap_or([100; 3]),
         fsync: o.int("fsync") as u64,

@@ -89,7 +89,7 @@ impl Engine for Uring {
                         .flags(types::FsyncFlags::DATASYNC)
                         .build(),
                     IoKind::Trim => {
-                        io.result = -i64::from(libc::EOPNOTSUPP);
+                        io.result = super::do_trim(io);
                         return Queued::Completed;
                     }
                 }

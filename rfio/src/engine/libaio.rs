@@ -82,7 +82,7 @@ impl Engine for Libaio {
             IoKind::Fsync => IOCB_CMD_FSYNC,
             IoKind::Fdatasync => IOCB_CMD_FDSYNC,
             IoKind::Trim => {
-                io.result = -i64::from(libc::EOPNOTSUPP);
+                io.result = super::do_trim(io);
                 return Queued::Completed;
             }
         };

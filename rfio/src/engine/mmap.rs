@@ -64,7 +64,7 @@ impl Engine for Mmap {
                     0
                 }
             }
-            IoKind::Trim => -i64::from(libc::EOPNOTSUPP),
+            IoKind::Trim => super::do_trim(io),
         };
         Queued::Completed
     }

@@ -152,6 +152,35 @@ pub(crate) fn neg_errno() -> i64 {
     )
 }
 
+/// Trim a range as fio does for every engine: BLKDISCARD on a block
+/// device, a punched hole in a regular file.
+pub(crate) fn do_trim(io: &IoUnit) -> i64 {
+    // SAFETY: fstat/ioctl/fallocate on the job's own descriptor with valid
+    // pointers to local values.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(io.fd, &mut st) < 0 {
+            return neg_errno();
+        }
+        let r = if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
+            let range: [u64; 2] = [io.offset, io.len as u64];
+            libc::ioctl(io.fd, 0x1277, &range) // BLKDISCARD
+        } else {
+            libc::fallocate(
+                io.fd,
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                io.offset as libc::off_t,
+                io.len as libc::off_t,
+            )
+        };
+        if r < 0 {
+            neg_errno()
+        } else {
+            io.len as i64
+        }
+    }
+}
+
 /// Run a synchronous fsync/fdatasync for a unit (used by every engine that
 /// has no native sync command).
 pub(crate) fn do_sync(io: &IoUnit) -> i64 {

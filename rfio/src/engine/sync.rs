@@ -34,7 +34,7 @@ impl Engine for Sync {
                 return Queued::Completed;
             }
             IoKind::Trim => {
-                io.result = -i64::from(libc::EOPNOTSUPP);
+                io.result = super::do_trim(io);
                 return Queued::Completed;
             }
         };

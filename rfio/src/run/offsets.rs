@@ -148,6 +148,12 @@ impl Picker {
             .min()
             .unwrap_or(4096)
             .max(1);
+        // `ba` sets the offset alignment of random I/O (and disables the map).
+        let grain = if p.random {
+            job.blockalign.unwrap_or(grain).max(1)
+        } else {
+            grain
+        };
         let mut rng = Rng::new(seed);
         let key = rng.next();
         let regions = regions
@@ -169,7 +175,9 @@ impl Picker {
             rng,
             random: p.random,
             // A non-uniform distribution implies norandommap (§3).
-            norandommap: job.norandommap || !job.random_distribution.is_uniform(),
+            norandommap: job.norandommap
+                || !job.random_distribution.is_uniform()
+                || job.blockalign.is_some(),
             pct_random: job.percentage_random,
             dirs,
             mixed: p.mixed(),

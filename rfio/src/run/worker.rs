@@ -237,6 +237,24 @@ pub fn run(
         (false, Some(s)) => s ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
         (false, None) => rbench_common::clock::now_ns(),
     };
+    if let Some(cpus) = &job.cpus_allowed {
+        // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on numbers below
+        // CPU_SETSIZE (checked at parse time against the online count).
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in cpus {
+                libc::CPU_SET(c, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+    if job.nice != 0 {
+        // SAFETY: setpriority on this thread (tid) with a bounded value.
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::setpriority(libc::PRIO_PROCESS, tid, job.nice);
+        }
+    }
     if let Some(level) = job.prio {
         // ioprio_set(IOPRIO_WHO_PROCESS, this thread, best-effort | level).
         // SAFETY: plain syscall with integer arguments.
@@ -282,6 +300,7 @@ pub fn run(
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
     let mut throttle = Throttle::new(job);
+    let mut next_think = job.thinktime_blocks;
     let mut logs = Logs::new(job);
     let per_io_rates = logs.as_ref().map_or((false, false), Logs::per_io_rates);
     sampler.per_io = per_io_rates;
@@ -460,6 +479,10 @@ pub fn run(
                 }
             }
         }
+        if job.thinktime_us > 0 && issued_ios >= next_think {
+            next_think = issued_ios + job.thinktime_blocks;
+            think(job);
+        }
         if !to_stamp.is_empty() {
             commit(&mut *engine, &mut units, &mut to_stamp, &mut st, clock, job);
         }
@@ -588,6 +611,20 @@ fn log_io(
     }
     if per_io_rates.1 {
         st.dir[d].iops.push(1);
+    }
+}
+
+/// `thinktime`: spin for thinktime_spin, then sleep the rest. Cold path.
+#[cold]
+fn think(job: &Job) {
+    let spin = job.thinktime_spin_us.min(job.thinktime_us);
+    let until = std::time::Instant::now() + std::time::Duration::from_micros(spin);
+    while std::time::Instant::now() < until {
+        std::hint::spin_loop();
+    }
+    let rest = job.thinktime_us - spin;
+    if rest > 0 {
+        std::thread::sleep(std::time::Duration::from_micros(rest));
     }
 }
 
