@@ -463,10 +463,13 @@ fn run_test(
             let s = udp_sock
                 .take()
                 .ok_or_else(|| TestError::code(code::IESTREAMLISTEN))?;
-            let (s, remote) = udp_accept(s, ctrl, deadline)?;
-            udp_sock = Some(
-                bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?,
-            );
+            // The next stream's listener is bound before the reply goes
+            // out, as iperf3 does: the client sends its next hello as soon
+            // as it has the reply.
+            let (s, remote, next) = udp_accept(s, ctrl, deadline, || {
+                bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))
+            })?;
+            udp_sock = Some(next);
             net::set_window_udp(&s, p.window, p.len);
             let local = s
                 .local_addr()
@@ -625,7 +628,7 @@ fn run_test(
         session.stop();
         return Err(e);
     }
-    let r = running_loop(cfg, &p, ctrl, &mut session, report);
+    let r = running_loop(cfg, &p, ctrl, &mut session, report, &mut busy);
     if let Some(b) = busy.as_mut() {
         b.stop();
     }
@@ -640,6 +643,7 @@ fn running_loop(
     ctrl: &mut Ctrl,
     session: &mut Session,
     report: &mut Report,
+    busy: &mut Option<BusyGuard>,
 ) -> Result<bool, TestError> {
     let udp = p.protocol == Protocol::Udp;
     // 3.12's watchdog: duration + omit + 40 s; with -n/-k, an idle limit.
@@ -709,6 +713,11 @@ fn running_loop(
             Some(State::IperfDone) => return Ok(false),
             _ => return Err(TestError::log("received an unknown control message")),
         }
+    }
+    // The test is over: the next client waits in the backlog rather than
+    // being refused while results are exchanged.
+    if let Some(b) = busy.as_mut() {
+        b.stop();
     }
     // TEST_END: the summary first (the server never shows peer numbers).
     session.end(report, true);
@@ -798,17 +807,7 @@ fn tcp_accept(
             return Err(TestError::log(""));
         }
         // A client that gives up while we wait must not keep us here.
-        if net::wait_readable(ctrl.fd(), Duration::ZERO) {
-            let mut b = [0u8; 1];
-            match ctrl.stream.peek(&mut b) {
-                Ok(0) | Err(_) => {
-                    return Err(TestError::log(
-                        "the client has unexpectedly closed the connection",
-                    ))
-                }
-                Ok(_) => return Err(TestError::log("received an unknown control message")),
-            }
-        }
+        client_gone(ctrl)?;
         if !net::wait_readable(l.as_raw_fd(), Duration::from_millis(100)) {
             continue;
         }
@@ -841,7 +840,8 @@ fn udp_accept(
     s: UdpSocket,
     ctrl: &mut Ctrl,
     deadline: u64,
-) -> Result<(UdpSocket, SocketAddr), TestError> {
+    bind_next: impl FnOnce() -> Result<UdpSocket, TestError>,
+) -> Result<(UdpSocket, SocketAddr, UdpSocket), TestError> {
     let mut buf = [0u8; 65536];
     let _ = s.set_read_timeout(Some(Duration::from_millis(100)));
     loop {
@@ -850,14 +850,7 @@ fn udp_accept(
                 "unable to accept stream connection: timeout",
             ));
         }
-        if net::wait_readable(ctrl.fd(), Duration::ZERO) {
-            let mut b = [0u8; 1];
-            if matches!(ctrl.stream.peek(&mut b), Ok(0) | Err(_)) {
-                return Err(TestError::log(
-                    "the client has unexpectedly closed the connection",
-                ));
-            }
-        }
+        client_gone(ctrl)?;
         match s.recv_from(&mut buf) {
             // Only a 4-byte hello opens a stream; other datagrams (a flood,
             // stray data) are dropped.
@@ -865,13 +858,35 @@ fn udp_accept(
             Ok((_, from)) => {
                 s.connect(from)
                     .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+                let next = bind_next()?;
                 s.send(&REPLY)
                     .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
                 let _ = s.set_read_timeout(None);
-                return Ok((s, from));
+                return Ok((s, from, next));
             }
             Err(_) => continue,
         }
+    }
+}
+
+/// While streams are being set up the client only speaks if it gave up:
+/// an EOF, or IPERF_DONE/CLIENT_TERMINATE after an error on its side.
+fn client_gone(ctrl: &mut Ctrl) -> Result<(), TestError> {
+    if !net::wait_readable(ctrl.fd(), Duration::ZERO) {
+        return Ok(());
+    }
+    match ctrl.read_byte(Duration::from_millis(100)) {
+        Ok(b)
+            if State::from_byte(b) == Some(State::IperfDone)
+                || State::from_byte(b) == Some(State::ClientTerminate) =>
+        {
+            Err(TestError::log("the client has terminated"))
+        }
+        Ok(_) => Err(TestError::log("received an unknown control message")),
+        Err(CtrlError::Timeout) => Ok(()),
+        Err(_) => Err(TestError::log(
+            "the client has unexpectedly closed the connection",
+        )),
     }
 }
 
