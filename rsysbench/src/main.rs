@@ -1,5 +1,6 @@
 //! `rsysbench`: a drop-in replacement for sysbench 1.0.20's built-in tests.
 
+mod aio;
 mod app;
 mod args;
 mod error;

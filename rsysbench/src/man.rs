@@ -90,7 +90,7 @@ pub fn render() -> String {
         "DIFFERENCES FROM SYSBENCH 1.0.20",
         &[
             "Where sysbench hangs or silently accepts nonsense, rsysbench stops with a message: a negative --time, --events, --rate or --report-interval; a size with an unknown suffix or trailing junk (sysbench reads 1X, 1.5K or 0x10 as 0 and 1Kfoo as 1K); --memory-total-size=0; a memory run whose per-thread share total/block/threads is 0; --thread-locks=0, --mutex-num=0, --mutex-locks=0; a --file-total-size smaller than --file-num (0-byte files); an unparsable --file-rw-ratio or --rand-pareto-h.",
-            "--file-io-mode=async (libaio) and Lua scripts (the OLTP database tests, scripts on standard input) are refused. --memory-hugetlb maps the block with MAP_HUGETLB. SIGINT and SIGTERM end the run with a report. The header names the bundled LuaJIT as upstream builds do.",
+            "Lua scripts (the OLTP database tests, scripts on standard input) are refused. --file-io-mode=async uses Linux native AIO directly (the system calls libaio wraps). --memory-hugetlb maps the block with MAP_HUGETLB. SIGINT and SIGTERM end the run with a report. The header names the bundled LuaJIT as upstream builds do.",
             "Measuring costs less: per-thread counters without atomic read-modify-write and the CPU's time stamp counter instead of two clock_gettime() calls per event, so tests with very short events (memory with small blocks) report more events per second than sysbench on the same work.",
         ],
     ));

@@ -461,6 +461,15 @@ fn fileio_prepare_run_cleanup() {
         &[
             "fileio",
             "--file-test-mode=rndrw",
+            "--file-io-mode=async",
+            "--file-async-backlog=8",
+            "--events=500",
+            "--time=0",
+            "run",
+        ],
+        &[
+            "fileio",
+            "--file-test-mode=rndrw",
             "--events=500",
             "--time=0",
             "run",

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use rbench_common::clock::now_ns;
 use rbench_common::units::sysbench::format_size;
 
+use crate::aio;
 use crate::args::Values;
 use crate::error::{Fail, Result};
 use crate::log::{Level, Log};
@@ -71,6 +72,8 @@ impl Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum IoMode {
     Sync,
+    /// Linux native AIO, as sysbench's libaio mode.
+    Async,
     Mmap,
 }
 
@@ -81,6 +84,8 @@ struct Params {
     file_size: u64,
     mode: Option<Mode>,
     io: IoMode,
+    /// --file-async-backlog (async mode only).
+    backlog: usize,
     block: u64,
     merged: u64,
     request_size: u64,
@@ -131,11 +136,19 @@ impl Params {
         let io = match v.string("file-io-mode").as_deref().unwrap_or("sync") {
             "sync" => IoMode::Sync,
             "mmap" => IoMode::Mmap,
-            "async" => return Err(Fail::fatal(
-                "asynchronous I/O mode (libaio) is not supported by rsysbench; use sync or mmap",
-            )),
+            "async" => IoMode::Async,
             m => return Err(Fail::fatal(format!("unknown I/O mode: {m}"))),
         };
+        let mut backlog = 0;
+        if io == IoMode::Async {
+            let b = v.int("file-async-backlog")?;
+            if b <= 0 {
+                return Err(Fail::fatal(format!(
+                    "Invalid value of file-async-backlog: {b}"
+                )));
+            }
+            backlog = b as usize;
+        }
         let merged = v.int("file-merged-requests")?;
         if merged < 0 {
             return Err(Fail::fatal(format!(
@@ -210,6 +223,7 @@ impl Params {
             file_size,
             mode,
             io,
+            backlog,
             block,
             merged,
             request_size,
@@ -339,6 +353,9 @@ pub struct Fileio {
     gen: Mutex<Generator>,
     /// One request-sized buffer per thread, allocated up front.
     buffers: Mutex<Vec<Buffer>>,
+    /// One AIO context per thread (async mode), set up by open().
+    aio: Mutex<Vec<aio::Context>>,
+    threads: u32,
 }
 
 impl Fileio {
@@ -350,6 +367,8 @@ impl Fileio {
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             buffers: Mutex::new(buffers),
+            aio: Mutex::new(Vec::new()),
+            threads: s.threads,
             p,
             mode,
             validate: s.validate,
@@ -506,7 +525,7 @@ impl Fileio {
                 // SAFETY: a live mapping of `len` bytes.
                 unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC | libc::MS_INVALIDATE) }
             }
-            IoMode::Sync => {
+            IoMode::Sync | IoMode::Async => {
                 let fd = self.files[file as usize].as_raw_fd();
                 // SAFETY: a valid open fd.
                 unsafe {
@@ -600,6 +619,7 @@ pub struct FileioWorker<'a> {
     t: &'a Fileio,
     buf: Buffer,
     rng: Rng,
+    aio: Option<aio::Context>,
 }
 
 impl Test for Fileio {
@@ -618,6 +638,7 @@ impl Test for Fileio {
                     len: 0,
                 }),
             rng: Rng::for_thread(seed, thread),
+            aio: self.aio.lock().unwrap_or_else(|e| e.into_inner()).pop(),
         }
     }
 
@@ -647,6 +668,14 @@ impl Test for Fileio {
                 }
             }
             self.files.push(fd);
+        }
+        if p.io == IoMode::Async {
+            let mut ctxs = self.aio.lock().unwrap_or_else(|e| e.into_inner());
+            for _ in 0..self.threads {
+                ctxs.push(aio::Context::new(p.backlog).map_err(|e| {
+                    Fail::fatal(format!("io_queue_init() failed! {}", errno_text(&e)))
+                })?);
+            }
         }
         if p.io == IoMode::Mmap {
             for (i, fd) in self.files.iter().enumerate() {
@@ -727,6 +756,7 @@ impl Test for Fileio {
             "Using {} I/O mode",
             match p.io {
                 IoMode::Sync => "synchronous",
+                IoMode::Async => "asynchronous",
                 IoMode::Mmap => "fast mmaped",
             }
         ));
@@ -743,6 +773,63 @@ impl Test for Fileio {
 }
 
 impl FileioWorker<'_> {
+    /// Async mode: queue the request; once --file-async-backlog requests
+    /// are in flight, wait for at least one (sysbench's file_submit_or_wait).
+    /// Reads and writes are counted when they complete.
+    fn submit(&mut self, opcode: u16, r: &Request, slot: &Slot) -> std::result::Result<(), String> {
+        let t = self.t;
+        let Some(ctx) = self.aio.as_mut() else {
+            return Err("no asynchronous I/O context for this thread".into());
+        };
+        let cb = aio::Iocb {
+            opcode,
+            fildes: t.files[r.file as usize].as_raw_fd() as u32,
+            buf: self.buf.ptr as u64,
+            nbytes: r.size,
+            offset: r.pos as i64,
+            ..aio::Iocb::default()
+        };
+        ctx.submit(cb)
+            .map_err(|e| format!("io_submit() failed! {}", errno_text(&e)))?;
+        let in_flight = ctx.in_flight;
+        if opcode == aio::CMD_PWRITE && t.p.fsync_all {
+            t.fsync_file(r.file)?;
+            slot.add(Counter::Fsyncs, 1);
+        }
+        if in_flight < t.p.backlog {
+            return Ok(());
+        }
+        self.reap(1, slot)
+    }
+
+    /// Reap at least `min` completions and count them.
+    fn reap(&mut self, min: usize, slot: &Slot) -> std::result::Result<(), String> {
+        let Some(ctx) = self.aio.as_mut() else {
+            return Ok(());
+        };
+        let n = ctx
+            .reap(min)
+            .map_err(|e| format!("io_getevents() failed! {}", errno_text(&e)))?;
+        for e in &ctx.events[..n] {
+            let cb = ctx.request(e);
+            let read = cb.opcode == aio::CMD_PREAD;
+            if e.res != cb.nbytes as i64 {
+                return Err(format!(
+                    "Asynchronous {} failed!\n",
+                    if read { "read" } else { "write" }
+                ));
+            }
+            if read {
+                slot.add(Counter::Reads, 1);
+                slot.add(Counter::BytesRead, cb.nbytes);
+            } else {
+                slot.add(Counter::Writes, 1);
+                slot.add(Counter::BytesWritten, cb.nbytes);
+            }
+        }
+        Ok(())
+    }
+
     fn io_error(&self, what: &str, r: &Request) -> String {
         let e = std::io::Error::last_os_error();
         format!(
@@ -773,6 +860,7 @@ impl Worker for FileioWorker<'_> {
                     fill_block(&mut self.buf.as_mut()[..len], r.pos, &mut self.rng);
                 }
                 let done = match t.p.io {
+                    IoMode::Async => return self.submit(aio::CMD_PWRITE, &r, slot),
                     IoMode::Sync => {
                         let fd = t.files[r.file as usize].as_raw_fd();
                         // SAFETY: writing `len` bytes from our buffer.
@@ -803,6 +891,7 @@ impl Worker for FileioWorker<'_> {
             }
             Op::Read => {
                 let done = match t.p.io {
+                    IoMode::Async => return self.submit(aio::CMD_PREAD, &r, slot),
                     IoMode::Sync => {
                         let fd = t.files[r.file as usize].as_raw_fd();
                         // SAFETY: reading `len` bytes into our buffer.
@@ -854,6 +943,12 @@ impl Worker for FileioWorker<'_> {
                 }
             }
         }
+        // Wait for what async mode still has in flight (sysbench's thread_done).
+        while self.aio.as_ref().is_some_and(|c| c.in_flight > 0) {
+            if self.reap(1, slot).is_err() {
+                break;
+            }
+        }
     }
 }
 
@@ -885,6 +980,7 @@ mod tests {
             file_size: 2 * 16384,
             mode: Some(Mode::SeqWrite),
             io: IoMode::Sync,
+            backlog: 0,
             block: 16384,
             merged: 0,
             request_size: 16384,
@@ -905,6 +1001,8 @@ mod tests {
             maps: Vec::new(),
             gen: Mutex::new(Generator::default()),
             buffers: Mutex::new(Vec::new()),
+            aio: Mutex::new(Vec::new()),
+            threads: 1,
         };
         let mut rng = Rng::for_thread(1, 0);
         let ops: Vec<(Op, u32, u64)> = (0..7)
