@@ -124,6 +124,8 @@ pub struct Job {
     pub bwavgtime_ms: u64,
     pub iopsavgtime_ms: u64,
     pub kb_base: u64,
+    /// unified_rw_reporting: 0 none, 1 mixed, 2 both.
+    pub unified: u8,
     pub unit_base: u32,
     pub sig_figs: usize,
     pub description: Option<String>,
@@ -372,6 +374,11 @@ fn build(
         bwavgtime_ms: o.int("bwavgtime").max(1) as u64,
         iopsavgtime_ms: o.int("iopsavgtime").max(1) as u64,
         kb_base,
+        unified: match o.choice("unified_rw_reporting").0.as_str() {
+            "mixed" | "1" => 1,
+            "both" | "2" => 2,
+            _ => 0,
+        },
         unit_base,
         sig_figs: o.int("significant_figures") as usize,
         description: o.text("description"),

@@ -105,6 +105,10 @@ pub struct UnitReport {
     pub issued: [u64; 4],
     pub short: [u64; 3],
     pub iodepth: usize,
+    /// unified_rw_reporting: 0 none, 1 mixed (dirs[0] holds all), 2 both.
+    pub unified: u8,
+    /// The folded direction of unified_rw_reporting=both.
+    pub mixed: Option<DirReport>,
     pub pct_precision: usize,
     pub clat_percentiles: bool,
     pub lat_percentiles: bool,
@@ -131,6 +135,9 @@ pub struct GroupDir {
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupReport {
     pub groupid: u32,
+    pub unified: u8,
+    /// The `MIXED` line of unified_rw_reporting=both.
+    pub mixed: Option<GroupDir>,
     pub kb_base: u64,
     pub unit_base: u32,
     pub sig_figs: usize,
@@ -215,6 +222,29 @@ fn lat_dist(h: &LatencyHistogram, total: u64) -> ([f64; 10], [f64; 10], [f64; 12
     (ns.map(pct), us.map(pct), ms.map(pct))
 }
 
+fn dir_report(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> DirReport {
+    let p = &job.percentiles[..];
+    let rt = s.runtime_ms;
+    DirReport {
+        io_bytes: s.io_bytes,
+        bw_bytes: (s.io_bytes * 1000).checked_div(rt).unwrap_or(0),
+        iops: if rt > 0 {
+            s.ios as f64 * 1000.0 / rt as f64
+        } else {
+            0.0
+        },
+        runtime_ms: rt,
+        total_ios: s.ios,
+        short_ios: s.short_ios,
+        slat: LatReport::from(&s.slat, job.slat_percentiles.then_some(p), json_plus),
+        clat: LatReport::from(&s.clat, job.clat_percentiles.then_some(p), json_plus),
+        lat: LatReport::from(&s.lat, job.lat_percentiles.then_some(p), json_plus),
+        bw: SampleReport::from(&s.bw),
+        bw_agg: 0.0,
+        iops_samples: SampleReport::from(&s.iops),
+    }
+}
+
 fn unit_report(
     job: &Job,
     st: &ThreadStats,
@@ -224,28 +254,7 @@ fn unit_report(
     elapsed_s: u64,
 ) -> UnitReport {
     let p = &job.percentiles[..];
-    let dirs = std::array::from_fn(|d| {
-        let s = &st.dir[d];
-        let rt = s.runtime_ms;
-        DirReport {
-            io_bytes: s.io_bytes,
-            bw_bytes: (s.io_bytes * 1000).checked_div(rt).unwrap_or(0),
-            iops: if rt > 0 {
-                s.ios as f64 * 1000.0 / rt as f64
-            } else {
-                0.0
-            },
-            runtime_ms: rt,
-            total_ios: s.ios,
-            short_ios: s.short_ios,
-            slat: LatReport::from(&s.slat, job.slat_percentiles.then_some(p), json_plus),
-            clat: LatReport::from(&s.clat, job.clat_percentiles.then_some(p), json_plus),
-            lat: LatReport::from(&s.lat, job.lat_percentiles.then_some(p), json_plus),
-            bw: SampleReport::from(&s.bw),
-            bw_agg: 0.0,
-            iops_samples: SampleReport::from(&s.iops),
-        }
-    });
+    let dirs = std::array::from_fn(|d| dir_report(job, &st.dir[d], json_plus));
     let rw_ios: u64 = st.dir.iter().map(|d| d.ios).sum();
     let issued_rw: u64 = st.issued[..3].iter().sum();
     let mut clat_all = st.dir[0].clat.clone();
@@ -303,6 +312,8 @@ fn unit_report(
             st.dir[2].short_ios,
         ],
         iodepth: job.iodepth,
+        unified: job.unified,
+        mixed: (job.unified == 2).then(|| dir_report(job, &st.folded().dir[0], json_plus)),
         pct_precision: job.pct_precision,
         clat_percentiles: job.clat_percentiles,
         lat_percentiles: job.lat_percentiles,
@@ -313,6 +324,21 @@ fn unit_report(
         elapsed_s,
         eta: if elapsed_s < 3 { 2_147_483_647 } else { 0 },
         idle,
+    }
+}
+
+/// One direction's group line from its reporting units (§4).
+fn group_dir<'a>(dirs: impl Iterator<Item = &'a DirReport> + Clone) -> GroupDir {
+    let io: u64 = dirs.clone().map(|d| d.io_bytes).sum();
+    let ran = dirs.filter(|d| d.runtime_ms > 0);
+    let max_run = ran.clone().map(|d| d.runtime_ms).max().unwrap_or(0);
+    GroupDir {
+        io_bytes: io,
+        agg_bw: (io * 1000).checked_div(max_run).unwrap_or(0),
+        min_bw: ran.clone().map(|d| d.bw_bytes).min().unwrap_or(0),
+        max_bw: ran.clone().map(|d| d.bw_bytes).max().unwrap_or(0),
+        min_run: ran.map(|d| d.runtime_ms).min().unwrap_or(0),
+        max_run,
     }
 }
 
@@ -345,6 +371,9 @@ pub fn build(
             for &k in &members[1..] {
                 st.merge(&runs[k].stats);
             }
+            if jobs[first].unified == 1 {
+                st = st.folded();
+            }
             units.push(unit_report(
                 &jobs[first],
                 &st,
@@ -362,35 +391,17 @@ pub fn build(
     for g in gids {
         let members: Vec<&UnitReport> = units.iter().filter(|u| u.groupid == g).collect();
         let first = jobs.iter().find(|j| j.groupid == g);
-        let dirs = std::array::from_fn(|d| {
-            let io: u64 = members.iter().map(|u| u.dirs[d].io_bytes).sum();
-            let runs: Vec<u64> = members
-                .iter()
-                .map(|u| u.dirs[d].runtime_ms)
-                .filter(|&r| r > 0)
-                .collect();
-            let max_run = runs.iter().copied().max().unwrap_or(0);
-            let min_run = runs.iter().copied().min().unwrap_or(0);
-            let bws: Vec<u64> = members
-                .iter()
-                .filter(|u| u.dirs[d].runtime_ms > 0)
-                .map(|u| u.dirs[d].bw_bytes)
-                .collect();
-            GroupDir {
-                io_bytes: io,
-                agg_bw: (io * 1000).checked_div(max_run).unwrap_or(0),
-                min_bw: bws.iter().copied().min().unwrap_or(0),
-                max_bw: bws.iter().copied().max().unwrap_or(0),
-                min_run,
-                max_run,
-            }
-        });
+        let dirs = std::array::from_fn(|d| group_dir(members.iter().map(|u| &u.dirs[d])));
+        let mixed_dirs: Vec<&DirReport> = members.iter().filter_map(|u| u.mixed.as_ref()).collect();
+        let unified = first.map_or(0, |j| j.unified);
         groups.push(GroupReport {
             groupid: g,
             kb_base: first.map_or(1024, |j| j.kb_base),
             unit_base: first.map_or(8, |j| j.unit_base),
             sig_figs: first.map_or(4, |j| j.sig_figs),
             dirs,
+            unified,
+            mixed: (unified == 2).then(|| group_dir(mixed_dirs.iter().copied())),
         });
     }
     // bw_agg: the unit's mean bw against its group's aggregate (§6.1 per=).

@@ -122,6 +122,29 @@ impl ThreadStats {
         self.error = error;
     }
 
+    /// All directions folded into the first (unified_rw_reporting=mixed).
+    pub fn folded(&self) -> ThreadStats {
+        let mut t = self.clone();
+        let (first, rest) = t.dir.split_at_mut(1);
+        let m = &mut first[0];
+        for o in rest.iter() {
+            m.io_bytes += o.io_bytes;
+            m.ios += o.ios;
+            m.short_ios += o.short_ios;
+            m.slat.merge(&o.slat);
+            m.clat.merge(&o.clat);
+            m.lat.merge(&o.lat);
+            m.bw.add_fieldwise(&o.bw);
+            m.iops.add_fieldwise(&o.iops);
+            m.runtime_ms = m.runtime_ms.max(o.runtime_ms);
+        }
+        for o in rest.iter_mut() {
+            *o = DirStats::default();
+        }
+        t.issued = [self.issued[..3].iter().sum(), 0, 0, self.issued[3]];
+        t
+    }
+
     /// Merge another member of a reporting unit (group_reporting).
     pub fn merge(&mut self, o: &ThreadStats) {
         for d in 0..3 {

@@ -365,6 +365,18 @@ fn json_key_paths_and_types_match_fio() {
             "--numjobs=2",
             "--group_reporting",
         ],
+        &[
+            "--name=j",
+            "--size=4m",
+            "--rw=randrw",
+            "--unified_rw_reporting=mixed",
+        ],
+        &[
+            "--name=j",
+            "--size=4m",
+            "--rw=randrw",
+            "--unified_rw_reporting=both",
+        ],
     ];
     for job in jobs {
         for fmt in ["--output-format=json", "--output-format=json+"] {
@@ -487,6 +499,18 @@ fn terse_field_counts_match_fio() {
         for job in [
             &["--name=t", "--ioengine=null", "--size=8m"][..],
             &["--name=t", "--size=4m", "--rw=randread"],
+            &[
+                "--name=t",
+                "--size=4m",
+                "--rw=randrw",
+                "--unified_rw_reporting=mixed",
+            ],
+            &[
+                "--name=t",
+                "--size=4m",
+                "--rw=randrw",
+                "--unified_rw_reporting=both",
+            ],
         ] {
             let mut args = job.to_vec();
             let v = format!("--terse-version={ver}");

@@ -103,6 +103,21 @@ const DISTRIBUTIONS: &[(&str, &str)] = &[
     ("zoned", "Zoned random distribution"),
 ];
 
+const UNIFIED: &[(&str, &str)] = &[
+    ("none", "Normal statistics reporting"),
+    (
+        "mixed",
+        "Statistics are summed per data direction and reported together",
+    ),
+    (
+        "both",
+        "Statistics are reported normally, followed by the mixed statistics",
+    ),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'mixed'"),
+    ("2", "Alias for 'both'"),
+];
+
 const KB_BASES: &[(&str, &str)] = &[
     (
         "1024",
@@ -701,6 +716,13 @@ pub static OPTIONS: &[OptDef] = &[
         Some("0"),
         "Statistics",
         "Disable submission latency numbers",
+    ),
+    opt(
+        "unified_rw_reporting",
+        Kind::Choice(UNIFIED),
+        Some("none"),
+        "Statistics",
+        "Unify reporting across data direction",
     ),
     prio(
         opt(

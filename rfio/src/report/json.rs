@@ -160,16 +160,6 @@ fn unit(u: &UnitReport, plus: bool) -> J {
         ("eta", J::UInt(u.eta)),
         ("elapsed", J::UInt(u.elapsed_s)),
         ("job options", options(&u.job_options)),
-        ("read", dir(&u.dirs[0], plus)),
-        ("write", dir(&u.dirs[1], plus)),
-        ("trim", dir(&u.dirs[2], plus)),
-        (
-            "sync",
-            obj(vec![
-                ("total_ios", J::UInt(u.sync_ios)),
-                ("lat_ns", lat(&u.sync_lat, plus)),
-            ]),
-        ),
         ("job_runtime", J::UInt(u.job_runtime_ms)),
         ("usr_cpu", J::Float(u.usr_cpu)),
         ("sys_cpu", J::Float(u.sys_cpu)),
@@ -190,6 +180,33 @@ fn unit(u: &UnitReport, plus: bool) -> J {
         ("latency_percentile", J::Float(100.0)),
         ("latency_window", J::UInt(0)),
     ];
+    // Directions go after `job options`: only `mixed` with
+    // unified_rw_reporting=mixed, `mixed` after `sync` with `both` (§7).
+    let mut dirs = Vec::new();
+    if u.unified == 1 {
+        dirs.push(("mixed", dir(&u.dirs[0], plus)));
+    } else {
+        dirs.push(("read", dir(&u.dirs[0], plus)));
+        dirs.push(("write", dir(&u.dirs[1], plus)));
+        dirs.push(("trim", dir(&u.dirs[2], plus)));
+        dirs.push((
+            "sync",
+            obj(vec![
+                ("total_ios", J::UInt(u.sync_ios)),
+                ("lat_ns", lat(&u.sync_lat, plus)),
+            ]),
+        ));
+        if let Some(m) = &u.mixed {
+            dirs.push(("mixed", dir(m, plus)));
+        }
+    }
+    let at = e
+        .iter()
+        .position(|(k, _)| *k == "job options")
+        .map_or(0, |i| i + 1);
+    for (k, (name, v)) in dirs.into_iter().enumerate() {
+        e.insert(at + k, (name, v));
+    }
     if let Some(d) = &u.description {
         e.push(("desc", J::Str(d.clone())));
     }

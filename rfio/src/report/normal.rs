@@ -115,7 +115,7 @@ pub fn percentile_block(s: &mut String, name: &str, pcts: &[(f64, u64)], prec: u
     }
 }
 
-fn dir_block(s: &mut String, u: &UnitReport, d: usize, r: &DirReport) {
+fn dir_block(s: &mut String, u: &UnitReport, name: &str, r: &DirReport) {
     let pow2 = u.kb_base == 1024;
     let rate_unit = if u.unit_base == 1 {
         N2sUnit::BitPerSec
@@ -125,11 +125,14 @@ fn dir_block(s: &mut String, u: &UnitReport, d: usize, r: &DirReport) {
     let rt = r.runtime_ms.max(1);
     let iops = r.total_ios * 1000 / rt;
     let bw = r.io_bytes * 1000 / rt;
-    let zone = if d == 1 { "; 0 zone resets" } else { "" };
+    let zone = if name == "write" {
+        "; 0 zone resets"
+    } else {
+        ""
+    };
     let _ = writeln!(
         s,
-        "  {}: IOPS={}, BW={} ({})({}/{}msec){zone}",
-        DIR_NAMES[d],
+        "  {name}: IOPS={}, BW={} ({})({}/{}msec){zone}",
         num2str(iops, u.sig_figs, 1, false, N2sUnit::None),
         num2str(bw, u.sig_figs, 1, pow2, rate_unit),
         num2str(bw, u.sig_figs, 1, !pow2, rate_unit),
@@ -209,10 +212,14 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
     if let Some(d) = &u.description {
         let _ = writeln!(s, "  Description  : [{d}]");
     }
-    for d in 0..3 {
+    for (d, name) in DIR_NAMES.iter().enumerate() {
         if u.dirs[d].io_bytes > 0 {
-            dir_block(s, u, d, &u.dirs[d]);
+            let name = if u.unified == 1 { "mixed" } else { name };
+            dir_block(s, u, name, &u.dirs[d]);
         }
+    }
+    if let Some(m) = &u.mixed {
+        dir_block(s, u, "mixed", m);
     }
     const EDGES: [&str; 10] = [
         "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
@@ -267,7 +274,11 @@ fn group_block(s: &mut String, g: &GroupReport) {
         N2sUnit::BytePerSec
     };
     let n = |v: u64, p: bool, unit| num2str(v, g.sig_figs, 1, p, unit);
-    for (gd, label) in g.dirs.iter().zip(GROUP_LABELS) {
+    let lines = g.dirs.iter().zip(GROUP_LABELS).map(|(d, l)| {
+        let l = if g.unified == 1 { "  MIXED" } else { l };
+        (d, l)
+    });
+    for (gd, label) in lines.chain(g.mixed.as_ref().map(|m| (m, "  MIXED"))) {
         if gd.max_run == 0 {
             continue;
         }

@@ -93,9 +93,16 @@ pub fn render(r: &Report, ver: u32, pct_list: &[f64], disks: &[DiskReport]) -> S
         } else {
             let _ = write!(s, "{ver};fio-3.33;{};{};{}", u.jobname, u.groupid, u.error);
         }
-        let ndirs = if ver == 3 { 2 } else { 3 };
+        let ndirs = match (u.unified, ver) {
+            (1, _) => 1,
+            (_, 3) => 2,
+            _ => 3,
+        };
         for d in 0..ndirs {
             dir(&mut s, u, &u.dirs[d], ver);
+        }
+        if let Some(m) = &u.mixed {
+            dir(&mut s, u, m, ver);
         }
         let _ = write!(
             s,
