@@ -234,7 +234,7 @@ fn execute<T: Test>(
     for (level, line) in t.mode_lines() {
         log.msg(level, &line);
     }
-    t.open()?;
+    t.open(log)?;
     log.notice("Initializing worker threads...\n");
 
     let scale = SysbenchHistogram::new();

@@ -99,7 +99,7 @@ fn worker_loop<W: Worker>(w: &mut W, slot: &Slot, ctl: &Control) -> Ended {
         if let Some(rq) = &ctl.rate {
             rq.concurrency.fetch_add(1, Relaxed);
         }
-        let result = w.execute(req, slot);
+        let result = w.execute(req, slot, ctl.log);
         now = clock.now();
         if let Some(rq) = &ctl.rate {
             rq.concurrency.fetch_sub(1, Relaxed);

@@ -121,7 +121,12 @@ impl Worker for CpuWorker {
     }
 
     #[inline(always)]
-    fn execute(&mut self, _req: (), _slot: &Slot) -> std::result::Result<(), String> {
+    fn execute(
+        &mut self,
+        _req: (),
+        _slot: &Slot,
+        _log: &crate::log::Log,
+    ) -> std::result::Result<(), String> {
         black_box(count_primes(black_box(self.max_prime)));
         Ok(())
     }

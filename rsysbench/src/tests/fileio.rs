@@ -356,6 +356,8 @@ pub struct Fileio {
     /// One AIO context per thread (async mode), set up by open().
     aio: Mutex<Vec<aio::Context>>,
     threads: u32,
+    /// --debug: one DEBUG line per request, as sysbench prints.
+    debug: bool,
 }
 
 impl Fileio {
@@ -369,6 +371,7 @@ impl Fileio {
             buffers: Mutex::new(buffers),
             aio: Mutex::new(Vec::new()),
             threads: s.threads,
+            debug: s.debug,
             p,
             mode,
             validate: s.validate,
@@ -642,7 +645,7 @@ impl Test for Fileio {
         }
     }
 
-    fn open(&mut self) -> Result<()> {
+    fn open(&mut self, log: &Log) -> Result<()> {
         let p = &self.p;
         for i in 0..p.num {
             let name = file_name(i);
@@ -652,6 +655,7 @@ impl Test for Fileio {
                     Fail::fatal(format!("Cannot create file '{name}' {}", errno_text(&e)))
                 })?;
             }
+            log.debug(&format!("Opening file: {name}"));
             let fd = open_raw(&name, libc::O_RDWR | p.flags).map_err(|e| {
                 Fail::fatal(format!("Cannot open file '{name}' {}", errno_text(&e)))
                     .then("WARNING: Did you forget to run the prepare step?\n")
@@ -848,7 +852,18 @@ impl Worker for FileioWorker<'_> {
         Some(self.t.next_request(&mut self.rng))
     }
 
-    fn execute(&mut self, r: Request, slot: &Slot) -> std::result::Result<(), String> {
+    fn execute(&mut self, r: Request, slot: &Slot, log: &Log) -> std::result::Result<(), String> {
+        if self.t.debug {
+            let op = match r.op {
+                Op::Read => 1,
+                Op::Write => 2,
+                Op::Fsync => 3,
+            };
+            log.debug(&format!(
+                "Executing request, operation: {op}, file_id: {}, pos: {}, size: {}",
+                r.file, r.pos as i32, r.size as i32
+            ));
+        }
         let t = self.t;
         let len = r.size as usize;
         if len > self.buf.len {
@@ -1003,6 +1018,7 @@ mod tests {
             buffers: Mutex::new(Vec::new()),
             aio: Mutex::new(Vec::new()),
             threads: 1,
+            debug: false,
         };
         let mut rng = Rng::for_thread(1, 0);
         let ops: Vec<(Op, u32, u64)> = (0..7)

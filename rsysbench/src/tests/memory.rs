@@ -322,7 +322,12 @@ impl Worker for MemoryWorker<'_> {
     }
 
     #[inline(always)]
-    fn execute(&mut self, _req: (), _slot: &Slot) -> std::result::Result<(), String> {
+    fn execute(
+        &mut self,
+        _req: (),
+        _slot: &Slot,
+        _log: &crate::log::Log,
+    ) -> std::result::Result<(), String> {
         match (self.random, self.oper) {
             (true, _) => self.rnd(),
             (false, Oper::Write) => self.seq_write(),

@@ -34,7 +34,7 @@ pub trait Test: Sync {
     fn worker(&self, thread: usize, seed: u64) -> Self::Worker<'_>;
 
     /// Get ready after the mode lines are printed (fileio opens its files).
-    fn open(&mut self) -> crate::error::Result<()> {
+    fn open(&mut self, _log: &crate::log::Log) -> crate::error::Result<()> {
         Ok(())
     }
 
@@ -57,7 +57,9 @@ pub trait Worker: Send {
     fn next(&mut self) -> Option<Self::Req>;
     /// Do one event (timed by the caller). Hot path: no allocation. An
     /// error (a failed write, say) is the FATAL message that ends the run.
-    fn execute(&mut self, req: Self::Req, slot: &Slot) -> Result<(), String>;
+    /// `log` is for --debug lines (fileio prints one per request).
+    fn execute(&mut self, req: Self::Req, slot: &Slot, log: &crate::log::Log)
+        -> Result<(), String>;
     /// After the last event (fileio's fsync at end).
     fn finish(&mut self, _slot: &Slot) {}
 }

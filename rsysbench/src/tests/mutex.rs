@@ -101,7 +101,12 @@ impl Worker for MutexWorker<'_> {
         Some(())
     }
 
-    fn execute(&mut self, _req: (), _slot: &Slot) -> std::result::Result<(), String> {
+    fn execute(
+        &mut self,
+        _req: (),
+        _slot: &Slot,
+        _log: &crate::log::Log,
+    ) -> std::result::Result<(), String> {
         let n = self.m.locks.len() as u64;
         for _ in 0..self.m.nlocks {
             let i = self.rng.uniform(0, n - 1) as usize;

@@ -84,7 +84,12 @@ impl Worker for ThreadsWorker<'_> {
     }
 
     #[inline(always)]
-    fn execute(&mut self, lock: usize, _slot: &Slot) -> std::result::Result<(), String> {
+    fn execute(
+        &mut self,
+        lock: usize,
+        _slot: &Slot,
+        _log: &crate::log::Log,
+    ) -> std::result::Result<(), String> {
         let m = &self.t.locks[lock];
         for _ in 0..self.t.yields {
             m.lock();
