@@ -127,7 +127,10 @@ pub fn main(args: &[String]) -> i32 {
         .flat_map(|j| j.filenames.iter().cloned())
         .collect();
     let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));
-    let runs = run::run_all(&jobs, &mut |s, t| {
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let eta = (normal_on && p.output.is_none() && (p.eta == "always" || (p.eta == "auto" && tty)))
+        .then(|| p.eta_newline_us.map(std::time::Duration::from_micros));
+    let runs = run::run_all(&jobs, eta, &mut |s, t| {
         // Progress notices belong to normal output; errors always show.
         if s == Stream::Stderr || normal_on || t.starts_with("fio:") {
             out.put(s, t)

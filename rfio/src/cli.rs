@@ -22,6 +22,10 @@ pub struct Program {
     pub showcmd: bool,
     pub readonly: bool,
     pub sections: Vec<String>,
+    /// `--eta`: always, never or auto.
+    pub eta: String,
+    /// `--eta-newline`, microseconds.
+    pub eta_newline_us: Option<u64>,
 }
 
 impl Default for Program {
@@ -38,6 +42,8 @@ impl Default for Program {
             showcmd: false,
             readonly: false,
             sections: Vec::new(),
+            eta: "auto".into(),
+            eta_newline_us: None,
         }
     }
 }
@@ -213,7 +219,20 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                         }
                         p.sections.push(v)
                     }
-                    // Accepted for compatibility; rfio has no status line.
+                    "eta" => p.eta = v,
+                    "eta-newline" => {
+                        let t = rbench_common::units::fio::parse_time_us(
+                            &v,
+                            rbench_common::units::fio::TimeUnit::Seconds,
+                        )
+                        .ok()
+                        .filter(|&t| t > 0)
+                        .ok_or_else(|| {
+                            Failure::stderr(format!("fio: failed parsing eta-newline={v}\n"))
+                        })?;
+                        p.eta_newline_us = Some(t);
+                    }
+                    // Accepted for compatibility; not implemented.
                     _ => {}
                 }
             }

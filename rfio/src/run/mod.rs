@@ -3,6 +3,7 @@
 
 pub mod diskstats;
 pub mod distribution;
+pub mod eta;
 pub mod files;
 pub mod logs;
 pub mod offsets;
@@ -50,20 +51,42 @@ fn kind_word(k: IoKind) -> &'static str {
 }
 
 /// Run every job; `notice` receives fio's progress and error lines in order.
-pub fn run_all(jobs: &[Job], notice: &mut dyn FnMut(Stream, &str)) -> Vec<JobRun> {
+/// `eta`: draw fio's status line on stdout (with a newline every so often
+/// for `--eta-newline`).
+pub fn run_all(
+    jobs: &[Job],
+    eta: Option<Option<std::time::Duration>>,
+    notice: &mut dyn FnMut(Stream, &str),
+) -> Vec<JobRun> {
     let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
-    let mut start = 0;
-    while start < jobs.len() {
-        let mut end = start + 1;
-        while end < jobs.len() && !jobs[end].stonewall {
-            end += 1;
+    let progress: Vec<eta::Progress> = jobs.iter().map(|_| eta::Progress::new()).collect();
+    let done = AtomicBool::new(false);
+    let t0 = std::time::Instant::now();
+    std::thread::scope(|s| {
+        if let Some(newline) = eta {
+            let (progress, done) = (&progress, &done);
+            s.spawn(move || eta::draw(jobs, progress, done, newline));
         }
-        run_segment(&jobs[start..end], &mut runs[start..end], notice);
-        start = end;
-        if rbench_common::stop::should_stop() {
-            break;
+        let mut start = 0;
+        while start < jobs.len() {
+            let mut end = start + 1;
+            while end < jobs.len() && !jobs[end].stonewall {
+                end += 1;
+            }
+            run_segment(
+                &jobs[start..end],
+                &mut runs[start..end],
+                &progress[start..end],
+                t0,
+                notice,
+            );
+            start = end;
+            if rbench_common::stop::should_stop() {
+                break;
+            }
         }
-    }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
     runs.into_iter()
         .map(|r| {
             r.unwrap_or(JobRun {
@@ -77,7 +100,13 @@ pub fn run_all(jobs: &[Job], notice: &mut dyn FnMut(Stream, &str)) -> Vec<JobRun
         .collect()
 }
 
-fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(Stream, &str)) {
+fn run_segment(
+    jobs: &[Job],
+    out: &mut [Option<JobRun>],
+    progress: &[eta::Progress],
+    t0: std::time::Instant,
+    notice: &mut dyn FnMut(Stream, &str),
+) {
     let exit_all = AtomicBool::new(false);
     let mut prepared = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
@@ -151,13 +180,26 @@ fn run_segment(jobs: &[Job], out: &mut [Option<JobRun>], notice: &mut dyn FnMut(
             .into_iter()
             .map(|(i, job, traits, eng, files)| {
                 let exit_all = &exit_all;
+                let progress = &progress[i];
                 s.spawn(move || {
                     if job.startdelay_us > 0 {
                         std::thread::sleep(std::time::Duration::from_micros(job.startdelay_us));
                     }
                     // SAFETY: gettid has no preconditions.
                     let pid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
-                    let (stats, err, logs) = worker::run(job, traits, eng, &files, exit_all);
+                    progress.started_ms.store(
+                        t0.elapsed().as_millis() as u64,
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                    progress.state.store(
+                        eta::running_letter(job),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                    let (stats, err, logs) =
+                        worker::run(job, traits, eng, &files, exit_all, progress);
+                    progress
+                        .state
+                        .store(b'_', std::sync::atomic::Ordering::Relaxed);
                     let log_error = logs
                         .and_then(|l| l.write(job).err())
                         .map(|e| format!("fio: failed to write log file: {e}\n"));

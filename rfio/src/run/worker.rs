@@ -199,6 +199,7 @@ pub fn run(
     mut engine: Box<dyn Engine>,
     files: &JobFiles,
     exit_all: &AtomicBool,
+    progress: &super::eta::Progress,
 ) -> (ThreadStats, Option<IoError>, Option<Logs>) {
     let mut st = ThreadStats::default();
     let depth = if traits.sync { 1 } else { job.iodepth };
@@ -320,6 +321,10 @@ pub fn run(
             } else if measuring {
                 sampler.sample(now, &mut st);
             }
+            progress.publish(
+                std::array::from_fn(|d| st.dir[d].io_bytes),
+                std::array::from_fn(|d| st.dir[d].ios),
+            );
             next_check = sampler.next_due();
         }
         if runtime_ns > 0 && now >= ramp_ns + runtime_ns && measuring {

@@ -1,0 +1,174 @@
+//! fio's status line (§6.4): `Jobs: N (f=F): [r(1)][50.0%][r=…][r=… IOPS][eta 00m:15s]`,
+//! redrawn every second with `\r`. Job threads publish counters at their
+//! sampling points (a few times per second, never per I/O); this thread
+//! reads them and draws.
+
+use crate::job::Job;
+use rbench_common::units::fio::{num2str, N2sUnit};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+/// What one job thread publishes.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// fio's run-state letter (`P` not started, `R`/`r` …, `_` done).
+    pub state: AtomicU8,
+    pub bytes: [AtomicU64; 3],
+    pub ios: [AtomicU64; 3],
+    /// Milliseconds since the run started when the job began its I/O.
+    pub started_ms: AtomicU64,
+}
+
+impl Progress {
+    pub fn new() -> Self {
+        let p = Progress::default();
+        p.state.store(b'P', Ordering::Relaxed);
+        p
+    }
+
+    /// Called by the job loop at its sampling points.
+    pub fn publish(&self, bytes: [u64; 3], ios: [u64; 3]) {
+        for d in 0..3 {
+            self.bytes[d].store(bytes[d], Ordering::Relaxed);
+            self.ios[d].store(ios[d], Ordering::Relaxed);
+        }
+    }
+}
+
+/// The letter fio shows for a running job.
+pub fn running_letter(job: &Job) -> u8 {
+    let p = job.pattern;
+    let l = if p.read && p.write {
+        b'M'
+    } else if p.trim {
+        b'D'
+    } else if p.write {
+        b'W'
+    } else {
+        b'R'
+    };
+    if p.random {
+        l.to_ascii_lowercase()
+    } else {
+        l
+    }
+}
+
+fn eta_text(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    if d > 0 {
+        format!("{d}d:{h:02}h:{m:02}m:{s:02}s")
+    } else if h > 0 {
+        format!("{h:02}h:{m:02}m:{s:02}s")
+    } else {
+        format!("{m:02}m:{s:02}s")
+    }
+}
+
+/// Runs of equal letters, `r(1),P(1)`.
+fn run_states(states: &[u8]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < states.len() {
+        let mut j = i;
+        while j < states.len() && states[j] == states[i] {
+            j += 1;
+        }
+        out.push(format!("{}({})", states[i] as char, j - i));
+        i = j;
+    }
+    out.join(",")
+}
+
+/// Draw until `done` is raised; `newline_every` adds fio's `--eta-newline`.
+pub fn draw(
+    jobs: &[Job],
+    progress: &[Progress],
+    done: &AtomicBool,
+    newline_every: Option<Duration>,
+) {
+    let start = Instant::now();
+    let tick = Duration::from_millis(1000);
+    let mut last_len = 0usize;
+    let mut last = ([0u64; 3], [0u64; 3], Instant::now());
+    let mut last_newline = Instant::now();
+    let mut first = true;
+    let kb = jobs.first().map_or(1024, |j| j.kb_base);
+    let mut out = std::io::stdout();
+    loop {
+        // Sleep in small steps so the end of the run is not delayed.
+        let wake = Instant::now() + tick;
+        while Instant::now() < wake {
+            if done.load(Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let states: Vec<u8> = progress
+            .iter()
+            .map(|p| p.state.load(Ordering::Relaxed))
+            .collect();
+        let running = states.iter().filter(|&&s| s != b'P' && s != b'_').count();
+        let mut line = format!("Jobs: {running} (f={running})");
+        let mut bytes = [0u64; 3];
+        let mut ios = [0u64; 3];
+        for p in progress {
+            for d in 0..3 {
+                bytes[d] += p.bytes[d].load(Ordering::Relaxed);
+                ios[d] += p.ios[d].load(Ordering::Relaxed);
+            }
+        }
+        let now = Instant::now();
+        let span = now.duration_since(last.2).as_secs_f64().max(1e-3);
+        if !first {
+            let elapsed = start.elapsed().as_secs();
+            // Remaining time: the longest runtime-bound job still to go.
+            let eta = jobs
+                .iter()
+                .zip(progress)
+                .filter(|(_, p)| p.state.load(Ordering::Relaxed) != b'_')
+                .map(|(j, p)| {
+                    let total = (j.ramp_us + j.runtime_us) / 1_000_000;
+                    let began = p.started_ms.load(Ordering::Relaxed) / 1000;
+                    (began + total).saturating_sub(elapsed)
+                })
+                .max()
+                .unwrap_or(0);
+            let pct = elapsed as f64 * 100.0 / (elapsed + eta).max(1) as f64;
+            let mut rates = Vec::new();
+            let mut iops = Vec::new();
+            for (d, c) in ["r", "w", "t"].iter().enumerate() {
+                let db = bytes[d].saturating_sub(last.0[d]);
+                let di = ios[d].saturating_sub(last.1[d]);
+                if db > 0 || di > 0 {
+                    let kib = (db as f64 / span / 1024.0) as u64;
+                    rates.push(format!(
+                        "{c}={}",
+                        num2str(kib, 4, 1024, kb == 1024, N2sUnit::BytePerSec)
+                    ));
+                    iops.push(format!(
+                        "{c}={}",
+                        num2str((di as f64 / span) as u64, 4, 1, false, N2sUnit::None)
+                    ));
+                }
+            }
+            line.push_str(&format!(": [{}][{pct:.1}%]", run_states(&states)));
+            if !rates.is_empty() {
+                line.push_str(&format!("[{}][{} IOPS]", rates.join(","), iops.join(",")));
+            }
+            line.push_str(&format!("[eta {}]", eta_text(eta)));
+        }
+        first = false;
+        last = (bytes, ios, now);
+        let pad = last_len.saturating_sub(line.len());
+        let mut text = format!("{line}{}\r", " ".repeat(pad));
+        if newline_every.is_some_and(|n| last_newline.elapsed() >= n) {
+            text.push('\n');
+            last_newline = Instant::now();
+        }
+        last_len = line.len();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+}
