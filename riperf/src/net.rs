@@ -191,37 +191,56 @@ pub struct TcpInfo {
     pub pmtu: u64,
 }
 
+/// Byte offsets in the kernel's `struct tcp_info` (stable ABI; `snd_wnd`
+/// since Linux 5.4).
+mod ti_off {
+    pub const SND_MSS: usize = 16;
+    pub const PMTU: usize = 60;
+    pub const RTT: usize = 68;
+    pub const RTTVAR: usize = 72;
+    pub const SND_CWND: usize = 80;
+    pub const TOTAL_RETRANS: usize = 100;
+    pub const SND_WND: usize = 228;
+}
+
 /// Read TCP_INFO (cwnd in bytes = snd_cwnd × snd_mss, as iperf3 reports).
 pub fn tcp_info(fd: i32) -> Option<TcpInfo> {
-    // SAFETY: tcp_info is plain data; getsockopt writes at most `len` bytes.
-    let mut ti: libc::tcp_info = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // u64 storage keeps the buffer aligned for the kernel's struct.
+    let mut raw = [0u64; 40];
+    let mut len = std::mem::size_of_val(&raw) as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `raw`.
     let r = unsafe {
         libc::getsockopt(
             fd,
             libc::IPPROTO_TCP,
             libc::TCP_INFO,
-            &mut ti as *mut _ as *mut libc::c_void,
+            raw.as_mut_ptr() as *mut libc::c_void,
             &mut len,
         )
     };
     if r != 0 {
         return None;
     }
+    let len = len as usize;
+    let mut bytes = [0u8; 320];
+    for (chunk, w) in bytes.chunks_exact_mut(8).zip(raw.iter()) {
+        chunk.copy_from_slice(&w.to_ne_bytes());
+    }
+    let at = |o: usize| -> u64 {
+        if o + 4 <= len {
+            u32::from_ne_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]) as u64
+        } else {
+            0
+        }
+    };
     Some(TcpInfo {
-        retransmits: ti.tcpi_total_retrans as u64,
-        snd_cwnd: ti.tcpi_snd_cwnd as u64 * ti.tcpi_snd_mss as u64,
-        // tcpi_snd_wnd sits after the fields libc exposes on some versions;
-        // read it by offset when the kernel filled that far.
-        snd_wnd: snd_wnd(&ti, len as usize),
-        rtt: ti.tcpi_rtt as u64,
-        rttvar: ti.tcpi_rttvar as u64,
-        pmtu: ti.tcpi_pmtu as u64,
+        retransmits: at(ti_off::TOTAL_RETRANS),
+        snd_cwnd: at(ti_off::SND_CWND) * at(ti_off::SND_MSS),
+        snd_wnd: at(ti_off::SND_WND),
+        rtt: at(ti_off::RTT),
+        rttvar: at(ti_off::RTTVAR),
+        pmtu: at(ti_off::PMTU),
     })
-}
-
-fn snd_wnd(_ti: &libc::tcp_info, _len: usize) -> u64 {
-    0
 }
 
 /// The control connection's MSS (TCP_MAXSEG).
