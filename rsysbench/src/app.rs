@@ -113,7 +113,12 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
 
     match command.as_str() {
         "help" => {
-            log.block(Level::Notice, &crate::help::test(test));
+            // Help is always wanted on stdout, whatever --output-format says.
+            if machine {
+                out(&crate::help::test(test));
+            } else {
+                log.block(Level::Notice, &crate::help::test(test));
+            }
             Ok(0)
         }
         "prepare" | "cleanup" if test != Builtin::Fileio => Err(Fail::stderr(format!(
@@ -235,6 +240,16 @@ fn execute<T: Test>(
         log.msg(level, &line);
     }
     t.open(log)?;
+    // sysbench's helper threads start before the workers and say so.
+    if s.report_interval > 0 {
+        log.debug("Reporting thread started");
+    }
+    if s.rate > 0 {
+        log.debug("Event generating thread started");
+    }
+    if !s.checkpoints.is_empty() {
+        log.debug("Checkpoints report thread started");
+    }
     log.notice("Initializing worker threads...\n");
 
     let scale = SysbenchHistogram::new();
