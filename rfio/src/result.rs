@@ -365,7 +365,9 @@ pub fn build(
                 end += 1;
             }
         }
-        let members: Vec<usize> = (i..end).filter(|&k| !runs[k].setup_failed).collect();
+        // Jobs whose setup failed still get a unit (error set, no I/O), as in
+        // fio's JSON and terse output; normal output leaves them out.
+        let members: Vec<usize> = (i..end).collect();
         if let Some(&first) = members.first() {
             let mut st = runs[first].stats.clone();
             for &k in &members[1..] {

@@ -80,6 +80,14 @@ fn pct_of(v: SizeOrPercent, whole: u64) -> u64 {
     }
 }
 
+/// Bytes per pass: `io_size` (0 means unset, as in fio), else the size.
+fn io_size(job: &Job, size: u64) -> u64 {
+    match job.io_size.map(|s| pct_of(s, size)) {
+        Some(n) if n > 0 => n,
+        _ => size,
+    }
+}
+
 /// Work out sizes, lay out missing files and open them.
 /// `notices` receives the stdout lines fio prints while doing so.
 pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<JobFiles, SetupError> {
@@ -119,7 +127,7 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     let mut io_total = 0;
     if diskless {
         files.regions.push((-1, 0, total));
-        files.io_size = job.io_size.map_or(total, |s| pct_of(s, total));
+        files.io_size = io_size(job, total);
         return Ok(files);
     }
     // Lay out what is missing or too short (§3 Files).
@@ -188,7 +196,7 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         unsafe { libc::posix_fadvise(fd, 0, 0, hint) };
     }
     files.paths = job.filenames.clone();
-    files.io_size = job.io_size.map_or(io_total, |s| pct_of(s, io_total));
+    files.io_size = io_size(job, io_total);
     Ok(files)
 }
 
