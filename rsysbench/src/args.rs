@@ -300,6 +300,35 @@ mod tests {
         assert!(cl.values.flag("debug") && cl.values.flag("validate"));
     }
 
+    proptest::proptest! {
+        /// Whatever the command line, parsing and reading every option
+        /// gives a value or an error, never a panic.
+        #[test]
+        fn any_command_line_is_handled(
+            args in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "--[a-z_-]{1,20}(=[ -~]{0,12})?",
+                    "[a-z]{1,8}",
+                    "\\PC{0,16}",
+                ],
+                0..6,
+            )
+        ) {
+            if let Ok(mut cl) = parse(&args) {
+                let _ = crate::settings::Settings::read(&cl.values, &mut |_| {});
+                for b in crate::tests::Builtin::ALL {
+                    let _ = take_test_options(&mut cl, b.options());
+                    for d in b.options() {
+                        let _ = cl.values.int(d.name);
+                        let _ = cl.values.size(d.name);
+                        let _ = cl.values.double(d.name);
+                        let _ = cl.values.list(d.name);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn c_ints() {
         assert_eq!(parse_c_int(" -12"), Some(-12));
