@@ -11,17 +11,22 @@ use std::fs::File;
 use std::io::Write;
 
 /// Where output goes: stdout/stderr, or one file for both (`--output`).
+/// Shared with the periodic reporter, hence the lock (never taken by a job
+/// thread).
 struct Out {
-    file: Option<File>,
+    file: Option<std::sync::Mutex<File>>,
 }
 
 impl Out {
-    fn put(&mut self, stream: Stream, text: &str) {
+    fn put(&self, stream: Stream, text: &str) {
         if text.is_empty() {
             return;
         }
-        let r = match (&mut self.file, stream) {
-            (Some(f), _) => f.write_all(text.as_bytes()),
+        let r = match (&self.file, stream) {
+            (Some(f), _) => match f.lock() {
+                Ok(mut f) => f.write_all(text.as_bytes()),
+                Err(_) => Ok(()),
+            },
             (None, Stream::Stdout) => {
                 let mut o = std::io::stdout().lock();
                 o.write_all(text.as_bytes()).and_then(|_| o.flush())
@@ -34,7 +39,7 @@ impl Out {
 }
 
 fn fail(f: Failure) -> i32 {
-    let mut out = Out { file: None };
+    let out = Out { file: None };
     out.put(Stream::Stdout, &f.stdout);
     out.put(Stream::Stderr, &f.stderr);
     f.code
@@ -66,6 +71,46 @@ fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Every selected format of one report, in fio's order: terse lines, the
+/// JSON document, then normal output (§9); CSV last.
+fn render(
+    plan: &Plan,
+    jobs: &[crate::job::Job],
+    runs: &[run::JobRun],
+    disks: &[diskstats::DiskReport],
+    started: std::time::SystemTime,
+) -> String {
+    let p = &plan.program;
+    let rep = result::build(jobs, runs, &plan.global_typed, p.json_plus, started);
+    let pct_list = jobs
+        .first()
+        .map(|j| j.percentiles.clone())
+        .unwrap_or_default();
+    let mut s = String::new();
+    if p.terse {
+        s.push_str(&report::terse::render(
+            &rep,
+            p.terse_version,
+            &pct_list,
+            disks,
+        ));
+    }
+    if p.json {
+        s.push_str(&report::json::render(
+            &rep,
+            p.json_plus,
+            report::disk_json(disks),
+        ));
+    }
+    if p.normal {
+        s.push_str(&normal::render(&rep, &report::disk_lines(disks)));
+    }
+    if p.csv {
+        s.push_str(&report::csv::render(&rep, &pct_list));
+    }
+    s
+}
+
 pub fn main(args: &[String]) -> i32 {
     let plan: Plan = match cli::parse(args) {
         Ok(p) => p,
@@ -80,7 +125,7 @@ pub fn main(args: &[String]) -> i32 {
         });
     }
     if p.showcmd {
-        let mut out = Out { file: None };
+        let out = Out { file: None };
         for f in &plan.files {
             out.put(Stream::Stdout, f);
         }
@@ -102,10 +147,10 @@ pub fn main(args: &[String]) -> i32 {
     if jobs.is_empty() {
         return fail(Failure::stderr("No job(s) defined\n\n"));
     }
-    let mut out = Out {
+    let out = Out {
         file: match &p.output {
             Some(path) => match File::create(path) {
-                Ok(f) => Some(f),
+                Ok(f) => Some(std::sync::Mutex::new(f)),
                 Err(e) => {
                     return fail(Failure::stderr(format!(
                         "fio: unable to open '{path}' output file: {e}\n"
@@ -130,7 +175,21 @@ pub fn main(args: &[String]) -> i32 {
     let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let eta = (normal_on && p.output.is_none() && (p.eta == "always" || (p.eta == "auto" && tty)))
         .then(|| p.eta_newline_us.map(std::time::Duration::from_micros));
-    let runs = run::run_all(&jobs, eta, &mut |s, t| {
+    // --status-interval: a full report of what ran so far, every interval.
+    let periodic_report = |snaps: &[run::JobRun]| {
+        let disks = diskstats::after(&disk_before);
+        out.put(
+            Stream::Stdout,
+            &render(&plan, &jobs, snaps, &disks, started),
+        );
+    };
+    let periodic = p.status_interval_us.map(|us| {
+        (
+            std::time::Duration::from_micros(us),
+            &periodic_report as &run::PeriodicReport,
+        )
+    });
+    let runs = run::run_all(&jobs, eta, periodic, &mut |s, t| {
         // Progress notices belong to normal output; errors always show.
         if s == Stream::Stderr || normal_on || t.starts_with("fio:") {
             out.put(s, t)
@@ -149,32 +208,10 @@ pub fn main(args: &[String]) -> i32 {
             &format!("\nfio: terminating on signal {sig}\n"),
         );
     }
-    let rep = result::build(&jobs, &runs, &plan.global_typed, p.json_plus, started);
-    let pct_list = jobs
-        .first()
-        .map(|j| j.percentiles.clone())
-        .unwrap_or_default();
-    if p.terse {
-        out.put(
-            Stream::Stdout,
-            &report::terse::render(&rep, p.terse_version, &pct_list, &disks),
-        );
-    }
-    if p.json {
-        out.put(
-            Stream::Stdout,
-            &report::json::render(&rep, p.json_plus, report::disk_json(&disks)),
-        );
-    }
-    if p.normal {
-        out.put(
-            Stream::Stdout,
-            &normal::render(&rep, &report::disk_lines(&disks)),
-        );
-    }
-    if p.csv {
-        out.put(Stream::Stdout, &report::csv::render(&rep, &pct_list));
-    }
+    out.put(
+        Stream::Stdout,
+        &render(&plan, &jobs, &runs, &disks, started),
+    );
     let failed = runs.iter().filter(|r| r.stats.error != 0).count() as i32;
     match signal {
         Some(_) => 128 + failed,

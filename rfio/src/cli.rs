@@ -26,6 +26,8 @@ pub struct Program {
     pub eta: String,
     /// `--eta-newline`, microseconds.
     pub eta_newline_us: Option<u64>,
+    /// `--status-interval`, microseconds.
+    pub status_interval_us: Option<u64>,
 }
 
 impl Default for Program {
@@ -44,6 +46,7 @@ impl Default for Program {
             sections: Vec::new(),
             eta: "auto".into(),
             eta_newline_us: None,
+            status_interval_us: None,
         }
     }
 }
@@ -231,6 +234,19 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                             Failure::stderr(format!("fio: failed parsing eta-newline={v}\n"))
                         })?;
                         p.eta_newline_us = Some(t);
+                    }
+                    "status-interval" => {
+                        let t = rbench_common::units::fio::parse_time_us(
+                            &v,
+                            rbench_common::units::fio::TimeUnit::Seconds,
+                        )
+                        .map_err(|_| {
+                            Failure::stderr(format!("fio: failed parsing status-interval={v}\n"))
+                        })?;
+                        if t < 1000 {
+                            return Err(Failure::stderr("fio: status interval too small\n"));
+                        }
+                        p.status_interval_us = Some(t);
                     }
                     // Accepted for compatibility; not implemented.
                     _ => {}

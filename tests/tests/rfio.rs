@@ -683,3 +683,32 @@ fn log_files_match_fio() {
     let doc = parse_json(&theirs.stdout);
     assert!(io_bytes(&doc).iter().all(|&b| b == 4 << 20));
 }
+
+/// `--status-interval` prints full reports while running; in JSON mode
+/// they are concatenated documents, as fio prints them.
+#[test]
+fn status_interval_prints_periodic_json_documents() {
+    let d = temp_dir("status");
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &[
+            "--name=s",
+            "--ioengine=null",
+            "--size=1m",
+            "--runtime=1500ms",
+            "--time_based",
+            "--status-interval=500ms",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let docs: Vec<Value> = serde_json::Deserializer::from_str(&r.stdout)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .expect("concatenated JSON documents");
+    assert!(docs.len() >= 2, "{} documents", docs.len());
+    for doc in &docs {
+        assert_eq!(doc["jobs"][0]["jobname"], "s");
+    }
+}

@@ -4,9 +4,11 @@
 //! reads them and draws.
 
 use crate::job::Job;
+use crate::stats::ThreadStats;
 use rbench_common::units::fio::{num2str, N2sUnit};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// What one job thread publishes.
@@ -18,6 +20,10 @@ pub struct Progress {
     pub ios: [AtomicU64; 3],
     /// Milliseconds since the run started when the job began its I/O.
     pub started_ms: AtomicU64,
+    /// `--status-interval`: the job's statistics so far, refreshed at its
+    /// sampling points when `want_snapshots` is set.
+    pub want_snapshots: AtomicBool,
+    pub snapshot: Mutex<Option<ThreadStats>>,
 }
 
 impl Progress {
@@ -25,6 +31,14 @@ impl Progress {
         let p = Progress::default();
         p.state.store(b'P', Ordering::Relaxed);
         p
+    }
+
+    /// Called by the job loop at its sampling points; never blocks it.
+    #[cold]
+    pub fn offer_snapshot(&self, st: &ThreadStats) {
+        if let Ok(mut g) = self.snapshot.try_lock() {
+            *g = Some(st.clone());
+        }
     }
 
     /// Called by the job loop at its sampling points.

@@ -56,6 +56,7 @@ fn kind_word(k: IoKind) -> &'static str {
 pub fn run_all(
     jobs: &[Job],
     eta: Option<Option<std::time::Duration>>,
+    periodic: Option<(std::time::Duration, &PeriodicReport)>,
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Vec<JobRun> {
     let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
@@ -66,6 +67,14 @@ pub fn run_all(
         if let Some(newline) = eta {
             let (progress, done) = (&progress, &done);
             s.spawn(move || eta::draw(jobs, progress, done, newline));
+        }
+        if let Some((every, report)) = periodic {
+            for p in &progress {
+                p.want_snapshots
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            let (progress, done) = (&progress, &done);
+            s.spawn(move || periodic_reports(progress, done, every, report));
         }
         let mut start = 0;
         while start < jobs.len() {
@@ -98,6 +107,42 @@ pub fn run_all(
             })
         })
         .collect()
+}
+
+/// Renders and prints one periodic report from snapshots.
+pub type PeriodicReport = dyn Fn(&[JobRun]) + Sync;
+
+/// `--status-interval`: every interval, a report of the snapshots so far.
+fn periodic_reports(
+    progress: &[eta::Progress],
+    done: &AtomicBool,
+    every: std::time::Duration,
+    report: &PeriodicReport,
+) {
+    use std::sync::atomic::Ordering;
+    loop {
+        let wake = std::time::Instant::now() + every;
+        while std::time::Instant::now() < wake {
+            if done.load(Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let runs: Vec<JobRun> = progress
+            .iter()
+            .map(|p| {
+                let snap = p.snapshot.lock().ok().and_then(|g| g.clone());
+                JobRun {
+                    setup_failed: snap.is_none(),
+                    stats: snap.unwrap_or_default(),
+                    pid: std::process::id(),
+                    finished: SystemTime::now(),
+                    error_context: None,
+                }
+            })
+            .collect();
+        report(&runs);
+    }
 }
 
 fn run_segment(

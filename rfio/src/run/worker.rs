@@ -325,7 +325,29 @@ pub fn run(
                 std::array::from_fn(|d| st.dir[d].io_bytes),
                 std::array::from_fn(|d| st.dir[d].ios),
             );
+            if measuring && progress.want_snapshots.load(Ordering::Relaxed) {
+                let ms = (now - measure_start).div_ceil(1_000_000);
+                let mut snap = st.clone();
+                snap.runtime_ms = ms;
+                for (d, on) in
+                    snap.dir
+                        .iter_mut()
+                        .zip([job.pattern.read, job.pattern.write, job.pattern.trim])
+                {
+                    if on {
+                        d.runtime_ms = ms;
+                    }
+                }
+                let u = rusage();
+                snap.usr_ms = (u.0 - usage0.0) * 1000.0;
+                snap.sys_ms = (u.1 - usage0.1) * 1000.0;
+                progress.offer_snapshot(&snap);
+            }
             next_check = sampler.next_due();
+            if progress.want_snapshots.load(Ordering::Relaxed) {
+                // Fresh snapshots for --status-interval: check every 50 ms.
+                next_check = next_check.min(now + 50_000_000);
+            }
         }
         if runtime_ns > 0 && now >= ramp_ns + runtime_ns && measuring {
             break;
