@@ -27,7 +27,13 @@ pub struct UdpReceiver {
     pub sock: Arc<UdpSocket>,
     pub len: usize,
     pub counters_64bit: bool,
+    /// No `-w` given: grow the receive buffer (best effort, up to the
+    /// system's rmem_max) so scheduling hiccups do not drop datagrams.
+    pub grow_buffer: bool,
 }
+
+/// Receive buffer a UDP receiver asks for when `-w` is not given.
+const UDP_RCVBUF: usize = 4 * 1024 * 1024;
 
 /// Linux socket options for UDP segmentation offload (not in every libc).
 const UDP_SEGMENT: libc::c_int = 103;
@@ -202,7 +208,14 @@ impl UdpSender {
                     / 1_000_000_000
                     / len.max(1) as u128) as u64;
                 let owed = due.saturating_sub(seq).max(1) as usize;
-                k = owed.max(burst).min(max);
+                // Catching up after a delay goes one GSO message (or one
+                // `-b …/N` burst) at a time, so the receiver's buffer is not
+                // hit by thousands of datagrams at once.
+                k = if burst > 1 {
+                    burst.min(max)
+                } else {
+                    owed.min(segs)
+                };
             }
             let (sec, usec) = monotonic_parts();
             let mut n = 0;
@@ -288,6 +301,12 @@ impl StreamIo for UdpReceiver {
     fn run(&mut self, test: &TestShared, c: &Counters) {
         let _ = self.sock.set_read_timeout(Some(Duration::from_millis(20)));
         let fd = self.sock.as_raw_fd();
+        if self.grow_buffer {
+            let sr = socket2::SockRef::from(&*self.sock);
+            if sr.recv_buffer_size().is_ok_and(|b| b < UDP_RCVBUF) {
+                let _ = sr.set_recv_buffer_size(UDP_RCVBUF);
+            }
+        }
         // GRO: the kernel hands over several datagrams of one flow at once.
         let gro = set_udp_opt(fd, UDP_GRO, 1);
         let size = if gro { GRO_BUF } else { self.len.max(16) };

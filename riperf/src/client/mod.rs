@@ -2,24 +2,22 @@
 //! decides when the test ends, exchanges results and prints the report
 //! (spec §2.4 from the client's side).
 
+mod streams;
+
+use streams::create_streams;
+
 use crate::ctrl::{Ctrl, CtrlError};
-use crate::net::{self, show_ip, SockOpts};
+use crate::net;
 use crate::options::{Config, OutputKind};
 use crate::protocol::errors::{server_error_text, StrError};
 use crate::protocol::framing::MAX_RESULTS_LEN;
 use crate::protocol::results::ServerOutput;
-use crate::protocol::udp::{is_reply, HELLO};
 use crate::protocol::{Cookie, PeerResults, Protocol, State, TestParams};
-use crate::report::{self, Connected, Ctx, Out, Report, StartInfo, TestDesc};
+use crate::report::{self, Ctx, Out, Report, StartInfo, TestDesc};
 use crate::session::Session;
-use crate::stream::tcp::{TcpReceiver, TcpSender};
-use crate::stream::udp::{UdpReceiver, UdpSender};
-use crate::stream::{payload, stream_id, Counters, Pacing, Stream, StreamIo, TestShared};
+use crate::stream::TestShared;
 use rbench_common::clock::now_ns;
 use std::io::Write;
-use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How a client run ended, for `main`.
@@ -479,227 +477,4 @@ fn wait_running(
             }
         }
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn create_streams(
-    cfg: &Config,
-    cookie: &Cookie,
-    peer: SocketAddr,
-    bind_ip: Option<std::net::IpAddr>,
-    blksize: i64,
-    shared: &Arc<TestShared>,
-    session: &mut Session,
-    report: &mut Report,
-    info: &mut StartInfo,
-) -> Result<(), String> {
-    let udp = cfg.protocol == Protocol::Udp;
-    let n = if cfg.bidir {
-        2 * cfg.parallel
-    } else {
-        cfg.parallel
-    } as usize;
-    let opts = SockOpts {
-        window: cfg.window,
-        mss: cfg.mss,
-        nodelay: cfg.nodelay,
-        congestion: cfg.congestion.clone(),
-        tos: cfg.tos,
-        dont_fragment: cfg.dont_fragment,
-        fqrate: cfg.fqrate,
-        snd_timeout_ms: cfg.snd_timeout_ms,
-        bind_dev: cfg.bind_dev.clone(),
-    };
-    let block = payload(blksize as usize, cfg.repeating_payload);
-    let per_stream_rate = cfg.rate;
-    let pacing = Pacing {
-        rate: per_stream_rate,
-        burst: cfg.burst.max(0) as u64,
-        pacing_timer_us: cfg.pacing_timer.max(1) as u64,
-    };
-    let _ = shared;
-    let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
-    for i in 0..n {
-        let sender = if cfg.bidir {
-            i < cfg.parallel as usize
-        } else {
-            !cfg.reverse
-        };
-        #[allow(clippy::type_complexity)]
-        let (socket, local, remote, fd, io, keep): (
-            i32,
-            SocketAddr,
-            SocketAddr,
-            i32,
-            Box<dyn StreamIo>,
-            Arc<dyn std::any::Any + Send + Sync>,
-        ) = if udp {
-            let s = udp_connect(peer, bind_ip, cfg.cport, &opts, blksize)?;
-            let local = s.local_addr().map_err(|e| e.to_string_c())?;
-            let fd = s.as_raw_fd();
-            let s = Arc::new(s);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(UdpSender {
-                    sock: s.clone(),
-                    len: blksize as usize,
-                    payload: block.clone(),
-                    pacing,
-                    counters_64bit: cfg.udp_counters_64bit,
-                })
-            } else {
-                Box::new(UdpReceiver {
-                    sock: s.clone(),
-                    len: blksize as usize,
-                    counters_64bit: cfg.udp_counters_64bit,
-                })
-            };
-            (
-                fd,
-                local,
-                peer,
-                fd,
-                io,
-                s as Arc<dyn std::any::Any + Send + Sync>,
-            )
-        } else {
-            let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
-                net::set_window(s, opts.window)?;
-                net::apply_tcp_opts(s, &opts, v6)
-            };
-            let mut t = net::connect_tcp(&[peer], bind_ip, cfg.cport, None, &prepare).map_err(
-                |e| match e {
-                    net::ConnectError::Io(e) => {
-                        format!("unable to connect stream: {}", e.to_string_c())
-                    }
-                    net::ConnectError::Option(n) => server_error_text(n, 0),
-                },
-            )?;
-            t.write_all(cookie.as_bytes())
-                .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
-            let local = t.local_addr().map_err(|e| e.to_string_c())?;
-            let fd = t.as_raw_fd();
-            let t = Arc::new(t);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(TcpSender {
-                    sock: t.clone(),
-                    block: block.clone(),
-                    pacing,
-                    zerocopy: cfg.zerocopy,
-                    file: crate::stream::open_file(cfg.file.as_deref(), true)?,
-                })
-            } else {
-                Box::new(TcpReceiver {
-                    sock: t.clone(),
-                    buf: vec![0u8; blksize as usize],
-                    count_tail: false,
-                    file: crate::stream::open_file(cfg.file.as_deref(), false)?,
-                })
-            };
-            (
-                fd,
-                local,
-                peer,
-                fd,
-                io,
-                t as Arc<dyn std::any::Any + Send + Sync>,
-            )
-        };
-        if i == 0 {
-            let (snd, rcv) = net::buffer_sizes(fd);
-            info.sndbuf_actual = snd;
-            info.rcvbuf_actual = rcv;
-        }
-        report.text(&format!(
-            "[{:>3}] local {} port {} connected to {} port {}",
-            socket,
-            show_ip(&local),
-            local.port(),
-            show_ip(&remote),
-            remote.port()
-        ));
-        info.connected.push(Connected {
-            socket,
-            local_host: show_ip(&local),
-            local_port: local.port(),
-            remote_host: show_ip(&remote),
-            remote_port: remote.port(),
-        });
-        session.streams.push(Stream {
-            id: stream_id(i),
-            socket,
-            sender,
-            udp,
-            local,
-            remote,
-            counters: Arc::new(Counters::default()),
-            thread: None,
-            fd,
-            keep: Some(keep),
-        });
-        bodies.push(io);
-    }
-    session.pending = bodies;
-    Ok(())
-}
-
-fn udp_connect(
-    peer: SocketAddr,
-    bind_ip: Option<std::net::IpAddr>,
-    cport: u16,
-    opts: &SockOpts,
-    blksize: i64,
-) -> Result<UdpSocket, String> {
-    let local: SocketAddr = match (bind_ip, peer) {
-        (Some(ip), _) => SocketAddr::new(ip, cport),
-        (None, SocketAddr::V4(_)) => SocketAddr::new([0u8; 4].into(), cport),
-        (None, SocketAddr::V6(_)) => SocketAddr::new([0u16; 8].into(), cport),
-    };
-    let s = socket2::Socket::new(
-        socket2::Domain::for_address(peer),
-        socket2::Type::DGRAM,
-        None,
-    )
-    .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
-    if cport != 0 {
-        let _ = s.set_reuse_address(true);
-    }
-    s.bind(&local.into())
-        .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
-    net::set_window(&s, opts.window).map_err(|n| server_error_text(n, 0))?;
-    // Like iperf3: a socket buffer smaller than a datagram is raised.
-    if let Ok(b) = s.send_buffer_size() {
-        if (b as i64) < blksize {
-            let _ = s.set_send_buffer_size(blksize as usize + 1024);
-        }
-    }
-    if let Ok(b) = s.recv_buffer_size() {
-        if (b as i64) < blksize {
-            let _ = s.set_recv_buffer_size(blksize as usize + 1024);
-        }
-    }
-    net::apply_ip_opts(&s, opts, peer.is_ipv6()).map_err(|n| server_error_text(n, 0))?;
-    s.connect(&peer.into())
-        .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
-    let s: UdpSocket = s.into();
-    s.send(&HELLO)
-        .map_err(|e| format!("unable to write to stream socket: {}", e.to_string_c()))?;
-    // Wait for the reply; with -R up to two data datagrams may come first.
-    s.set_read_timeout(Some(Duration::from_secs(30))).ok();
-    let mut buf = vec![0u8; 65536];
-    for _ in 0..3 {
-        match s.recv(&mut buf) {
-            Ok(n) if is_reply(&buf[..n]) => {
-                s.set_read_timeout(None).ok();
-                return Ok(s);
-            }
-            Ok(_) => continue,
-            Err(e) => {
-                return Err(format!(
-                    "unable to read from stream socket: {}",
-                    e.to_string_c()
-                ))
-            }
-        }
-    }
-    Err("unable to read from stream socket: no UDP reply from the server".into())
 }

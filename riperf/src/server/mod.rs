@@ -2,27 +2,29 @@
 //! control read bounded in time, ready for the next client after any test,
 //! successful or not (spec §2.4 from the server's side, §8).
 
+mod accept;
+mod limit;
+mod streams;
+
+use accept::{bind_udp, BusyGuard};
+use limit::RateLimit;
+
 use crate::ctrl::{Ctrl, CtrlError};
 use crate::net::{self, show_ip, SockOpts};
 use crate::options::{Config, OutputKind, MAX_BLOCKSIZE, MAX_TCP_BUFFER, MAX_TIME};
 use crate::protocol::errors::{code, StrError};
 use crate::protocol::framing::{MAX_PARAMS_LEN, MAX_RESULTS_LEN};
 use crate::protocol::results::ServerOutput;
-use crate::protocol::udp::REPLY;
 use crate::protocol::{Cookie, PeerResults, Protocol, State, TestParams, COOKIE_SIZE};
-use crate::report::{self, Connected, Ctx, Out, Report, StartInfo, TestDesc};
+use crate::report::{self, Ctx, Out, Report, StartInfo, TestDesc};
 use crate::session::Session;
-use crate::stream::tcp::{TcpReceiver, TcpSender};
-use crate::stream::udp::{UdpReceiver, UdpSender};
-use crate::stream::{payload, stream_id, Counters, Pacing, Stream, StreamIo, TestShared};
+use crate::stream::TestShared;
 use rbench_common::clock::now_ns;
 use rbench_common::stop::should_stop;
 use socket2::{Domain, Socket, Type};
-use std::io::{Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a client may take for each control step before it is dropped.
@@ -31,7 +33,7 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 const BANNER_RULE: &str = "-----------------------------------------------------------";
 
 /// A failed test: what to tell the client (SERVER_ERROR code) and the log.
-struct TestError {
+pub(crate) struct TestError {
     i_errno: Option<i32>,
     msg: String,
 }
@@ -177,55 +179,6 @@ fn accept_control(cfg: &Config, l: &TcpListener) -> Option<TcpStream> {
 enum Served {
     Done,
     Interrupted,
-}
-
-/// Accepts and refuses connections while a test runs (ACCESS_DENIED).
-struct BusyGuard {
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl BusyGuard {
-    fn start(l: &TcpListener) -> Option<BusyGuard> {
-        let l = l.try_clone().ok()?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let s2 = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("busy".into())
-            .spawn(move || {
-                while !s2.load(Ordering::SeqCst) {
-                    if net::wait_readable(l.as_raw_fd(), Duration::from_millis(20))
-                        && !s2.load(Ordering::SeqCst)
-                    {
-                        if let Ok((mut c, _)) = l.accept() {
-                            // Answer without reading, as iperf3 does, then close.
-                            let _ = c.write_all(&[State::AccessDenied.to_byte()]);
-                        }
-                    }
-                }
-            })
-            .ok()?;
-        Some(BusyGuard {
-            stop,
-            thread: Some(thread),
-        })
-    }
-}
-
-impl BusyGuard {
-    /// Stop refusing clients (the test is over; the next one is welcome).
-    fn stop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for BusyGuard {
-    fn drop(&mut self) {
-        self.stop();
-    }
 }
 
 fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) -> Served {
@@ -377,11 +330,6 @@ fn run_test(
     if cfg.verbose && !udp {
         report.text(&format!("      TCP MSS: {} (default)", p.mss));
     }
-    let nstreams = if p.bidirectional {
-        2 * p.parallel
-    } else {
-        p.parallel
-    } as usize;
     report.ctx = Ctx {
         is_client: false,
         udp,
@@ -418,7 +366,7 @@ fn run_test(
             .map_err(|_| TestError::code(code::IESETCONGESTION))?;
     }
     let local_ip = ctrl.stream.local_addr().map(|a| a.ip()).ok();
-    let mut udp_sock = if udp {
+    let udp_sock = if udp {
         Some(bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?)
     } else {
         None
@@ -437,144 +385,19 @@ fn run_test(
         },
     );
     let mut session = Session::new(shared.clone(), cfg.interval, p.omit, udp);
-    let block = payload(p.len as usize, p.repeating_payload);
-    let pacing = Pacing {
-        rate: p.bandwidth,
-        burst: p.burst.max(0) as u64,
-        pacing_timer_us: p.pacing_timer.max(1) as u64,
-    };
-    let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
-    let deadline = now_ns() + 30_000_000_000;
-    for i in 0..nstreams {
-        // Client stream i: the first P send in bidir mode (so we receive).
-        let sender = if p.bidirectional {
-            i >= p.parallel as usize
-        } else {
-            p.reverse
-        };
-        #[allow(clippy::type_complexity)]
-        let (fd, local, remote, io, keep): (
-            i32,
-            SocketAddr,
-            SocketAddr,
-            Box<dyn StreamIo>,
-            Arc<dyn std::any::Any + Send + Sync>,
-        ) = if udp {
-            let s = udp_sock
-                .take()
-                .ok_or_else(|| TestError::code(code::IESTREAMLISTEN))?;
-            // The next stream's listener is bound before the reply goes
-            // out, as iperf3 does: the client sends its next hello as soon
-            // as it has the reply.
-            let (s, remote, next) = udp_accept(s, ctrl, deadline, || {
-                bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))
-            })?;
-            udp_sock = Some(next);
-            net::set_window_udp(&s, p.window, p.len);
-            let local = s
-                .local_addr()
-                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
-            let fd = s.as_raw_fd();
-            let s = Arc::new(s);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(UdpSender {
-                    sock: s.clone(),
-                    len: p.len as usize,
-                    payload: block.clone(),
-                    pacing,
-                    counters_64bit: p.udp_counters_64bit,
-                })
-            } else {
-                Box::new(UdpReceiver {
-                    sock: s.clone(),
-                    len: p.len as usize,
-                    counters_64bit: p.udp_counters_64bit,
-                })
-            };
-            (
-                fd,
-                local,
-                remote,
-                io,
-                s as Arc<dyn std::any::Any + Send + Sync>,
-            )
-        } else {
-            let t = tcp_accept(listener, ctrl, cookie, deadline)?;
-            {
-                let sr = socket2::SockRef::from(&t);
-                net::set_window(&sr, p.window).map_err(TestError::code)?;
-                net::apply_tcp_opts(&sr, &opts, local_ip.is_some_and(|i| i.is_ipv6()))
-                    .map_err(TestError::code)?;
-            }
-            let local = t
-                .local_addr()
-                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
-            let remote = t
-                .peer_addr()
-                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
-            let fd = t.as_raw_fd();
-            let t = Arc::new(t);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(TcpSender {
-                    sock: t.clone(),
-                    block: block.clone(),
-                    pacing,
-                    zerocopy: p.zerocopy,
-                    file: crate::stream::open_file(cfg.file.as_deref(), true)
-                        .map_err(|_| TestError::log("unable to open -F file"))?,
-                })
-            } else {
-                Box::new(TcpReceiver {
-                    sock: t.clone(),
-                    buf: vec![0u8; (p.len as usize).max(1)],
-                    count_tail: true,
-                    file: crate::stream::open_file(cfg.file.as_deref(), false)
-                        .map_err(|_| TestError::log("unable to open -F file"))?,
-                })
-            };
-            (
-                fd,
-                local,
-                remote,
-                io,
-                t as Arc<dyn std::any::Any + Send + Sync>,
-            )
-        };
-        if i == 0 {
-            let (snd, rcv) = net::buffer_sizes(fd);
-            info.sndbuf_actual = snd;
-            info.rcvbuf_actual = rcv;
-        }
-        report.text(&format!(
-            "[{:>3}] local {} port {} connected to {} port {}",
-            fd,
-            show_ip(&local),
-            local.port(),
-            show_ip(&remote),
-            remote.port()
-        ));
-        info.connected.push(Connected {
-            socket: fd,
-            local_host: show_ip(&local),
-            local_port: local.port(),
-            remote_host: show_ip(&remote),
-            remote_port: remote.port(),
-        });
-        session.streams.push(Stream {
-            id: stream_id(i),
-            socket: fd,
-            sender,
-            udp,
-            local,
-            remote,
-            counters: Arc::new(Counters::default()),
-            thread: None,
-            fd,
-            keep: Some(keep),
-        });
-        bodies.push(io);
-    }
-    drop(udp_sock);
+    let bodies = streams::accept_streams(
+        cfg,
+        &p,
+        listener,
+        ctrl,
+        cookie,
+        udp_sock,
+        &opts,
+        local_ip,
+        &mut session,
+        report,
+        info,
+    )?;
     info.test = Some(TestDesc {
         udp,
         num_streams: p.parallel,
@@ -787,147 +610,4 @@ fn print_summary(
     s.file = crate::stream::file_info(cfg_file);
     report.summary(&s);
     Ok(())
-}
-
-/// Accept one data connection with the test's cookie; others get ACCESS_DENIED.
-fn tcp_accept(
-    l: &TcpListener,
-    ctrl: &mut Ctrl,
-    cookie: &Cookie,
-    deadline: u64,
-) -> Result<TcpStream, TestError> {
-    loop {
-        let now = now_ns();
-        if now > deadline {
-            return Err(TestError::log(
-                "unable to accept stream connection: timeout",
-            ));
-        }
-        if should_stop() {
-            return Err(TestError::log(""));
-        }
-        // A client that gives up while we wait must not keep us here.
-        client_gone(ctrl)?;
-        if !net::wait_readable(l.as_raw_fd(), Duration::from_millis(100)) {
-            continue;
-        }
-        let Ok((mut s, _)) = l.accept() else { continue };
-        let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
-        let mut got = [0u8; COOKIE_SIZE];
-        let ok = s.read_exact(&mut got).is_ok() && &got == cookie.as_bytes();
-        if ok {
-            let _ = s.set_read_timeout(None);
-            return Ok(s);
-        }
-        let _ = s.write_all(&[State::AccessDenied.to_byte()]);
-    }
-}
-
-fn bind_udp(l: &TcpListener, port: u16) -> std::io::Result<UdpSocket> {
-    let la = l.local_addr()?;
-    let addr = SocketAddr::new(la.ip(), port);
-    let s = Socket::new(Domain::for_address(addr), Type::DGRAM, None)?;
-    s.set_reuse_address(true)?;
-    if addr.is_ipv6() {
-        let _ = s.set_only_v6(false);
-    }
-    s.bind(&addr.into())?;
-    Ok(s.into())
-}
-
-/// Take one UDP stream: the client's hello, connect back, reply "6789".
-fn udp_accept(
-    s: UdpSocket,
-    ctrl: &mut Ctrl,
-    deadline: u64,
-    bind_next: impl FnOnce() -> Result<UdpSocket, TestError>,
-) -> Result<(UdpSocket, SocketAddr, UdpSocket), TestError> {
-    let mut buf = [0u8; 65536];
-    let _ = s.set_read_timeout(Some(Duration::from_millis(100)));
-    loop {
-        if now_ns() > deadline || should_stop() {
-            return Err(TestError::log(
-                "unable to accept stream connection: timeout",
-            ));
-        }
-        client_gone(ctrl)?;
-        match s.recv_from(&mut buf) {
-            // Only a 4-byte hello opens a stream; other datagrams (a flood,
-            // stray data) are dropped.
-            Ok((n, _)) if n != 4 => continue,
-            Ok((_, from)) => {
-                s.connect(from)
-                    .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
-                let next = bind_next()?;
-                s.send(&REPLY)
-                    .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
-                let _ = s.set_read_timeout(None);
-                return Ok((s, from, next));
-            }
-            Err(_) => continue,
-        }
-    }
-}
-
-/// While streams are being set up the client only speaks if it gave up:
-/// an EOF, or IPERF_DONE/CLIENT_TERMINATE after an error on its side.
-fn client_gone(ctrl: &mut Ctrl) -> Result<(), TestError> {
-    if !net::wait_readable(ctrl.fd(), Duration::ZERO) {
-        return Ok(());
-    }
-    match ctrl.read_byte(Duration::from_millis(100)) {
-        Ok(b)
-            if State::from_byte(b) == Some(State::IperfDone)
-                || State::from_byte(b) == Some(State::ClientTerminate) =>
-        {
-            Err(TestError::log("the client has terminated"))
-        }
-        Ok(_) => Err(TestError::log("received an unknown control message")),
-        Err(CtrlError::Timeout) => Ok(()),
-        Err(_) => Err(TestError::log(
-            "the client has unexpectedly closed the connection",
-        )),
-    }
-}
-
-/// `--server-bitrate-limit`: the average over the last intervals (3.12:
-/// the interval count is the averaging time over `-i`, at least one).
-struct RateLimit {
-    limit: u64,
-    window: Vec<u64>,
-    next: usize,
-    seen: usize,
-    seconds: f64,
-}
-
-impl RateLimit {
-    fn new(cfg: &Config) -> RateLimit {
-        let per = if cfg.bitrate_limit_interval <= cfg.interval || cfg.interval <= 0.0 {
-            1
-        } else {
-            (cfg.bitrate_limit_interval / cfg.interval).round() as usize
-        };
-        RateLimit {
-            limit: cfg.server_bitrate_limit,
-            window: vec![0; per.max(1)],
-            next: 0,
-            seen: 0,
-            seconds: cfg.interval.max(0.1) * per.max(1) as f64,
-        }
-    }
-
-    /// Add one interval's bytes; true when the average is over the limit.
-    fn exceeded(&mut self, bytes: u64) -> bool {
-        if self.limit == 0 {
-            return false;
-        }
-        self.window[self.next] = bytes;
-        self.next = (self.next + 1) % self.window.len();
-        self.seen += 1;
-        if self.seen < self.window.len() {
-            return false;
-        }
-        let total: u64 = self.window.iter().sum();
-        (total as f64 * 8.0 / self.seconds) as u64 > self.limit
-    }
 }

@@ -1,0 +1,184 @@
+//! Stream setup on the server: accept the client's data connections
+//! (cookie-checked TCP, hello-checked UDP), set their options and build the
+//! thread bodies that will drive them.
+
+use super::accept::{bind_udp, tcp_accept, udp_accept};
+use super::TestError;
+use crate::ctrl::Ctrl;
+use crate::net::{self, show_ip, SockOpts};
+use crate::options::Config;
+use crate::protocol::errors::code;
+use crate::protocol::{Cookie, TestParams};
+use crate::report::{Connected, Report, StartInfo};
+use crate::session::Session;
+use crate::stream::tcp::{TcpReceiver, TcpSender};
+use crate::stream::udp::{UdpReceiver, UdpSender};
+use crate::stream::{payload, stream_id, Counters, Pacing, Stream, StreamIo};
+use rbench_common::clock::now_ns;
+use std::net::{IpAddr, SocketAddr, TcpListener, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+
+/// Accept the test's `nstreams` data streams into `session`; the bodies for
+/// their threads, in the same order.
+#[allow(clippy::too_many_arguments)]
+pub fn accept_streams(
+    cfg: &Config,
+    p: &TestParams,
+    listener: &TcpListener,
+    ctrl: &mut Ctrl,
+    cookie: &Cookie,
+    mut udp_sock: Option<UdpSocket>,
+    opts: &SockOpts,
+    local_ip: Option<IpAddr>,
+    session: &mut Session,
+    report: &mut Report,
+    info: &mut StartInfo,
+) -> Result<Vec<Box<dyn StreamIo>>, TestError> {
+    let udp = udp_sock.is_some();
+    let nstreams = if p.bidirectional {
+        2 * p.parallel
+    } else {
+        p.parallel
+    } as usize;
+    let block = payload(p.len as usize, p.repeating_payload);
+    let pacing = Pacing {
+        rate: p.bandwidth,
+        burst: p.burst.max(0) as u64,
+        pacing_timer_us: p.pacing_timer.max(1) as u64,
+    };
+    let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
+    let deadline = now_ns() + 30_000_000_000;
+    for i in 0..nstreams {
+        // Client stream i: the first P send in bidir mode (so we receive).
+        let sender = if p.bidirectional {
+            i >= p.parallel as usize
+        } else {
+            p.reverse
+        };
+        #[allow(clippy::type_complexity)]
+        let (fd, local, remote, io, keep): (
+            i32,
+            SocketAddr,
+            SocketAddr,
+            Box<dyn StreamIo>,
+            Arc<dyn std::any::Any + Send + Sync>,
+        ) = if udp {
+            let s = udp_sock
+                .take()
+                .ok_or_else(|| TestError::code(code::IESTREAMLISTEN))?;
+            // The next stream's listener is bound before the reply goes
+            // out, as iperf3 does: the client sends its next hello as soon
+            // as it has the reply.
+            let (s, remote, next) = udp_accept(s, ctrl, deadline, || {
+                bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))
+            })?;
+            udp_sock = Some(next);
+            net::set_window_udp(&s, p.window, p.len);
+            let local = s
+                .local_addr()
+                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let fd = s.as_raw_fd();
+            let s = Arc::new(s);
+            let io: Box<dyn StreamIo> = if sender {
+                Box::new(UdpSender {
+                    sock: s.clone(),
+                    len: p.len as usize,
+                    payload: block.clone(),
+                    pacing,
+                    counters_64bit: p.udp_counters_64bit,
+                })
+            } else {
+                Box::new(UdpReceiver {
+                    sock: s.clone(),
+                    len: p.len as usize,
+                    counters_64bit: p.udp_counters_64bit,
+                    grow_buffer: p.window == 0,
+                })
+            };
+            (
+                fd,
+                local,
+                remote,
+                io,
+                s as Arc<dyn std::any::Any + Send + Sync>,
+            )
+        } else {
+            let t = tcp_accept(listener, ctrl, cookie, deadline)?;
+            {
+                let sr = socket2::SockRef::from(&t);
+                net::set_window(&sr, p.window).map_err(TestError::code)?;
+                net::apply_tcp_opts(&sr, opts, local_ip.is_some_and(|i| i.is_ipv6()))
+                    .map_err(TestError::code)?;
+            }
+            let local = t
+                .local_addr()
+                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let remote = t
+                .peer_addr()
+                .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
+            let fd = t.as_raw_fd();
+            let t = Arc::new(t);
+            let io: Box<dyn StreamIo> = if sender {
+                Box::new(TcpSender {
+                    sock: t.clone(),
+                    block: block.clone(),
+                    pacing,
+                    zerocopy: p.zerocopy,
+                    file: crate::stream::open_file(cfg.file.as_deref(), true)
+                        .map_err(|_| TestError::log("unable to open -F file"))?,
+                })
+            } else {
+                Box::new(TcpReceiver {
+                    sock: t.clone(),
+                    buf: vec![0u8; (p.len as usize).max(1)],
+                    count_tail: true,
+                    file: crate::stream::open_file(cfg.file.as_deref(), false)
+                        .map_err(|_| TestError::log("unable to open -F file"))?,
+                })
+            };
+            (
+                fd,
+                local,
+                remote,
+                io,
+                t as Arc<dyn std::any::Any + Send + Sync>,
+            )
+        };
+        if i == 0 {
+            let (snd, rcv) = net::buffer_sizes(fd);
+            info.sndbuf_actual = snd;
+            info.rcvbuf_actual = rcv;
+        }
+        report.text(&format!(
+            "[{:>3}] local {} port {} connected to {} port {}",
+            fd,
+            show_ip(&local),
+            local.port(),
+            show_ip(&remote),
+            remote.port()
+        ));
+        info.connected.push(Connected {
+            socket: fd,
+            local_host: show_ip(&local),
+            local_port: local.port(),
+            remote_host: show_ip(&remote),
+            remote_port: remote.port(),
+        });
+        session.streams.push(Stream {
+            id: stream_id(i),
+            socket: fd,
+            sender,
+            udp,
+            local,
+            remote,
+            counters: Arc::new(Counters::default()),
+            thread: None,
+            fd,
+            keep: Some(keep),
+        });
+        bodies.push(io);
+    }
+    drop(udp_sock);
+    Ok(bodies)
+}
