@@ -186,7 +186,7 @@ pub fn main(args: &[String]) -> i32 {
     let periodic = p.status_interval_us.map(|us| {
         (
             std::time::Duration::from_micros(us),
-            &periodic_report as &run::PeriodicReport,
+            &periodic_report as &run::PeriodicReport<'_>,
         )
     });
     let runs = run::run_all(&jobs, eta, periodic, &mut |s, t| {

@@ -56,7 +56,7 @@ fn kind_word(k: IoKind) -> &'static str {
 pub fn run_all(
     jobs: &[Job],
     eta: Option<Option<std::time::Duration>>,
-    periodic: Option<(std::time::Duration, &PeriodicReport)>,
+    periodic: Option<(std::time::Duration, &PeriodicReport<'_>)>,
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Vec<JobRun> {
     let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
@@ -110,14 +110,14 @@ pub fn run_all(
 }
 
 /// Renders and prints one periodic report from snapshots.
-pub type PeriodicReport = dyn Fn(&[JobRun]) + Sync;
+pub type PeriodicReport<'a> = dyn Fn(&[JobRun]) + Sync + 'a;
 
 /// `--status-interval`: every interval, a report of the snapshots so far.
 fn periodic_reports(
     progress: &[eta::Progress],
     done: &AtomicBool,
     every: std::time::Duration,
-    report: &PeriodicReport,
+    report: &PeriodicReport<'_>,
 ) {
     use std::sync::atomic::Ordering;
     loop {
