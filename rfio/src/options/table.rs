@@ -118,6 +118,12 @@ const UNIFIED: &[(&str, &str)] = &[
     ("2", "Alias for 'both'"),
 ];
 
+const FILE_SERVICE: &[(&str, &str)] = &[
+    ("random", "Choose a file at random (uniform)"),
+    ("roundrobin", "Round robin select files"),
+    ("sequential", "Finish one file before moving to the next"),
+];
+
 const KB_BASES: &[(&str, &str)] = &[
     (
         "1024",
@@ -429,6 +435,34 @@ pub static OPTIONS: &[OptDef] = &[
         Some("native"),
         "Files",
         "Whether pre-allocation is performed when laying out files",
+    ),
+    opt(
+        "allow_mounted_write",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "Allow writes to a mounted partition",
+    ),
+    opt(
+        "file_service_type",
+        Kind::Choice(FILE_SERVICE),
+        Some("roundrobin"),
+        "Files",
+        "How to select which file to service next",
+    ),
+    opt(
+        "zero_buffers",
+        Kind::Flag,
+        None,
+        "Buffers",
+        "Init IO buffers to all zeroes",
+    ),
+    opt(
+        "refill_buffers",
+        Kind::Flag,
+        None,
+        "Buffers",
+        "Refill IO buffers on every IO submit",
     ),
     opt(
         "unlink",

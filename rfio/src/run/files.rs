@@ -130,6 +130,23 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         files.io_size = io_size(job, total);
         return Ok(files);
     }
+    // Writing to a mounted block device destroys a file system: refuse
+    // unless allow_mounted_write=1, as fio does.
+    if (job.pattern.write || job.pattern.trim) && !job.allow_mounted_write {
+        for (i, p) in job.filenames.iter().enumerate() {
+            if existing[i].is_some_and(|e| e.1) && is_mounted(p) {
+                return Err(SetupError {
+                    errno: libc::EINVAL,
+                    message: Some(format!(
+                        "fio: {} appears mounted, and 'allow_mounted_write' isn't set. Aborting.\n",
+                        p.display()
+                    )),
+                    func: "is_mounted".into(),
+                    in_job: false,
+                });
+            }
+        }
+    }
     // Lay out what is missing or too short (§3 Files).
     let mut to_layout = Vec::new();
     for (i, p) in job.filenames.iter().enumerate() {
@@ -274,6 +291,22 @@ fn open(job: &Job, p: &Path) -> Result<RawFd, SetupError> {
     Ok(f.into_raw_fd())
 }
 
+/// Whether a block device (or a partition of it) is mounted or is swap.
+fn is_mounted(dev: &Path) -> bool {
+    let Ok(real) = std::fs::canonicalize(dev) else {
+        return false;
+    };
+    let real = real.to_string_lossy().into_owned();
+    let mounted = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+    let swaps = std::fs::read_to_string("/proc/swaps").unwrap_or_default();
+    mounted
+        .lines()
+        .chain(swaps.lines())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter_map(|src| std::fs::canonicalize(src).ok())
+        .any(|src| src.to_string_lossy().starts_with(&real))
+}
+
 /// Remove a job's files (`unlink=1`).
 pub fn unlink(paths: &[std::path::PathBuf]) {
     for p in paths {
@@ -281,5 +314,24 @@ pub fn unlink(paths: &[std::path::PathBuf]) {
             // SAFETY: unlinking a path we created.
             unsafe { libc::unlink(c.as_ptr()) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Any device /proc/mounts lists as mounted is seen as mounted (no I/O).
+    #[test]
+    fn mounted_devices_are_detected() {
+        let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+        let dev = mounts
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .find(|s| s.starts_with("/dev/") && Path::new(s).exists());
+        if let Some(dev) = dev {
+            assert!(is_mounted(Path::new(dev)), "{dev}");
+        }
+        assert!(!is_mounted(Path::new("/nonexistent-device")));
     }
 }

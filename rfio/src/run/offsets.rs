@@ -121,6 +121,8 @@ pub struct Picker {
     rwmixread: u64,
     bs: [(u64, u64); 3],
     bssplit: [Vec<(u64, u32)>; 3],
+    /// file_service_type: 0 roundrobin, 1 random, 2 sequential.
+    file_service: u8,
     /// Smallest block: offset granularity.
     grain: u64,
     /// `rw=read:N`: bytes skipped after each sequential I/O.
@@ -179,6 +181,11 @@ impl Picker {
                 || !job.random_distribution.is_uniform()
                 || job.blockalign.is_some(),
             pct_random: job.percentage_random,
+            file_service: match job.file_service.as_str() {
+                "random" => 1,
+                "sequential" => 2,
+                _ => 0,
+            },
             dirs,
             mixed: p.mixed(),
             rwmixread: u64::from(job.rwmixread),
@@ -261,13 +268,21 @@ impl Picker {
             return self.fill(io, d, f, off, l);
         }
         let n = self.regions.len();
+        if self.file_service == 1 && n > 1 {
+            self.next_region = self.rng.below(n as u64) as usize;
+        }
         for _ in 0..n {
             let fi = self.next_region;
-            self.next_region = if fi + 1 == n { 0 } else { fi + 1 };
-            let r = &mut self.regions[fi];
-            if r.exhausted {
+            let advance = if fi + 1 == n { 0 } else { fi + 1 };
+            // Sequential service stays on a file until it is used up.
+            if self.file_service != 2 || self.regions[fi].exhausted {
+                self.next_region = advance;
+            }
+            if self.regions[fi].exhausted {
+                self.next_region = advance;
                 continue;
             }
+            let r = &mut self.regions[fi];
             let end = r.start + r.len;
             let random = self.random
                 && (self.pct_random[d] >= 100 || self.rng.below(100) < self.pct_random[d]);

@@ -21,7 +21,7 @@ struct Buffers {
 }
 
 impl Buffers {
-    fn new(units: usize, unit_len: usize) -> Option<Self> {
+    fn new(units: usize, unit_len: usize, zero: bool) -> Option<Self> {
         let size = (units * unit_len).max(4096);
         let layout = Layout::from_size_align(size, 4096).ok()?;
         // SAFETY: non-zero size, valid layout.
@@ -31,11 +31,13 @@ impl Buffers {
         }
         // Write buffers carry pseudo-random data, filled once (fio's default
         // scramble is not reproduced per I/O).
-        let mut rng = Rng::new(0x5eed);
-        // SAFETY: `ptr` points at `size` writable bytes.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
-        for w in bytes.chunks_mut(8) {
-            w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
+        if !zero {
+            let mut rng = Rng::new(0x5eed);
+            // SAFETY: `ptr` points at `size` writable bytes.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
+            for w in bytes.chunks_mut(8) {
+                w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
+            }
         }
         Some(Buffers { ptr, layout })
     }
@@ -214,7 +216,7 @@ pub fn run(
         .max()
         .unwrap_or(4096) as usize;
     let unit_len = max_bs.div_ceil(4096) * 4096;
-    let Some(bufs) = Buffers::new(depth, unit_len) else {
+    let Some(bufs) = Buffers::new(depth, unit_len, job.zero_buffers) else {
         st.error = libc::ENOMEM;
         return (st, None, None);
     };
@@ -301,6 +303,7 @@ pub fn run(
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
     let mut throttle = Throttle::new(job);
+    let mut refill_rng = Rng::new(seed ^ 0xb0f);
     let mut next_think = job.thinktime_blocks;
     let mut logs = Logs::new(job);
     let per_io_rates = logs.as_ref().map_or((false, false), Logs::per_io_rates);
@@ -446,6 +449,9 @@ pub fn run(
                     }
                 }
                 io.start = clock.now();
+            }
+            if job.refill_buffers && io.kind == IoKind::Write {
+                refill(io, &mut refill_rng);
             }
             st.issued[match io.kind {
                 IoKind::Read => 0,
@@ -638,6 +644,17 @@ fn log_io(
     }
     if per_io_rates.1 {
         st.dir[d].iops.push(1);
+    }
+}
+
+/// `refill_buffers`: new pseudo-random contents for every write, as fio
+/// does (its cost is part of what the option measures).
+#[inline]
+fn refill(io: &IoUnit, rng: &mut Rng) {
+    // SAFETY: the unit's buffer holds at least `len` bytes.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
+    for w in bytes.chunks_mut(8) {
+        w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
     }
 }
 
