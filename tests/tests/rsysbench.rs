@@ -353,6 +353,11 @@ fn cpu_intervals_checkpoints_and_debug_layout() {
         "run",
     ]);
     same_layout(&["cpu", "--verbosity=0", "--events=5", "run"]);
+    // --rate: Poisson arrivals into a queue; the run-mode block says so.
+    if let Some((a, _)) = same_layout(&["cpu", "--rate=500", "--events=100", "--time=0", "run"]) {
+        assert!(a.out.contains("Target transaction rate: 500/sec\n"));
+        assert_eq!(figure(&a.out, "total number of events:"), 100.0);
+    }
 }
 
 #[test]
