@@ -64,6 +64,8 @@ pub struct Job {
     pub engine: String,
     pub iodepth: usize,
     pub iodepth_batch: usize,
+    /// Refill the queue only once it drained to this depth.
+    pub iodepth_low: usize,
     pub complete_min: usize,
     pub complete_max: usize,
     pub direct: bool,
@@ -235,10 +237,12 @@ fn build(
         b => b.min(iodepth),
     };
     let complete_min = (o.int("iodepth_batch_complete_min") as usize).min(iodepth);
+    // Unset, the maximum equals the minimum (§3): fio reaps one completion
+    // per wait by default, which keeps the queue full.
     let complete_max = if o.is_set("iodepth_batch_complete_max") {
         (o.int("iodepth_batch_complete_max") as usize).clamp(complete_min.max(1), iodepth)
     } else {
-        iodepth
+        complete_min.max(1)
     };
     let nrfiles = o.int("nrfiles").max(1) as usize;
     let filenames: Vec<PathBuf> = match o.text("filename") {
@@ -321,6 +325,11 @@ fn build(
         engine: o.engine().unwrap_or("psync").to_string(),
         iodepth,
         iodepth_batch: batch,
+        iodepth_low: if o.is_set("iodepth_low") {
+            (o.int("iodepth_low") as usize).min(iodepth)
+        } else {
+            iodepth
+        },
         complete_min,
         complete_max,
         direct: o.flag("direct"),

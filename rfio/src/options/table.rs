@@ -124,6 +124,13 @@ const FILE_SERVICE: &[(&str, &str)] = &[
     ("sequential", "Finish one file before moving to the next"),
 ];
 
+/// Accepted for compatibility: rfio has one generator of its own (§3).
+const GENERATORS: &[(&str, &str)] = &[
+    ("tausworthe", "Strong Tausworthe generator"),
+    ("lfsr", "Variable length LFSR"),
+    ("tausworthe64", "64-bit Tausworthe variant"),
+];
+
 const KB_BASES: &[(&str, &str)] = &[
     (
         "1024",
@@ -286,6 +293,20 @@ pub static OPTIONS: &[OptDef] = &[
         Some("0"),
         "CPU",
         "Set job CPU nice value",
+    ),
+    opt(
+        "random_generator",
+        Kind::Choice(GENERATORS),
+        Some("tausworthe"),
+        "Random",
+        "Type of random number generator to use",
+    ),
+    opt(
+        "iodepth_low",
+        UNBOUNDED,
+        None,
+        "I/O depth",
+        "Low water mark for queuing depth",
     ),
     opt(
         "random_distribution",

@@ -303,6 +303,12 @@ pub fn run(
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
     let mut throttle = Throttle::new(job);
+    let low_mark = if traits.sync {
+        0
+    } else {
+        job.iodepth_low.min(depth - 1)
+    };
+    let mut filling = true;
     let mut refill_rng = Rng::new(seed ^ 0xb0f);
     let mut next_think = job.thinktime_blocks;
     let mut logs = Logs::new(job);
@@ -360,7 +366,13 @@ pub fn run(
         }
         // Issue until the queue is full (one unit per pass for synchronous
         // engines, so the clock and stop checks above run between them).
-        let mut budget = depth - inflight;
+        // iodepth_low: once full, wait until the queue drains to the low mark.
+        if inflight >= depth {
+            filling = false;
+        } else if inflight <= low_mark {
+            filling = true;
+        }
+        let mut budget = if filling { depth - inflight } else { 0 };
         while budget > 0 && !exhausted && error.is_none() {
             budget -= 1;
             let (idx, prepared) = match held.take() {
@@ -521,7 +533,10 @@ pub fn run(
         }
         if inflight > 0 {
             let full = inflight >= depth || exhausted || error.is_some();
-            let min = if full || held.is_some() {
+            let min = if !filling {
+                // Draining to iodepth_low: wait for exactly that many.
+                inflight - low_mark.min(inflight - 1)
+            } else if full || held.is_some() {
                 job.complete_min.max(1)
             } else {
                 0
