@@ -440,3 +440,83 @@ fn a_failing_or_empty_step_stops_with_a_message() {
     let _ = fs::remove_dir_all(&bin);
     let _ = fs::remove_dir_all(&tmp);
 }
+
+/// Start bench-all in the background, wait for `marker` to appear under
+/// `out`, send it `signal` (as Ctrl-C or `kill` would), and return its exit
+/// status and stderr.
+fn interrupt_when(args: &[&str], out: &Path, marker: &str, signal: &str) -> (i32, String) {
+    let err_path = out.with_extension("stderr");
+    let mut child = Command::new("sh")
+        .arg(script())
+        .args(args)
+        .args(["--out", out.to_str().unwrap()])
+        .env("RBENCH_BIN_DIR", target_dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("spawn bench-all");
+    let start = std::time::Instant::now();
+    while !out.join(marker).exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "bench-all ended before {marker}"
+        );
+        assert!(start.elapsed() < LIMIT, "{marker} never appeared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let stderr = fs::read_to_string(&err_path).unwrap();
+            return (status.code().unwrap_or(-1), stderr);
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("bench-all did not stop after SIG{signal}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn interrupted_run_removes_its_file_and_stops_its_server() {
+    let tmp = temp_dir("interrupt");
+    let data = tmp.join("data");
+    fs::create_dir_all(&data).unwrap();
+
+    // Ctrl-C during the disk runs: the test file's directory goes.
+    let out = tmp.join("disk");
+    let (code, stderr) = interrupt_when(
+        &["--quick", "--only", "disk", "--dir", data.to_str().unwrap()],
+        &out,
+        "raw/rfio-randread-4k.csv",
+        "INT",
+    );
+    assert_eq!(code, 130, "{stderr}");
+    assert!(stderr.contains("bench-all: interrupted"), "{stderr}");
+    let left: Vec<_> = fs::read_dir(&data).unwrap().collect();
+    assert!(left.is_empty(), "left in --dir after Ctrl-C: {left:?}");
+
+    // SIGTERM while the loopback server runs: the server goes too.
+    let out = tmp.join("net");
+    let (code, stderr) = interrupt_when(
+        &["--quick", "--only", "net"],
+        &out,
+        "raw/riperf-tcp.csv",
+        "TERM",
+    );
+    assert_eq!(code, 143, "{stderr}");
+    let log = fs::read_to_string(out.join("raw/riperf-server.log")).unwrap();
+    let port = log
+        .split_whitespace()
+        .skip_while(|w| *w != "on")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no port in the server log:\n{log}"));
+    assert_eq!(riperf_servers_on(port), Vec::<String>::new());
+    let _ = fs::remove_dir_all(&tmp);
+}
