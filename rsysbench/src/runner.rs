@@ -264,24 +264,134 @@ pub fn run<T: Test>(
             scope.spawn(move || generate_events(ctl, s.rate, seed, all_done));
         }
 
-        let secs = |t: u64| clock.ticks_to_ns(t.saturating_sub(start)) as f64 / 1e9;
-        let interval = s.report_interval;
-        let mut next_interval = (interval > 0).then_some(interval as f64);
+        let mut m = Monitor::new(&slots, ctx, start, clock);
+        m.watch(s, &ctl, &done_rx, sink);
+        all_done.store(true, Relaxed);
+        if let Some(rq) = &ctl.rate {
+            rq.closed.store(true, Relaxed);
+            rq.cv.notify_all();
+        }
+        Outcome {
+            summary: m.cumulative(),
+            failed: ctl.error.load(Relaxed),
+        }
+    })
+}
+
+/// The reporting side of a run: intervals, checkpoints and the forced
+/// shutdown, each from differences of per-thread snapshots.
+struct Monitor<'a> {
+    slots: &'a [Slot],
+    ctx: Context<'a>,
+    clock: &'a FastClock,
+    start: u64,
+    /// Snapshot and time (s) of the last interval line.
+    interval_base: Vec<ThreadSnap>,
+    interval_t: f64,
+    /// Snapshot and time (s) of the last checkpoint (or the start).
+    ck_base: Vec<ThreadSnap>,
+    ck_t: f64,
+}
+
+impl<'a> Monitor<'a> {
+    fn new(slots: &'a [Slot], ctx: Context<'a>, start: u64, clock: &'a FastClock) -> Self {
+        let zero = vec![ThreadSnap::default(); slots.len()];
+        Self {
+            slots,
+            ctx,
+            clock,
+            start,
+            interval_base: zero.clone(),
+            interval_t: 0.0,
+            ck_base: zero,
+            ck_t: 0.0,
+        }
+    }
+
+    /// Seconds since the threads started.
+    fn elapsed(&self) -> f64 {
+        self.clock
+            .ticks_to_ns(self.clock.now().saturating_sub(self.start)) as f64
+            / 1e9
+    }
+
+    fn running(&self) -> usize {
+        self.slots.iter().filter(|x| !x.done.load(Relaxed)).count()
+    }
+
+    /// The cumulative report since the last checkpoint.
+    fn cumulative(&self) -> Summary {
+        let elapsed = self.elapsed();
+        let snap = snapshots(self.slots);
+        Summary::build(
+            self.ctx,
+            &deltas(&snap, &self.ck_base),
+            elapsed,
+            elapsed - self.ck_t,
+        )
+    }
+
+    /// A checkpoint: report, then start counting afresh.
+    fn checkpoint(&mut self, sink: &mut dyn Sink) {
+        let elapsed = self.elapsed();
+        let snap = snapshots(self.slots);
+        let sum = Summary::build(
+            self.ctx,
+            &deltas(&snap, &self.ck_base),
+            elapsed,
+            elapsed - self.ck_t,
+        );
+        for x in self.slots {
+            x.reset_min_max();
+        }
+        self.ck_base = snap;
+        self.ck_t = elapsed;
+        sink.checkpoint(&sum);
+    }
+
+    /// One intermediate line for what happened since the last one.
+    fn interval(&mut self, rate: Option<&RateQueue>) -> Option<Interval> {
+        let running = self.running();
+        if running == 0 {
+            return None;
+        }
+        let elapsed = self.elapsed();
+        let snap = snapshots(self.slots);
+        let mut iv = Interval::build(
+            self.ctx,
+            &deltas(&snap, &self.interval_base),
+            elapsed,
+            elapsed - self.interval_t,
+            running as u32,
+        );
+        if let Some(rq) = rate {
+            let len = rq.q.lock().map(|q| q.len()).unwrap_or(0);
+            iv.queue_length = Some(len as u64);
+            iv.concurrency = Some(rq.concurrency.load(Relaxed));
+        }
+        self.interval_base = snap;
+        self.interval_t = elapsed;
+        Some(iv)
+    }
+
+    /// Wait for the workers, reporting on the way (spec §5: intervals on
+    /// the grid, late slots skipped; checkpoints; forced shutdown).
+    fn watch(
+        &mut self,
+        s: &Settings,
+        ctl: &Control,
+        done_rx: &mpsc::Receiver<()>,
+        sink: &mut dyn Sink,
+    ) {
+        let n = self.slots.len();
+        let interval = s.report_interval as f64;
+        let mut next_interval = (interval > 0.0).then_some(interval);
         let mut checkpoints = s.checkpoints.iter().map(|c| *c as f64).peekable();
         let forced_at = s.forced_shutdown.map(|x| (s.max_time + x) as f64);
-        let zero = vec![ThreadSnap::default(); n];
-        let mut interval_base = zero.clone();
-        let mut interval_t = 0.0;
-        let mut ck_base = zero;
-        let mut ck_t = 0.0;
         let mut finished = 0;
-
         while finished < n {
-            let elapsed = secs(clock.now());
-            while checkpoints
-                .peek()
-                .is_some_and(|c| *c <= elapsed && *c <= 0.0)
-            {
+            let elapsed = self.elapsed();
+            while checkpoints.peek().is_some_and(|c| *c <= 0.0) {
                 checkpoints.next();
             }
             let wake = [next_interval, checkpoints.peek().copied(), forced_at]
@@ -301,78 +411,37 @@ pub fn run<T: Test>(
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
-            let now = clock.now();
-            let elapsed = secs(now);
+            let elapsed = self.elapsed();
             if forced_at.is_some_and(|at| elapsed >= at) {
-                let snap = snapshots(&slots);
-                let mut sum =
-                    Summary::build(ctx, &deltas(&snap, &ck_base), elapsed, elapsed - ck_t);
-                let unfinished = slots.iter().filter(|x| !x.done.load(Relaxed)).count();
-                sum.unfinished_events = Some(unfinished as u32);
+                let mut sum = self.cumulative();
+                sum.unfinished_events = Some(self.running() as u32);
                 sink.forced_shutdown(&sum);
             }
             if checkpoints.peek().is_some_and(|c| elapsed >= *c) {
                 checkpoints.next();
-                let snap = snapshots(&slots);
-                let sum = Summary::build(ctx, &deltas(&snap, &ck_base), elapsed, elapsed - ck_t);
-                for x in &slots {
-                    x.reset_min_max();
-                }
-                ck_base = snap;
-                ck_t = elapsed;
-                sink.checkpoint(&sum);
+                self.checkpoint(sink);
             }
             if let Some(tick) = next_interval.filter(|t| elapsed >= *t) {
-                // Skip grid points we overslept; none at or after --time.
-                let mut next = tick + interval as f64;
+                let mut next = tick + interval;
                 while next <= elapsed {
-                    next += interval as f64;
+                    next += interval;
                 }
                 next_interval = Some(next);
                 if s.max_time > 0 && tick >= s.max_time as f64 {
                     // Workers stop at --time too: sysbench prints this line
                     // only when they are still busy (e.g. fileio's final
                     // fsync), so give a finishing event a moment first.
-                    let grace = clock.now() + clock.ns_to_ticks(5_000_000);
-                    while finished < n && clock.now() < grace {
+                    let grace = self.clock.now() + self.clock.ns_to_ticks(5_000_000);
+                    while finished < n && self.clock.now() < grace {
                         if done_rx.recv_timeout(Duration::from_millis(1)).is_ok() {
                             finished += 1;
                         }
                     }
                 }
-                let running = slots.iter().filter(|x| !x.done.load(Relaxed)).count();
-                if running > 0 {
-                    let snap = snapshots(&slots);
-                    let mut iv = Interval::build(
-                        ctx,
-                        &deltas(&snap, &interval_base),
-                        elapsed,
-                        elapsed - interval_t,
-                        running as u32,
-                    );
-                    if let Some(rq) = &ctl.rate {
-                        let len = rq.q.lock().map(|q| q.len()).unwrap_or(0);
-                        iv.queue_length = Some(len as u64);
-                        iv.concurrency = Some(rq.concurrency.load(Relaxed));
-                    }
-                    interval_base = snap;
-                    interval_t = elapsed;
+                if let Some(iv) = self.interval(ctl.rate.as_ref()) {
                     sink.interval(&iv);
                 }
             }
         }
-        all_done.store(true, Relaxed);
-        if let Some(rq) = &ctl.rate {
-            rq.closed.store(true, Relaxed);
-            rq.cv.notify_all();
-        }
-        let end = clock.now();
-        let elapsed = secs(end);
-        let snap = snapshots(&slots);
-        let summary = Summary::build(ctx, &deltas(&snap, &ck_base), elapsed, elapsed - ck_t);
-        Outcome {
-            summary,
-            failed: ctl.error.load(Relaxed),
-        }
-    })
+    }
 }
