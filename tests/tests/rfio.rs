@@ -746,3 +746,68 @@ fn status_interval_prints_periodic_json_documents() {
         assert_eq!(doc["jobs"][0]["jobname"], "s");
     }
 }
+
+/// Every rw mode moves the bytes fio moves (null engine: no files).
+#[test]
+fn every_rw_mode_moves_the_same_bytes() {
+    for rw in [
+        "read",
+        "write",
+        "trim",
+        "randread",
+        "randwrite",
+        "randtrim",
+        "rw",
+        "readwrite",
+        "randrw",
+        "trimwrite",
+        "randread:4",
+        "read:8k",
+    ] {
+        let rw_opt = format!("--rw={rw}");
+        let args = [
+            "--name=m",
+            "--ioengine=null",
+            "--size=8m",
+            rw_opt.as_str(),
+            "--output-format=json",
+        ];
+        let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+            return;
+        };
+        assert_eq!(ours.code, 0, "{rw}: {}", ours.stderr);
+        let total = |s: &str| io_bytes(&parse_json(s)).iter().sum::<u64>();
+        assert_eq!(
+            total(&ours.stdout),
+            total(&theirs.stdout),
+            "bytes for rw={rw}"
+        );
+    }
+}
+
+/// The queue stays full the way fio keeps it full: same IO depths line for
+/// a size-bounded job at depth 16 on both asynchronous engines.
+#[test]
+fn async_engines_keep_the_queue_as_fio_does() {
+    for engine in ["--ioengine=libaio", "--ioengine=io_uring"] {
+        let args = [
+            "--name=q",
+            "--size=4m",
+            "--rw=randread",
+            engine,
+            "--iodepth=16",
+            "--direct=1",
+        ];
+        let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+            return;
+        };
+        let depths = |s: &str| {
+            s.lines()
+                .find(|l| l.contains("IO depths"))
+                .map(str::to_string)
+                .unwrap_or_default()
+        };
+        assert_eq!(ours.code, 0, "{}", ours.stderr);
+        assert_eq!(depths(&ours.stdout), depths(&theirs.stdout), "{engine}");
+    }
+}

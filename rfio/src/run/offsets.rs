@@ -121,6 +121,11 @@ pub struct Picker {
     rwmixread: u64,
     bs: [(u64, u64); 3],
     bssplit: [Vec<(u64, u32)>; 3],
+    /// trimwrite: the block trimmed last, to be written next.
+    write_after_trim: Option<(usize, u64, usize)>,
+    /// The last unit was such a follow-up write (it does not count toward
+    /// the job's size: fio trims and writes every block once).
+    pub followup: bool,
     /// file_service_type: 0 roundrobin, 1 random, 2 sequential.
     file_service: u8,
     /// Smallest block: offset granularity.
@@ -181,6 +186,8 @@ impl Picker {
                 || !job.random_distribution.is_uniform()
                 || job.blockalign.is_some(),
             pct_random: job.percentage_random,
+            write_after_trim: None,
+            followup: false,
             file_service: match job.file_service.as_str() {
                 "random" => 1,
                 "sequential" => 2,
@@ -219,12 +226,8 @@ impl Picker {
                 1
             }
         } else if self.dirs[1] && self.dirs[2] {
-            // trimwrite: alternate trim then write.
-            if self.rng.below(2) == 0 {
-                2
-            } else {
-                1
-            }
+            // trimwrite: new offsets are trimmed first (the write follows).
+            2
         } else if self.dirs[0] {
             0
         } else if self.dirs[1] {
@@ -260,6 +263,12 @@ impl Picker {
     /// Hot path: no allocation.
     #[inline]
     pub fn next(&mut self, io: &mut IoUnit) -> bool {
+        // trimwrite: the write of the block just trimmed.
+        self.followup = false;
+        if let Some((f, off, l)) = self.write_after_trim.take() {
+            self.followup = true;
+            return self.fill(io, 1, f, off, l);
+        }
         let d = self.pick_dir();
         let mut len = self.pick_len(d);
         if self.random && self.same_left > 0 {
@@ -330,6 +339,9 @@ impl Picker {
             }
             self.same_left = self.ios_per_offset - 1;
             self.last = (fi, off, len as usize);
+            if d == 2 && self.dirs[1] {
+                self.write_after_trim = Some((fi, off, len as usize));
+            }
             return self.fill(io, d, fi, off, len as usize);
         }
         false
@@ -347,6 +359,11 @@ impl Picker {
         io.offset = off;
         io.len = len;
         true
+    }
+
+    /// A trimwrite write is due (it completes the block just trimmed).
+    pub fn has_followup(&self) -> bool {
+        self.write_after_trim.is_some()
     }
 
     /// Descriptor of a file (for sync units).

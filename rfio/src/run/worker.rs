@@ -400,7 +400,8 @@ pub fn run(
                     io.fd = picker.fd(file);
                     io.len = 0;
                 } else {
-                    let mut got = ios_left && (bytes_left || time_based) && picker.next(io);
+                    let mut got = (ios_left && (bytes_left || time_based) || picker.has_followup())
+                        && picker.next(io);
                     if !got && ios_left && (bytes_left || time_based) {
                         // Every block of the region was visited; io_size (or the
                         // clock) asks for more: start a new pass.
@@ -421,7 +422,9 @@ pub fn run(
                         exhausted = true;
                         break;
                     }
-                    issued_bytes += io.len as u64;
+                    if !picker.followup {
+                        issued_bytes += io.len as u64;
+                    }
                     issued_ios += 1;
                     if sync_every > 0 && io.kind == IoKind::Write {
                         writes_since_sync += 1;
