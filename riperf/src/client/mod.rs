@@ -66,7 +66,17 @@ pub fn run(cfg: &Config) -> ClientEnd {
             }
             ClientEnd::Ok
         }
-        Err(e) if e == "\u{0}interrupt" => ClientEnd::Interrupted,
+        Err(e) if e == "\u{0}interrupt" => {
+            // The partial report is already out in text; JSON gets it now,
+            // with the interrupt as its error (3.12 does the same).
+            if matches!(
+                report.kind,
+                OutputKind::Json | OutputKind::JsonStream | OutputKind::Csv
+            ) {
+                report.finish(Some("interrupt - the client has terminated"));
+            }
+            ClientEnd::Interrupted
+        }
         Err(e) => {
             if matches!(report.kind, OutputKind::Json | OutputKind::JsonStream) {
                 if info.test.is_none() {
