@@ -116,6 +116,22 @@ fn check_numbers(
     }
 }
 
+/// net.csv cells that do not apply: TCP has no loss figures (and retransmits
+/// only where the sender's system reports them), UDP no retransmits.
+fn net_does_not_apply(row: &HashMap<String, String>, col: &str) -> bool {
+    match row["protocol"].as_str() {
+        "tcp" => [
+            "loss_percent",
+            "lost_packets",
+            "packets",
+            "jitter_ms",
+            "retransmits",
+        ]
+        .contains(&col),
+        _ => col == "retransmits",
+    }
+}
+
 fn num(row: &HashMap<String, String>, col: &str) -> f64 {
     row[col]
         .parse()
@@ -518,5 +534,62 @@ fn interrupted_run_removes_its_file_and_stops_its_server() {
         .nth(1)
         .unwrap_or_else(|| panic!("no port in the server log:\n{log}"));
     assert_eq!(riperf_servers_on(port), Vec::<String>::new());
+    let _ = fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn net_runs_against_a_given_iperf3_server() {
+    let Some(iperf3) = rbench_tests::original("iperf3") else {
+        return;
+    };
+    let tmp = temp_dir("server");
+    // A port from this process's id, away from the ranges other tests pick.
+    let port = (61000 + std::process::id() % 4000).to_string();
+    let mut server = Command::new(iperf3)
+        .args(["-s", "-B", "127.0.0.1", "-p", &port])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start iperf3 -s");
+    std::thread::sleep(Duration::from_millis(300));
+    let out = bench_all(
+        "sh",
+        &target_dir(),
+        &[
+            "--quick",
+            "--only",
+            "net",
+            "--server",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--out",
+            tmp.to_str().unwrap(),
+        ],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_ok(&out);
+    let (h, net) = read_csv(&tmp.join("net.csv"));
+    check_numbers("net.csv", &h, &net, |row, col| {
+        match row["protocol"].as_str() {
+            "tcp" => [
+                "loss_percent",
+                "lost_packets",
+                "packets",
+                "jitter_ms",
+                "retransmits",
+            ]
+            .contains(&col),
+            _ => col == "retransmits",
+        }
+    });
+    for r in &net {
+        assert_eq!(r["server"], format!("127.0.0.1:{port}"));
+    }
+    let report = fs::read_to_string(tmp.join("report.md")).unwrap();
+    assert!(report.contains("given with --server"), "{report}");
+    // It started no server of its own.
+    assert!(!tmp.join("raw/riperf-server.log").exists());
     let _ = fs::remove_dir_all(&tmp);
 }
