@@ -347,3 +347,70 @@ pub fn unacked_bytes(fd: i32) -> i64 {
         0
     }
 }
+
+/// `-L`: the peer address carrying the IPv6 flow label.
+pub fn with_flowlabel(peer: SocketAddr, label: u32) -> SocketAddr {
+    match peer {
+        SocketAddr::V6(a) if label != 0 => SocketAddr::V6(std::net::SocketAddrV6::new(
+            *a.ip(),
+            a.port(),
+            (label & 0xfffff).to_be(),
+            a.scope_id(),
+        )),
+        other => other,
+    }
+}
+
+/// `-L`: lease the flow label for the peer and send it (Linux's
+/// IPV6_FLOWLABEL_MGR; i_errno 127 when it cannot be set).
+pub fn flowlabel_mgr(s: &Socket, peer: &SocketAddr, label: u32) -> Result<(), i32> {
+    const IPV6_FLOWLABEL_MGR: libc::c_int = 32;
+    const IPV6_FLOWINFO_SEND: libc::c_int = 33;
+    #[repr(C)]
+    struct FlowLabelReq {
+        dst: [u8; 16],
+        label: u32,
+        action: u8,
+        share: u8,
+        flags: u16,
+        expires: u16,
+        linger: u16,
+        pad: u32,
+    }
+    let SocketAddr::V6(a) = peer else {
+        return Err(127);
+    };
+    let req = FlowLabelReq {
+        dst: a.ip().octets(),
+        label: (label & 0xfffff).to_be(),
+        action: 0,  // IPV6_FL_A_GET
+        share: 255, // IPV6_FL_S_ANY
+        flags: 1,   // IPV6_FL_F_CREATE
+        expires: 0,
+        linger: 0,
+        pad: 0,
+    };
+    let one: libc::c_int = 1;
+    // SAFETY: setsockopt with plain-data option values of the stated sizes.
+    let ok = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::IPPROTO_IPV6,
+            IPV6_FLOWLABEL_MGR,
+            &req as *const _ as *const libc::c_void,
+            std::mem::size_of::<FlowLabelReq>() as libc::socklen_t,
+        ) == 0
+            && libc::setsockopt(
+                s.as_raw_fd(),
+                libc::IPPROTO_IPV6,
+                IPV6_FLOWINFO_SEND,
+                &one as *const _ as *const libc::c_void,
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            ) == 0
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(127)
+    }
+}

@@ -100,11 +100,17 @@ pub fn create_streams(
                 s as Arc<dyn std::any::Any + Send + Sync>,
             )
         } else {
+            let label = cfg.flowlabel.max(0) as u32;
             let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
                 net::set_window(s, opts.window)?;
-                net::apply_tcp_opts(s, &opts, v6)
+                net::apply_tcp_opts(s, &opts, v6)?;
+                if label != 0 {
+                    net::flowlabel_mgr(s, &peer, label)?;
+                }
+                Ok(())
             };
-            let mut t = net::connect_tcp(&[peer], bind_ip, cfg.cport, None, &prepare).map_err(
+            let to = net::with_flowlabel(peer, label);
+            let mut t = net::connect_tcp(&[to], bind_ip, cfg.cport, None, &prepare).map_err(
                 |e| match e {
                     net::ConnectError::Io(e) => {
                         format!("unable to connect stream: {}", e.to_string_c())

@@ -52,6 +52,7 @@ pub fn message(i_errno: i32) -> (String, bool) {
         123 => ("unable to set TCP/SCTP MSS", true),
         124 => ("unable to set socket buffer size", true),
         125 => ("unable to set IP TOS", true),
+        127 => ("unable to set IPv6 flow label", false),
         132 => ("unable to set CPU affinity", true),
         134 => ("unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on this host", false),
         140 => ("unable to set socket pacing", true),
