@@ -183,6 +183,7 @@ impl StreamIo for UdpSender {
 impl UdpSender {
     /// The hot loop: headers written in place, one sendmmsg per batch.
     fn send_loop(&mut self, test: &TestShared, c: &Counters, batch: &mut Batch, segs: usize) {
+        let mut segs = segs;
         let fd = self.sock.as_raw_fd();
         let limited = test.limited();
         let len = self.len as u64;
@@ -190,7 +191,7 @@ impl UdpSender {
         let mut seq: u64 = 0;
         let mut sent_bytes: u64 = 0;
         let burst = self.pacing.burst.max(1) as usize;
-        let max = BATCH * segs;
+        let mut max = BATCH * segs;
         while test.phase() == phase::RUNNING {
             let mut k = max;
             if self.pacing.rate != 0 {
@@ -256,6 +257,13 @@ impl UdpSender {
                     | Some(libc::ENOBUFS)
                     | Some(libc::ECONNREFUSED)
                     | Some(libc::EINTR) => {}
+                    // The path cannot take GSO (a segment larger than its
+                    // MTU, no checksum offload): one datagram per message.
+                    Some(libc::EINVAL) | Some(libc::EMSGSIZE) | Some(libc::EIO) if segs > 1 => {
+                        set_udp_opt(fd, UDP_SEGMENT, 0);
+                        segs = 1;
+                        max = BATCH;
+                    }
                     _ => return,
                 }
             }
