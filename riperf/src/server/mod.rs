@@ -325,6 +325,10 @@ fn run_test(
             },
         })?;
     let p = TestParams::from_json(&v);
+    if !p.get_server_output {
+        // Nobody will ask for the text: do not keep it.
+        report.out.capture = None;
+    }
     validate(&p, cfg.max_parallel)?;
     let udp = p.protocol == Protocol::Udp;
     if cfg.verbose && !udp {
