@@ -102,7 +102,6 @@ struct Track {
 /// Turns running totals into intervals.
 pub struct Sampler {
     tracks: Vec<Track>,
-    pub intervals: Vec<Interval>,
     pub interval_secs: f64,
 }
 
@@ -123,7 +122,6 @@ impl Sampler {
                     ..Default::default()
                 })
                 .collect(),
-            intervals: Vec::new(),
             interval_secs,
         }
     }
@@ -200,12 +198,10 @@ impl Sampler {
         if !keep {
             return None;
         }
-        let iv = Interval {
+        Some(Interval {
             streams: out,
             omitted,
-        };
-        self.intervals.push(iv.clone());
-        Some(iv)
+        })
     }
 
     /// The omit period ended at `now`: totals and times restart from here.
