@@ -318,8 +318,10 @@ pub fn run(
     let mut held: Option<usize> = None;
 
     'outer: loop {
-        // Cold checks once per pass of the loop, cheap compare first.
-        let now = ns(clock.now());
+        // Cold checks once per pass of the loop, cheap compare first. The
+        // same clock reading starts the first unit issued below.
+        let mut pass_ticks = clock.now();
+        let now = ns(pass_ticks);
         if now >= next_check || !measuring {
             if !measuring && now >= ramp_ns {
                 st.reset();
@@ -384,7 +386,13 @@ pub fn run(
             };
             let io = &mut units[idx];
             if !prepared {
-                io.start = clock.now();
+                // One clock read saved per pass: the first unit starts at the
+                // pass's reading, later ones (async refills) read anew.
+                io.start = if pass_ticks != 0 {
+                    std::mem::take(&mut pass_ticks)
+                } else {
+                    clock.now()
+                };
                 let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
                 let bytes_left = io_per_pass == 0 || issued_bytes < io_per_pass;
                 // A due fsync goes out only if more I/O follows, as in fio.
