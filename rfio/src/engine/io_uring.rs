@@ -154,7 +154,7 @@ impl Engine for Uring {
         loop {
             if self.deferred > 0 {
                 let ready = self.ring.completion().len();
-                let want = if ready >= min { 0 } else { min - ready };
+                let want = min.saturating_sub(ready);
                 match self.ring.submit_and_wait(want) {
                     Ok(_) => self.deferred = 0,
                     Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
