@@ -195,6 +195,9 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
             "generate-man" => return Err(Failure::done(crate::man::render())),
             "help" => return Err(Failure::done(help::usage(prog))),
             "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all"))),
+            "enghelp" => return Err(help::enghelp(inline.as_deref())),
+            // Accepted for compatibility, without effect in rfio.
+            "warnings-fatal" => {}
             "parse-only" => p.parse_only = true,
             "showcmd" => p.showcmd = true,
             "readonly" => p.readonly = true,

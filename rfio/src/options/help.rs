@@ -74,6 +74,51 @@ pub fn cmdhelp(which: &str) -> Failure {
     }
 }
 
+/// `--enghelp[=engine[,option]]`: the engines, or one engine's options.
+pub fn enghelp(which: Option<&str>) -> Failure {
+    use super::table::ENGINES;
+    let Some(which) = which.filter(|w| !w.is_empty()) else {
+        let mut s = String::from("Available IO engines:\n");
+        for (e, _) in ENGINES {
+            s.push_str(&format!("\t{e}\n"));
+        }
+        return Failure::done(s);
+    };
+    let (engine, opt) = match which.split_once(',') {
+        Some((e, o)) => (e, Some(o)),
+        None => (which, None),
+    };
+    if !ENGINES.iter().any(|(e, _)| *e == engine) {
+        return Failure {
+            stdout: String::new(),
+            stderr: format!("fio: engine {engine} not loadable\n"),
+            code: 1,
+        };
+    }
+    let own: Vec<&OptDef> = OPTIONS
+        .iter()
+        .filter(|o| o.engines.contains(&engine))
+        .collect();
+    if let Some(name) = opt {
+        return match own.iter().find(|o| o.name == name) {
+            Some(o) => Failure::done(describe(o)),
+            None => Failure::done(format!("No such command: {name}\n")),
+        };
+    }
+    if own.is_empty() {
+        return Failure {
+            stdout: format!("IO engine {engine} has no options\n"),
+            stderr: String::new(),
+            code: 1,
+        };
+    }
+    let mut s = String::new();
+    for o in own {
+        s.push_str(&format!("{:<24}: {}\n", o.name, o.help));
+    }
+    Failure::done(s)
+}
+
 /// The program options rfio reads, in fio's `--help` layout.
 const USAGE: &[(&str, &str)] = &[
     ("--parse-only", "Parse options only, don't start any IO"),
@@ -92,6 +137,23 @@ const USAGE: &[(&str, &str)] = &[
     (
         "--cmdhelp=cmd",
         "Print command help, \"all\" for all of them",
+    ),
+    (
+        "--enghelp=engine",
+        "Print ioengine help, or list available ioengines",
+    ),
+    ("--enghelp=engine,cmd", "Print help for an ioengine cmd"),
+    (
+        "--eta=when",
+        "When ETA estimate should be printed (always, never or auto)",
+    ),
+    (
+        "--eta-newline=t",
+        "Force a new line for every 't' period passed",
+    ),
+    (
+        "--status-interval=t",
+        "Force full status dump every 't' period passed",
     ),
     ("--showcmd", "Turn a job file into command line options"),
     (
