@@ -1,12 +1,15 @@
 //! Running jobs: stonewall segments one after the other, the jobs of a
 //! segment on their own threads, each through the job loop in `worker`.
 
+pub mod buffers;
 pub mod diskstats;
 pub mod distribution;
 pub mod eta;
 pub mod files;
 pub mod logs;
 pub mod offsets;
+pub mod sampler;
+pub mod throttle;
 pub mod worker;
 
 use crate::engine::{self, IoKind};

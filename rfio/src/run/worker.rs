@@ -3,52 +3,18 @@
 //! list, histograms) is allocated before the loop; the loop itself only
 //! reads the clock, calls the engine and updates counters.
 
+use super::buffers::Buffers;
 use super::files::JobFiles;
 use super::logs::Logs;
 use super::offsets::{Picker, Rng};
+use super::sampler::Sampler;
+use super::throttle::Throttle;
 use crate::engine::{Engine, IoKind, IoUnit, Queued, Traits};
 use crate::job::Job;
 use crate::stats::{batch_bucket, depth_bucket, ThreadStats};
 use rbench_common::clock::FastClock;
 use rbench_common::stop;
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// I/O buffers: one aligned allocation, carved per unit.
-struct Buffers {
-    ptr: *mut u8,
-    layout: Layout,
-}
-
-impl Buffers {
-    fn new(units: usize, unit_len: usize, zero: bool) -> Option<Self> {
-        let size = (units * unit_len).max(4096);
-        let layout = Layout::from_size_align(size, 4096).ok()?;
-        // SAFETY: non-zero size, valid layout.
-        let ptr = unsafe { alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return None;
-        }
-        // Write buffers carry pseudo-random data, filled once (fio's default
-        // scramble is not reproduced per I/O).
-        if !zero {
-            let mut rng = Rng::new(0x5eed);
-            // SAFETY: `ptr` points at `size` writable bytes.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
-            for w in bytes.chunks_mut(8) {
-                w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
-            }
-        }
-        Some(Buffers { ptr, layout })
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: freeing what `new` allocated with the same layout.
-        unsafe { dealloc(self.ptr, self.layout) };
-    }
-}
 
 /// How a job ended when it ended with an error.
 #[derive(Debug, Clone)]
@@ -58,104 +24,6 @@ pub struct IoError {
     pub offset: u64,
     pub len: usize,
     pub file: usize,
-}
-
-/// Measurement windows for the bw/iops lines (every bwavgtime/iopsavgtime).
-struct Sampler {
-    bw_every: u64,
-    iops_every: u64,
-    bw_last: u64,
-    iops_last: u64,
-    bw_bytes: [u64; 3],
-    iops_ios: [u64; 3],
-    dirs: [bool; 3],
-    /// (bw, iops) sampled per I/O by the logs instead.
-    per_io: (bool, bool),
-}
-
-impl Sampler {
-    fn new(job: &Job, now_ns: u64) -> Self {
-        Sampler {
-            bw_every: job.bwavgtime_ms * 1_000_000,
-            iops_every: job.iopsavgtime_ms * 1_000_000,
-            bw_last: now_ns,
-            iops_last: now_ns,
-            bw_bytes: [0; 3],
-            iops_ios: [0; 3],
-            dirs: [job.pattern.read, job.pattern.write, job.pattern.trim],
-            per_io: (false, false),
-        }
-    }
-
-    /// Cold path: at most a few times per second.
-    #[cold]
-    fn sample(&mut self, now_ns: u64, st: &mut ThreadStats) {
-        if now_ns - self.bw_last >= self.bw_every {
-            let ms = (now_ns - self.bw_last) / 1_000_000;
-            for d in 0..3 {
-                if self.dirs[d] && !self.per_io.0 {
-                    let delta = st.dir[d].io_bytes - self.bw_bytes[d];
-                    st.dir[d].bw.push(delta * 1000 / ms.max(1) / 1024);
-                    self.bw_bytes[d] = st.dir[d].io_bytes;
-                }
-            }
-            self.bw_last = now_ns;
-        }
-        if now_ns - self.iops_last >= self.iops_every {
-            let ms = (now_ns - self.iops_last) / 1_000_000;
-            for d in 0..3 {
-                if self.dirs[d] && !self.per_io.1 {
-                    let delta = st.dir[d].ios - self.iops_ios[d];
-                    st.dir[d].iops.push(delta * 1000 / ms.max(1));
-                    self.iops_ios[d] = st.dir[d].ios;
-                }
-            }
-            self.iops_last = now_ns;
-        }
-    }
-
-    fn next_due(&self) -> u64 {
-        (self.bw_last + self.bw_every).min(self.iops_last + self.iops_every)
-    }
-}
-
-/// `rate`/`rate_iops`: each direction's I/O may start only once the bytes
-/// and ios already issued fit the cap since the job started.
-struct Throttle {
-    on: bool,
-    rate: [u64; 3],
-    iops: [u64; 3],
-    bytes: [u64; 3],
-    ios: [u64; 3],
-}
-
-impl Throttle {
-    fn new(job: &Job) -> Self {
-        Throttle {
-            on: job.rate.iter().chain(&job.rate_iops).any(|&r| r > 0),
-            rate: job.rate,
-            iops: job.rate_iops,
-            bytes: [0; 3],
-            ios: [0; 3],
-        }
-    }
-
-    /// Nanoseconds since the start before which this I/O may not start.
-    #[cold]
-    fn due_ns(&mut self, d: usize, len: u64) -> u64 {
-        let mut due = 0u64;
-        if self.rate[d] > 0 {
-            due = due
-                .max((u128::from(self.bytes[d]) * 1_000_000_000 / u128::from(self.rate[d])) as u64);
-        }
-        if self.iops[d] > 0 {
-            due = due
-                .max((u128::from(self.ios[d]) * 1_000_000_000 / u128::from(self.iops[d])) as u64);
-        }
-        self.bytes[d] += len;
-        self.ios[d] += 1;
-        due
-    }
 }
 
 /// Record one completed unit. Hot path.
