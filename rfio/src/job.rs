@@ -281,6 +281,7 @@ fn build(
         s => s.to_string(),
     };
     let time_based = o.flag("time_based");
+    let gtod = o.flag("gtod_reduce");
     let cpus_allowed = match o.text("cpus_allowed") {
         None => None,
         Some(list) => {
@@ -379,12 +380,13 @@ fn build(
         prio: o.is_set("prio").then(|| o.int("prio") as u32),
         percentiles: pcts,
         pct_precision: prec,
-        clat_percentiles: o.flag("clat_percentiles") && !o.flag("disable_clat"),
-        lat_percentiles: o.flag("lat_percentiles") && !o.flag("disable_lat"),
-        slat_percentiles: o.flag("slat_percentiles") && !o.flag("disable_slat"),
-        disable_lat: o.flag("disable_lat"),
-        disable_clat: o.flag("disable_clat"),
-        disable_slat: o.flag("disable_slat"),
+        clat_percentiles: o.flag("clat_percentiles") && !(o.flag("disable_clat") || gtod),
+        lat_percentiles: o.flag("lat_percentiles") && !(o.flag("disable_lat") || gtod),
+        slat_percentiles: o.flag("slat_percentiles") && !(o.flag("disable_slat") || gtod),
+        // gtod_reduce turns every latency measurement off (§3).
+        disable_lat: o.flag("disable_lat") || gtod,
+        disable_clat: o.flag("disable_clat") || gtod,
+        disable_slat: o.flag("disable_slat") || gtod,
         bwavgtime_ms: o.int("bwavgtime").max(1) as u64,
         iopsavgtime_ms: o.int("iopsavgtime").max(1) as u64,
         kb_base,

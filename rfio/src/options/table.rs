@@ -772,6 +772,30 @@ pub static OPTIONS: &[OptDef] = &[
         "Statistics",
         "Disable submission latency numbers",
     ),
+    aliased(
+        opt(
+            "disable_bw_measurement",
+            Kind::Bool,
+            Some("0"),
+            "Statistics",
+            "Disable bandwidth logging (no effect on reports, as in fio 3.33)",
+        ),
+        "disable_bw",
+    ),
+    opt(
+        "gtod_reduce",
+        Kind::Bool,
+        Some("0"),
+        "Statistics",
+        "Greatly reduce number of gettimeofday() calls",
+    ),
+    opt(
+        "scramble_buffers",
+        Kind::Bool,
+        Some("1"),
+        "Buffers",
+        "Slightly scramble buffers on every IO submit",
+    ),
     opt(
         "unified_rw_reporting",
         Kind::Choice(UNIFIED),
