@@ -778,7 +778,7 @@ pub static OPTIONS: &[OptDef] = &[
             Kind::Bool,
             Some("0"),
             "Statistics",
-            "Disable bandwidth logging (no effect on reports, as in fio 3.33)",
+            "Disable bandwidth logging",
         ),
         "disable_bw",
     ),
