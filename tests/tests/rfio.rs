@@ -199,6 +199,41 @@ fn garbage_values_are_rejected() {
     assert!(r.stderr.contains("missing its closing ']'"), "{}", r.stderr);
 }
 
+/// `--cmdhelp` of every option in rfio's table is fio's, except the value
+/// lists rfio shortens (engines and distributions it does not implement)
+/// and engine options (fio only knows them once the engine is loaded).
+#[test]
+fn cmdhelp_of_every_option_matches_fio() {
+    let Some(fio) = original("fio") else {
+        return;
+    };
+    let d = temp_dir("cmdhelp");
+    let all = run_in(&our_bin("rfio"), &d, &["--cmdhelp=all"]);
+    let shortened = [
+        "ioengine",
+        "random_distribution",
+        "file_service_type",
+        "hipri",
+        "fixedbufs",
+        "registerfiles",
+        "sqthread_poll",
+    ];
+    let names: Vec<&str> = all
+        .stdout
+        .lines()
+        .filter_map(|l| l.split(':').next())
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && !shortened.contains(n))
+        .collect();
+    assert!(names.len() > 80, "{}", all.stdout);
+    for name in names {
+        let arg = format!("--cmdhelp={name}");
+        let ours = run_in(&our_bin("rfio"), &d, &[&arg]);
+        let theirs = run_in(&fio, &d, &[&arg]);
+        assert_eq!(ours.stdout, theirs.stdout, "{arg}");
+    }
+}
+
 #[test]
 fn cmdhelp_matches_fio() {
     for opt in [

@@ -40,13 +40,17 @@ pub fn describe(opt: &OptDef) -> String {
     if let Some(a) = opt.alias {
         s.push_str(&format!("{:>20}: {a}\n", "alias"));
     }
-    s.push_str(&format!("{:>20}: {}\n", "type", opt.kind.type_text()));
+    let (ty, range) = match opt.shown {
+        Some((t, r)) => (t, r.map(str::to_string)),
+        None => (opt.kind.type_text(), range_line(opt)),
+    };
+    s.push_str(&format!("{:>20}: {ty}\n", "type"));
     s.push_str(&format!(
         "{:>20}: {}\n",
         "default",
         opt.default.unwrap_or("no default")
     ));
-    if let Some(r) = range_line(opt) {
+    if let Some(r) = range {
         s.push_str(&format!("{:>20}: {r}\n", "range"));
     }
     s.push_str(&valid_values(opt));

@@ -17,6 +17,9 @@ pub struct OptDef {
     pub prio: i8,
     /// Engines this option belongs to (empty: every job).
     pub engines: &'static [&'static str],
+    /// `--cmdhelp` type and range lines where fio's differ from what the
+    /// kind implies (fio's own option types are finer grained).
+    pub shown: Option<(&'static str, Option<&'static str>)>,
 }
 
 impl OptDef {
@@ -42,7 +45,13 @@ const fn opt(
         category,
         prio: 0,
         engines: &[],
+        shown: None,
     }
+}
+
+const fn shown(mut o: OptDef, ty: &'static str, range: Option<&'static str>) -> OptDef {
+    o.shown = Some((ty, range));
+    o
 }
 
 const fn aliased(mut o: OptDef, alias: &'static str) -> OptDef {
@@ -248,12 +257,16 @@ pub static OPTIONS: &[OptDef] = &[
         "Random",
         "Use repeatable random IO pattern",
     ),
-    opt(
-        "randseed",
-        Kind::Int { min: 0, max: -1 },
-        Some("0x89"),
-        "Random",
-        "Set the random generator seed value",
+    shown(
+        opt(
+            "randseed",
+            Kind::Int { min: 0, max: -1 },
+            Some("0x89"),
+            "Random",
+            "Set the random generator seed value",
+        ),
+        "string (opt=bla)",
+        None,
     ),
     aliased(
         opt(
@@ -265,19 +278,27 @@ pub static OPTIONS: &[OptDef] = &[
         ),
         "blockalign",
     ),
-    opt(
-        "thinktime",
-        Kind::Time(TimeUnit::Micros),
-        Some("0"),
-        "Thinktime",
-        "Idle time between IO buffers (usec)",
+    shown(
+        opt(
+            "thinktime",
+            Kind::Time(TimeUnit::Micros),
+            Some("0"),
+            "Thinktime",
+            "Idle time between IO buffers (usec)",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
     ),
-    opt(
-        "thinktime_spin",
-        Kind::Time(TimeUnit::Micros),
-        Some("0"),
-        "Thinktime",
-        "Start think time by spinning this amount (usec)",
+    shown(
+        opt(
+            "thinktime_spin",
+            Kind::Time(TimeUnit::Micros),
+            Some("0"),
+            "Thinktime",
+            "Start think time by spinning this amount (usec)",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
     ),
     opt(
         "thinktime_blocks",
@@ -357,12 +378,15 @@ pub static OPTIONS: &[OptDef] = &[
         ),
         "iodepth_batch_submit",
     ),
-    opt(
-        "iodepth_batch_complete_min",
-        UNBOUNDED,
-        Some("1"),
-        "I/O depth",
-        "Min number of IO buffers to retrieve in one go",
+    aliased(
+        opt(
+            "iodepth_batch_complete_min",
+            UNBOUNDED,
+            Some("1"),
+            "I/O depth",
+            "Min number of IO buffers to retrieve in one go",
+        ),
+        "iodepth_batch_complete",
     ),
     opt(
         "iodepth_batch_complete_max",
@@ -388,12 +412,16 @@ pub static OPTIONS: &[OptDef] = &[
         ),
         "io_limit",
     ),
-    opt(
-        "filesize",
-        Kind::Ranges,
-        None,
-        "I/O size",
-        "Size of individual files",
+    shown(
+        opt(
+            "filesize",
+            Kind::Ranges,
+            None,
+            "I/O size",
+            "Size of individual files",
+        ),
+        "string (opt=bla)",
+        Some("min=1"),
     ),
     aliased(
         opt(
@@ -412,12 +440,16 @@ pub static OPTIONS: &[OptDef] = &[
         "I/O size",
         "What is the increment from one offset to the next",
     ),
-    opt(
-        "number_ios",
-        UNBOUNDED,
-        Some("0"),
-        "I/O size",
-        "Force job completion after this number of IOs",
+    shown(
+        opt(
+            "number_ios",
+            UNBOUNDED,
+            Some("0"),
+            "I/O size",
+            "Force job completion after this number of IOs",
+        ),
+        "string (opt=bla)",
+        None,
     ),
     aliased(
         opt(
