@@ -151,7 +151,13 @@ impl Kind {
             Kind::Bool | Kind::Flag => match s.trim() {
                 "" if matches!(self, Kind::Flag) => Ok(Value::Bool(true)),
                 t => {
-                    let v = parse_int(name, t, kb_base, 0, 1)?;
+                    // fio words a boolean's range error without the name.
+                    let v = parse_int(name, t, kb_base, 0, 1).map_err(|mut e| {
+                        e.detail = e
+                            .detail
+                            .map(|d| d.trim_start_matches(&format!("{name}: ")).to_string());
+                        e
+                    })?;
                     Ok(Value::Bool(v == 1))
                 }
             },
