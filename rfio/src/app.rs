@@ -190,9 +190,13 @@ pub fn main(args: &[String]) -> i32 {
         )
     });
     let runs = run::run_all(&jobs, eta, periodic, &mut |s, t| {
-        // Progress notices belong to normal output; errors always show.
-        if s == Stream::Stderr || normal_on || t.starts_with("fio:") {
+        // Progress notices belong to normal output. Without it (json,
+        // terse, csv) stdout carries only results: fio's error lines that
+        // it prints on stdout go to stderr instead, so the JSON stays valid.
+        if normal_on {
             out.put(s, t)
+        } else if s == Stream::Stderr || t.starts_with("fio:") {
+            out.put(Stream::Stderr, t)
         }
     });
     // Devices count only when some job got as far as running.

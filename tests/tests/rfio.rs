@@ -693,6 +693,23 @@ fn json_stays_one_document_when_a_job_fails() {
     let doc = parse_json(&r.stdout);
     assert!(doc["jobs"].is_array());
     assert!(r.stderr.contains("you need to specify size="));
+    // An I/O error (O_DIRECT with a 100-byte block): fio prints its error
+    // lines on stdout and breaks the document; rfio keeps it valid.
+    std::fs::write(d.join("data"), vec![0u8; 1 << 20]).expect("write data");
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &[
+            "--name=x",
+            "--filename=data",
+            "--direct=1",
+            "--bs=100",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(parse_json(&r.stdout)["jobs"][0]["error"], 22);
+    assert!(r.stderr.contains("err=22"), "{}", r.stderr);
 }
 
 #[test]
