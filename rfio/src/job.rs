@@ -132,6 +132,9 @@ pub struct Job {
     pub sig_figs: usize,
     pub description: Option<String>,
     pub unlink: bool,
+    /// continue_on_error as a mask: 1 read, 2 write (0: stop at errors;
+    /// None: option not set, no `errors` line).
+    pub continue_on_error: Option<u8>,
     pub allow_mounted_write: bool,
     /// file_service_type: roundrobin, random or sequential.
     pub file_service: String,
@@ -399,6 +402,14 @@ fn build(
         sig_figs: o.int("significant_figures") as usize,
         description: o.text("description"),
         unlink: o.flag("unlink"),
+        continue_on_error: o.is_set("continue_on_error").then(|| {
+            match o.choice("continue_on_error").0.as_str() {
+                "read" => 1,
+                "write" => 2,
+                "io" | "all" | "1" => 3,
+                _ => 0,
+            }
+        }),
         allow_mounted_write: o.flag("allow_mounted_write"),
         file_service: o.choice("file_service_type").0,
         zero_buffers: o.flag("zero_buffers"),

@@ -103,6 +103,8 @@ pub struct UnitReport {
     pub latency_us: [f64; 10],
     pub latency_ms: [f64; 12],
     pub issued: [u64; 4],
+    /// (total, first errno) when continue_on_error is set.
+    pub errors: Option<(u64, i32)>,
     pub short: [u64; 3],
     pub iodepth: usize,
     /// unified_rw_reporting: 0 none, 1 mixed (dirs[0] holds all), 2 both.
@@ -306,6 +308,9 @@ fn unit_report(
         latency_us,
         latency_ms,
         issued: st.issued,
+        errors: job
+            .continue_on_error
+            .map(|_| (st.total_err, st.first_error)),
         short: [
             st.dir[0].short_ios,
             st.dir[1].short_ios,

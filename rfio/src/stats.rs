@@ -110,6 +110,9 @@ pub struct ThreadStats {
     pub minf: u64,
     pub runtime_ms: u64,
     pub error: i32,
+    /// Errors continued past (continue_on_error) and the first of them.
+    pub total_err: u64,
+    pub first_error: i32,
     /// fio's error context: (file:line-like origin, function, strerror).
     pub error_text: Option<(String, String)>,
 }
@@ -176,6 +179,10 @@ impl ThreadStats {
         self.ctx += o.ctx;
         self.majf += o.majf;
         self.minf += o.minf;
+        self.total_err += o.total_err;
+        if self.first_error == 0 {
+            self.first_error = o.first_error;
+        }
         self.runtime_ms += o.runtime_ms;
         if self.error == 0 {
             self.error = o.error;

@@ -449,6 +449,18 @@ fn json_key_paths_and_types_match_fio() {
             "--rw=randrw",
             "--unified_rw_reporting=both",
         ],
+        &[
+            "--name=j",
+            "--ioengine=null",
+            "--size=4m",
+            "--continue_on_error=all",
+        ],
+        &[
+            "--name=j",
+            "--ioengine=null",
+            "--size=4m",
+            "--description=some words",
+        ],
     ];
     for job in jobs {
         for fmt in ["--output-format=json", "--output-format=json+"] {
@@ -582,6 +594,18 @@ fn terse_field_counts_match_fio() {
                 "--size=4m",
                 "--rw=randrw",
                 "--unified_rw_reporting=both",
+            ],
+            &[
+                "--name=t",
+                "--ioengine=null",
+                "--size=4m",
+                "--continue_on_error=all",
+            ],
+            &[
+                "--name=t",
+                "--ioengine=null",
+                "--size=4m",
+                "--description=d",
             ],
         ] {
             let mut args = job.to_vec();

@@ -140,6 +140,17 @@ const GENERATORS: &[(&str, &str)] = &[
     ("tausworthe64", "64-bit Tausworthe variant"),
 ];
 
+const CONTINUE_ON_ERROR: &[(&str, &str)] = &[
+    ("none", "Exit when an error is encountered"),
+    ("read", "Continue on read errors only"),
+    ("write", "Continue on write errors only"),
+    ("io", "Continue on any IO errors"),
+    ("verify", "Continue on verify errors only"),
+    ("all", "Continue on all io and verify errors"),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'all'"),
+];
+
 const KB_BASES: &[(&str, &str)] = &[
     (
         "1024",
@@ -516,6 +527,13 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "Buffers",
         "Refill IO buffers on every IO submit",
+    ),
+    opt(
+        "continue_on_error",
+        Kind::Choice(CONTINUE_ON_ERROR),
+        Some("none"),
+        "Error handling",
+        "Continue on non-fatal errors during IO",
     ),
     opt(
         "unlink",

@@ -207,6 +207,14 @@ fn unit(u: &UnitReport, plus: bool) -> J {
     for (k, (name, v)) in dirs.into_iter().enumerate() {
         e.insert(at + k, (name, v));
     }
+    if let Some((total, first)) = u.errors {
+        let at = e
+            .iter()
+            .position(|(k, _)| *k == "latency_depth")
+            .unwrap_or(e.len());
+        e.insert(at, ("first_error", J::Int(i64::from(first))));
+        e.insert(at, ("total_err", J::UInt(total)));
+    }
     if let Some(d) = &u.description {
         e.push(("desc", J::Str(d.clone())));
     }

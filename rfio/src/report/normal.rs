@@ -258,6 +258,13 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
         "     issued rwts: total={},{},{},{} short={},{},{},0 dropped=0,0,0,0",
         u.issued[0], u.issued[1], u.issued[2], u.issued[3], u.short[0], u.short[1], u.short[2]
     );
+    if let Some((total, first)) = u.errors {
+        let _ = writeln!(
+            s,
+            "     errors    : total={total}, first_error={first}/<{}>",
+            crate::run::strerror(first)
+        );
+    }
     let _ = writeln!(
         s,
         "     latency   : target=0, window=0, percentile=100.00%, depth={}",

@@ -137,6 +137,9 @@ pub fn render(r: &Report, ver: u32, pct_list: &[f64], disks: &[DiskReport]) -> S
                 );
             }
         }
+        if let Some((total, first)) = u.errors {
+            let _ = write!(s, ";{total};{first}");
+        }
         match (&u.description, ver) {
             (Some(desc), 2) => {
                 // v2 puts the description on a line of its own, after a `;`.

@@ -30,7 +30,23 @@ pub struct IoError {
 #[inline]
 fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job) -> Option<i32> {
     if io.result < 0 {
-        return Some((-io.result) as i32);
+        let errno = (-io.result) as i32;
+        // continue_on_error: fio continues past its non-fatal errors only
+        // (EIO, EILSEQ by default), for the chosen directions.
+        let class = match io.kind {
+            IoKind::Read => 1,
+            IoKind::Write => 2,
+            _ => 3,
+        };
+        let nonfatal = matches!(errno, libc::EIO | libc::EILSEQ);
+        if nonfatal && job.continue_on_error.is_some_and(|m| m & class != 0) {
+            st.total_err += 1;
+            if st.first_error == 0 {
+                st.first_error = errno;
+            }
+            return None;
+        }
+        return Some(errno);
     }
     let (clat, lat) = done_ns_lat;
     match io.kind {
