@@ -87,6 +87,7 @@ pub struct Job {
     pub stonewall: bool,
     pub new_group: bool,
     pub exitall: bool,
+    pub exitall_on_error: bool,
     pub randrepeat: bool,
     /// Set explicitly (seeds the offsets when randrepeat=0).
     pub randseed: Option<u64>,
@@ -357,6 +358,7 @@ fn build(
         stonewall: o.flag("stonewall") || def.stonewall,
         new_group: o.flag("new_group"),
         exitall: o.flag("exitall"),
+        exitall_on_error: o.flag("exitall_on_error"),
         randrepeat: o.flag("randrepeat"),
         randseed: o.is_set("randseed").then(|| o.int("randseed") as u64),
         norandommap: o.flag("norandommap"),

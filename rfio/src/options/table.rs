@@ -753,6 +753,13 @@ pub static OPTIONS: &[OptDef] = &[
         "Terminate all jobs when one exits",
     ),
     opt(
+        "exitall_on_error",
+        Kind::Flag,
+        None,
+        "Job",
+        "Terminate all jobs when one exits in error",
+    ),
+    opt(
         "prio",
         Kind::Int { min: 0, max: 7 },
         None,

@@ -251,7 +251,7 @@ fn run_segment(
                     let log_error = logs
                         .and_then(|l| l.write(job).err())
                         .map(|e| format!("fio: failed to write log file: {e}\n"));
-                    if job.exitall {
+                    if job.exitall || (job.exitall_on_error && stats.error != 0) {
                         exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
                     if job.unlink {
