@@ -27,7 +27,9 @@ fn port() -> u16 {
             .wrapping_add(nanos);
         let _ = NEXT.compare_exchange(
             0,
-            20000 + (seed % 30000) as u16,
+            // Below Linux's ephemeral range (32768-60999), so no client
+            // socket of a running test holds it.
+            20000 + (seed % 10000) as u16,
             Ordering::SeqCst,
             Ordering::SeqCst,
         );
@@ -43,8 +45,22 @@ struct Server {
 }
 
 impl Server {
+    /// Start a server on a fresh port, trying another port when one is
+    /// taken (another program may hold it).
     fn start(bin: &Path, extra: &[&str]) -> Server {
+        for _ in 0..5 {
+            if let Some(s) = Server::try_start(bin, extra) {
+                return s;
+            }
+        }
+        panic!("{bin:?} did not start listening on any of 5 ports");
+    }
+
+    fn try_start(bin: &Path, extra: &[&str]) -> Option<Server> {
         let port = port();
+        if listening(port) {
+            return None;
+        }
         let out =
             std::env::temp_dir().join(format!("riperf-test-{}-{port}.out", std::process::id()));
         let f = std::fs::File::create(&out).expect("temp file");
@@ -57,15 +73,23 @@ impl Server {
         let child = cmd.spawn().expect("spawn server");
         // Wait until it listens, without connecting (a probe connection
         // would be a client to a `-1` server).
+        let mut srv = Server { child, out, port };
         let t = Instant::now();
         while !listening(port) {
-            assert!(
-                t.elapsed() < Duration::from_secs(5),
-                "server did not start listening"
-            );
+            // Exited (port taken) or too slow: the caller tries another port.
+            if t.elapsed() > Duration::from_secs(5) || srv.child.try_wait().ok().flatten().is_some()
+            {
+                let _ = srv.child.kill();
+                return None;
+            }
             std::thread::sleep(Duration::from_millis(10));
         }
-        Server { child, out, port }
+        // Listening, and it is ours: still running.
+        std::thread::sleep(Duration::from_millis(20));
+        if srv.child.try_wait().ok().flatten().is_some() {
+            return None;
+        }
+        Some(srv)
     }
 
     /// Wait (bounded) for a `-1` server to exit; its output.
@@ -338,16 +362,18 @@ fn udp_both_directions_count_datagrams() {
     for (srv_bin, cli_bin) in [(real.clone(), riperf()), (riperf(), real.clone())] {
         for extra in [&[][..], &["-R"][..], &["--udp-counters-64bit"][..]] {
             let srv = Server::start(&srv_bin, &["-1"]);
-            let mut args = vec!["-u", "-b", "20M", "-l", "1000", "-t", "1", "-J"];
+            // A modest rate: the single-threaded iperf3 receiver keeps up
+            // even on a loaded machine.
+            let mut args = vec!["-u", "-b", "5M", "-l", "1000", "-t", "1", "-J"];
             args.extend_from_slice(extra);
             let o = client(&cli_bin, srv.port, &args);
             assert!(o.status.success(), "{extra:?} {o:?}");
             let j = json(&stdout(&o));
             let sent = u(&j, "end/sum_sent/packets");
             let got = u(&j, "end/sum_received/packets");
-            // 20 Mbit/s of 1000-byte datagrams for 1 s is about 2500.
+            // 5 Mbit/s of 1000-byte datagrams for 1 s is 625.
             assert!(
-                (2000..=3000).contains(&sent),
+                (500..=800).contains(&sent),
                 "{extra:?}: sent {sent} datagrams"
             );
             // The receiver counts up to the moment the test ends; with -R
