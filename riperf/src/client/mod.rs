@@ -265,10 +265,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                         }
                     }
                 }
-                ctrl.send_json(&params_of(cfg, blksize).to_json())
-                    .map_err(|e| {
-                        format!("unable to send parameters to server: {}", e.to_string_c())
-                    })?;
+                let params = params_of(cfg, blksize).to_json();
+                debug_json(cfg.debug, "send_parameters:", &params);
+                ctrl.send_json(&params).map_err(|e| {
+                    format!("unable to send parameters to server: {}", e.to_string_c())
+                })?;
             }
             State::CreateStreams => {
                 create_streams(
@@ -333,12 +334,14 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                     session.end_deferred();
                     local_end_done = true;
                 }
-                let mine = session.results(!udp, false);
-                ctrl.send_json(&mine.to_json())
+                let mine = session.results(!udp, false).to_json();
+                debug_json(cfg.debug, "send_results", &mine);
+                ctrl.send_json(&mine)
                     .map_err(|e| format!("unable to send results: {}", e.to_string_c()))?;
                 let v = ctrl
                     .read_json(MAX_RESULTS_LEN, CTRL_TIMEOUT)
                     .map_err(|e| format!("unable to receive results: {e}"))?;
+                debug_json(cfg.debug, "get_results", &v);
                 server_results = Some(PeerResults::from_json(&v).map_err(|e| e.to_string())?);
             }
             State::DisplayResults => {
@@ -486,5 +489,12 @@ fn wait_running(
                 return Ok(None);
             }
         }
+    }
+}
+
+/// `-d`: the control messages as 3.12 prints them (pretty JSON on stdout).
+pub(crate) fn debug_json(level: u8, title: &str, v: &serde_json::Value) {
+    if level > 0 {
+        println!("{title}\n{}", crate::protocol::cjson::to_pretty(v));
     }
 }

@@ -324,6 +324,7 @@ fn run_test(
                 msg: format!("unable to receive parameters from client: {other}"),
             },
         })?;
+    crate::client::debug_json(cfg.debug, "get_parameters:", &v);
     let p = TestParams::from_json(&v);
     if !p.get_server_output {
         // Nobody will ask for the text: do not keep it.
@@ -559,6 +560,7 @@ fn running_loop(
     let v = ctrl
         .read_json(MAX_RESULTS_LEN.min(16 * 1024 * 1024), STEP_TIMEOUT)
         .map_err(|e| TestError::log(format!("unable to receive results: {e}")))?;
+    crate::client::debug_json(cfg.debug, "get_results", &v);
     let client = PeerResults::from_json(&v).map_err(|e| TestError::log(e.to_string()))?;
     for cs in &client.streams {
         if !session.totals.iter().any(|t| t.id == cs.id) {
@@ -574,7 +576,9 @@ fn running_loop(
             _ => ServerOutput::Text(report.out.capture.clone().unwrap_or_default()),
         });
     }
-    ctrl.send_json(&mine.to_json())
+    let mine = mine.to_json();
+    crate::client::debug_json(cfg.debug, "send_results", &mine);
+    ctrl.send_json(&mine)
         .map_err(|e| TestError::log(format!("unable to send results: {}", e.to_string_c())))?;
     ctrl.send_state(State::DisplayResults).map_err(|e| {
         TestError::log(format!(
