@@ -136,7 +136,10 @@ pub fn run(cfg: &Config) -> u8 {
             Some(c) => c,
             None => {
                 if should_stop() {
-                    return 0;
+                    // As 3.12: a signal ends the server with this message
+                    // and status 1, idle or not.
+                    eprintln!("iperf3: interrupt - the server has terminated");
+                    return 1;
                 }
                 // --idle-timeout: restart (a fresh banner) after idling.
                 continue;
@@ -150,7 +153,11 @@ pub fn run(cfg: &Config) -> u8 {
             }
         }
         test_no += 1;
-        if cfg.one_off || should_stop() {
+        if should_stop() {
+            eprintln!("iperf3: interrupt - the server has terminated");
+            return 1;
+        }
+        if cfg.one_off {
             return 0;
         }
     }
