@@ -17,7 +17,7 @@ fn main() -> ExitCode {
                 env!("CARGO_PKG_VERSION")
             );
             println!("{}", report::system_info());
-            println!("Optional features available: CPU affinity setting, TCP congestion algorithm setting, socket pacing, support IPv4 don't fragment");
+            println!("Optional features available: CPU affinity setting, IPv6 flow label, TCP congestion algorithm setting, sendfile / zerocopy, socket pacing, bind to device, support IPv4 don't fragment");
             return ExitCode::SUCCESS;
         }
         Ok(Command::Run(c)) => c,
