@@ -259,7 +259,8 @@ pub struct Report {
     pub start: Value,
     intervals: Vec<Value>,
     end: Value,
-    csv_rows: Vec<csv::Row>,
+    /// CSV header printed already (rows are printed as they come).
+    csv_header_done: bool,
     pub extra_top: Vec<(String, Value)>,
 }
 
@@ -273,7 +274,7 @@ impl Report {
             start: Value::Object(Map::new()),
             intervals: Vec::new(),
             end: Value::Object(Map::new()),
-            csv_rows: Vec::new(),
+            csv_header_done: false,
             extra_top: Vec::new(),
         }
     }
@@ -317,7 +318,10 @@ impl Report {
                 let v = json::interval(&self.ctx, iv);
                 self.stream_event("interval", v);
             }
-            OutputKind::Csv => self.csv_rows.extend(csv::interval_rows(&self.ctx, iv)),
+            OutputKind::Csv => {
+                let rows = csv::interval_rows(&self.ctx, iv);
+                self.csv_print(&rows);
+            }
         }
         self.first_interval = false;
     }
@@ -330,7 +334,10 @@ impl Report {
                 }
             }
             OutputKind::Json | OutputKind::JsonStream => self.end = json::end(&self.ctx, s),
-            OutputKind::Csv => self.csv_rows.extend(csv::summary_rows(&self.ctx, s)),
+            OutputKind::Csv => {
+                let rows = csv::summary_rows(&self.ctx, s);
+                self.csv_print(&rows);
+            }
         }
     }
 
@@ -376,11 +383,26 @@ impl Report {
                 if let Some(e) = error {
                     eprintln!("iperf3: error - {e}");
                 }
-                match rbench_common::output::to_csv(&self.csv_rows) {
-                    Ok(s) => self.out.raw(&s),
-                    Err(e) => eprintln!("iperf3: error - {e}"),
-                }
             }
+        }
+    }
+
+    /// Print CSV rows now, the header once before the first.
+    fn csv_print(&mut self, rows: &[csv::Row]) {
+        if rows.is_empty() {
+            return;
+        }
+        match rbench_common::output::to_csv(rows) {
+            Ok(text) => {
+                let body = if self.csv_header_done {
+                    text.split_once('\n').map_or("", |(_, rest)| rest)
+                } else {
+                    &text
+                };
+                self.out.raw(body);
+                self.csv_header_done = true;
+            }
+            Err(e) => eprintln!("iperf3: error - {e}"),
         }
     }
 }
