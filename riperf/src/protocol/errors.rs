@@ -94,8 +94,13 @@ pub trait StrError {
 impl StrError for std::io::Error {
     fn to_string_c(&self) -> String {
         let s = self.to_string();
-        match s.rfind(" (os error ") {
+        let s = match s.rfind(" (os error ") {
             Some(i) => s[..i].to_string(),
+            None => s,
+        };
+        // Name resolution errors: gai_strerror's text alone, as iperf3.
+        match s.strip_prefix("failed to lookup address information: ") {
+            Some(rest) => rest.to_string(),
             None => s,
         }
     }
