@@ -21,7 +21,8 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/target/release"
 
-SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024"
+SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024
+           rsysbench-cpu-1 rsysbench-cpu-2 rsysbench-memory-1k"
 
 # mbw/rmbw: the Copy value of the (single) AVG line, in MiB/s; with
 # COMPARE_METRIC=best, the best single run's Copy instead (a run can only
@@ -35,7 +36,13 @@ extract_mbw_avg() {
     fi
 }
 
+# sysbench/rsysbench: the value of the "events per second:" line.
+extract_sysbench_eps() {
+    awk '/events per second:/ { print $NF; exit }'
+}
+
 scenario() {
+    EXTRACT=extract_mbw_avg UNIT="MiB/s" BETTER=higher
     case "$1" in
     # mbw 1.2.2 times memcpy() under its DUMB label (-t1) and the element
     # loop under its MEMCPY label (-t0); rmbw's labels say what they time.
@@ -51,9 +58,23 @@ scenario() {
     rmbw-loop-1024)
         TOOL=rmbw DESC="8-byte element loop over 1 GiB, 10 copies (rmbw -t1 DUMB vs mbw -t0 MEMCPY)"
         OURS="$BIN/rmbw -q -n 10 -t1 1024" ORIG="mbw -q -n 10 -t0 1024" ;;
+    # sysbench defines the work per event (the prime loop, the 1 KiB block):
+    # rsysbench does the same work, so events/s compares overhead only.
+    rsysbench-cpu-1)
+        TOOL=rsysbench DESC="cpu test, --cpu-max-prime=10000, 1 thread, 5 s (events/s)"
+        OURS="$BIN/rsysbench cpu --threads=1 --time=5 run" ORIG="sysbench cpu --threads=1 --time=5 run"
+        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+    rsysbench-cpu-2)
+        TOOL=rsysbench DESC="cpu test, --cpu-max-prime=10000, 2 threads, 5 s (events/s)"
+        OURS="$BIN/rsysbench cpu --threads=2 --time=5 run" ORIG="sysbench cpu --threads=2 --time=5 run"
+        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+    rsysbench-memory-1k)
+        TOOL=rsysbench DESC="memory test, 1 KiB writes, 1 thread, 5 s (events/s)"
+        OURS="$BIN/rsysbench memory --threads=1 --time=5 --memory-total-size=1T run"
+        ORIG="sysbench memory --threads=1 --time=5 --memory-total-size=1T run"
+        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
     *) return 1 ;;
     esac
-    EXTRACT=extract_mbw_avg UNIT="MiB/s" BETTER=higher
 }
 
 # min median max of numbers on stdin (one per line).
