@@ -8,7 +8,7 @@ use crate::options::{self, help, Action, Config};
 use crate::report::{out::Out, Sink};
 use crate::result::Plan;
 use crate::run::{self, RunError};
-use crate::{cache, man, memory};
+use crate::{cache, completions, man, memory};
 use rbench_common::output::OutputFormat;
 use rbench_common::units::mbw::{elements, mib_to_bytes};
 
@@ -33,6 +33,7 @@ pub fn main(args: &[String]) -> i32 {
         Ok(Action::Help) => (help::long_help(), 0),
         Ok(Action::Version) => (format!("{}\n", help::version_line()), 0),
         Ok(Action::GenerateMan) => (man::render(), 0),
+        Ok(Action::GenerateCompletions(shell)) => (completions::render(shell), 0),
         Ok(Action::Run(cfg)) => return measure(cfg, out),
     };
     if out

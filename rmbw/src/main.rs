@@ -4,6 +4,7 @@
 mod app;
 mod arrays;
 mod cache;
+mod completions;
 mod kernels;
 mod man;
 mod memory;

@@ -9,6 +9,7 @@ pub mod table;
 
 use crate::kernels::Method;
 use getopt::Event;
+use rbench_common::completions::Shell;
 use rbench_common::output::OutputFormat;
 use rbench_common::units::mbw::{mib_to_bytes, parse_size_mib, strtoul};
 use table::{Key, DEFAULT_BLOCK, DEFAULT_RUNS};
@@ -42,6 +43,7 @@ pub enum Action {
     Help,
     Version,
     GenerateMan,
+    GenerateCompletions(Shell),
 }
 
 /// The parse outcome: getopt's warnings (for stderr, in order), the output
@@ -117,6 +119,10 @@ fn build(
             Key::Help => return Ok(Action::Help),
             Key::Version => return Ok(Action::Version),
             Key::GenerateMan => return Ok(Action::GenerateMan),
+            Key::GenerateCompletions => {
+                let shell = value.parse().map_err(|e| format!("Error: {e}"))?;
+                return Ok(Action::GenerateCompletions(shell));
+            }
         }
     }
     let size = size.ok_or("Error: no array size given!")?;

@@ -17,6 +17,7 @@ pub enum Key {
     Help,
     Version,
     GenerateMan,
+    GenerateCompletions,
 }
 
 /// One option: its names, argument, default and help texts.
@@ -197,6 +198,16 @@ pub const OPTIONS: &[OptDef] = &[
         default: None,
         mbw_usage: &[],
         help: "Print the man page (roff) generated from this table.",
+        hidden: true,
+    },
+    OptDef {
+        key: Key::GenerateCompletions,
+        short: None,
+        long: Some("generate-completions"),
+        arg: Some("SHELL"),
+        default: None,
+        mbw_usage: &[],
+        help: "Print the bash, zsh or fish completion script generated from this table.",
         hidden: true,
     },
 ];
