@@ -81,6 +81,8 @@ pub struct Opt {
     pub choices: Vec<Word>,
     /// The value is a comma-separated list of `choices`.
     pub list: bool,
+    /// The value is a file name.
+    pub file: bool,
     pub help: String,
 }
 
@@ -94,12 +96,19 @@ impl Opt {
             value_name: "VALUE".to_string(),
             choices: Vec::new(),
             list: false,
+            file: false,
             help: help.to_string(),
         }
     }
 
     pub fn value_name(mut self, name: &str) -> Opt {
         self.value_name = name.to_string();
+        self
+    }
+
+    /// The value is a file name (completed from the file system).
+    pub fn file(mut self) -> Opt {
+        self.file = true;
         self
     }
 
@@ -274,6 +283,9 @@ fn bash(spec: &Spec) -> String {
 
 /// The bash statement completing `o`'s value in `$cur` (with `$pre` kept).
 fn bash_values(o: &Opt) -> String {
+    if o.file {
+        return "COMPREPLY=($(compgen -P \"$pre\" -f -- \"$cur\"));".to_string();
+    }
     if o.choices.is_empty() {
         return ":;".to_string();
     }
@@ -301,7 +313,9 @@ fn zsh_desc(s: &str) -> String {
 /// The `:name:action` part of a zsh option spec.
 fn zsh_action(o: &Opt) -> String {
     let name = o.value_name.replace(':', r"\:");
-    let action = if o.choices.is_empty() {
+    let action = if o.file {
+        "_files".to_string()
+    } else if o.choices.is_empty() {
         " ".to_string()
     } else if o.list {
         let mut v = format!("_values -s , {}", o.value_name);
@@ -444,6 +458,7 @@ fn fish(spec: &Spec) -> String {
         }
         match o.value {
             Value::None | Value::Optional => {}
+            Value::Required | Value::Attached if o.file => line.push_str(" -r -F"),
             Value::Required | Value::Attached if o.choices.is_empty() => line.push_str(" -r"),
             Value::Required | Value::Attached => {
                 let _ = write!(line, " -x -a {}", fish_quote(&words(&o.choices)));

@@ -57,6 +57,15 @@ pub fn main(argv: &[String]) -> i32 {
 }
 
 fn run(argv: &[String], machine: bool) -> Result<i32> {
+    // Hidden, for packaging: the completion scripts made from the tables.
+    if let Some(shell) = argv
+        .iter()
+        .find_map(|a| a.strip_prefix("--generate-completions="))
+    {
+        let shell = shell.parse().map_err(Fail::fatal)?;
+        out(&crate::completions::render(shell));
+        return Ok(0);
+    }
     let mut cl = args::parse(argv)?;
     for note in &cl.stderr_notes {
         err(&format!("{note}\n"));

@@ -3,6 +3,7 @@
 mod aio;
 mod app;
 mod args;
+mod completions;
 mod error;
 mod help;
 mod log;
