@@ -2,22 +2,28 @@
 
 use riperf::options::{self, Command, UsageError};
 use riperf::{client, report, server};
+use std::io::Write;
 use std::process::ExitCode;
+
+/// Print to stdout, ignoring a closed pipe (`riperf --help | head -1`):
+/// iperf3 dies quietly of SIGPIPE there; we must not panic instead.
+fn out(s: &str) {
+    let _ = std::io::stdout().lock().write_all(s.as_bytes());
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let cfg = match options::parse(&args) {
         Ok(Command::Help) => {
-            print!("{}", options::table::usage_long());
+            out(&options::table::usage_long());
             return ExitCode::SUCCESS;
         }
         Ok(Command::Version) => {
-            println!(
-                "riperf {} (iperf 3.12 compatible)",
-                env!("CARGO_PKG_VERSION")
-            );
-            println!("{}", report::system_info());
-            println!("Optional features available: CPU affinity setting, IPv6 flow label, TCP congestion algorithm setting, sendfile / zerocopy, socket pacing, bind to device, support IPv4 don't fragment");
+            out(&format!(
+                "riperf {} (iperf 3.12 compatible)\n{}\nOptional features available: CPU affinity setting, IPv6 flow label, TCP congestion algorithm setting, sendfile / zerocopy, socket pacing, bind to device, support IPv4 don't fragment\n",
+                env!("CARGO_PKG_VERSION"),
+                report::system_info()
+            ));
             return ExitCode::SUCCESS;
         }
         Ok(Command::Run(c)) => c,
@@ -28,7 +34,7 @@ fn main() -> ExitCode {
         }
         Err(UsageError::Parameter(m)) => {
             eprintln!("iperf3: parameter error - {m}\n");
-            print!("{}", options::table::usage_long());
+            out(&options::table::usage_long());
             return ExitCode::from(1);
         }
         Err(UsageError::Fatal(m)) => {

@@ -495,6 +495,8 @@ fn wait_running(
 /// `-d`: the control messages as 3.12 prints them (pretty JSON on stdout).
 pub(crate) fn debug_json(level: u8, title: &str, v: &serde_json::Value) {
     if level > 0 {
-        println!("{title}\n{}", crate::protocol::cjson::to_pretty(v));
+        let text = format!("{title}\n{}\n", crate::protocol::cjson::to_pretty(v));
+        // A closed stdout must not panic (iperf3 would die of SIGPIPE quietly).
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
     }
 }
