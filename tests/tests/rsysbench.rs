@@ -156,7 +156,10 @@ fn help_lists_the_same_options_and_defaults() {
         }
     }
     let v = ours(&["--version"]);
-    assert_eq!((v.out.as_str(), v.code), ("sysbench 1.0.20\n", Some(0)));
+    assert_eq!(
+        (v.out.as_str(), v.code),
+        ("sysbench 1.0.20 (rsysbench 0.1.0, rbench)\n", Some(0))
+    );
 }
 
 #[test]
