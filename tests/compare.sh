@@ -22,7 +22,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/target/release"
 
 SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024
-           rsysbench-cpu-1 rsysbench-cpu-2 rsysbench-memory-1k"
+           rsysbench-cpu-1 rsysbench-cpu-2 rsysbench-memory-1k
+           riperf-tcp-1 riperf-tcp-4"
 
 # mbw/rmbw: the Copy value of the (single) AVG line, in MiB/s; with
 # COMPARE_METRIC=best, the best single run's Copy instead (a run can only
@@ -39,6 +40,18 @@ extract_mbw_avg() {
 # sysbench/rsysbench: the value of the "events per second:" line.
 extract_sysbench_eps() {
     awk '/events per second:/ { print $NF; exit }'
+}
+
+# iperf3/riperf -J: the receiver's bits per second of the sum, in Gbit/s.
+extract_iperf_gbps() {
+    jq -r '.end.sum_received.bits_per_second / 1e9'
+}
+
+# A loopback test: a one-off server and a client, same tool on both sides.
+# Sets OURS and ORIG. Usage: iperf_pair PORT CLIENT-ARGS
+iperf_pair() {
+    OURS="$BIN/riperf -s -1 -p $1 >/dev/null 2>&1 & sleep 0.5; $BIN/riperf -c 127.0.0.1 -p $1 $2 -J; wait"
+    ORIG="iperf3 -s -1 -p $(($1 + 1)) >/dev/null 2>&1 & sleep 0.5; iperf3 -c 127.0.0.1 -p $(($1 + 1)) $2 -J; wait"
 }
 
 scenario() {
@@ -73,6 +86,15 @@ scenario() {
         OURS="$BIN/rsysbench memory --threads=1 --time=5 --memory-total-size=1T run"
         ORIG="sysbench memory --threads=1 --time=5 --memory-total-size=1T run"
         EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+    # Each tool against its own server on loopback: what a user sees.
+    riperf-tcp-1)
+        TOOL=riperf DESC="TCP over loopback, 1 stream, 3 s, own server (Gbit/s received)"
+        iperf_pair 25301 "-t 3"
+        EXTRACT=extract_iperf_gbps UNIT="Gbit/s" ;;
+    riperf-tcp-4)
+        TOOL=riperf DESC="TCP over loopback, 4 streams, 3 s, own server (Gbit/s received)"
+        iperf_pair 25303 "-t 3 -P 4"
+        EXTRACT=extract_iperf_gbps UNIT="Gbit/s" ;;
     *) return 1 ;;
     esac
 }
