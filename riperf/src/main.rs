@@ -20,7 +20,7 @@ fn main() -> ExitCode {
         }
         Ok(Command::Version) => {
             out(&format!(
-                "riperf {} (iperf 3.12 compatible)\n{}\nOptional features available: CPU affinity setting, IPv6 flow label, TCP congestion algorithm setting, sendfile / zerocopy, socket pacing, bind to device, support IPv4 don't fragment\n",
+                "iperf 3.12 (riperf {}, rbench)\n{}\nOptional features available: CPU affinity setting, IPv6 flow label, TCP congestion algorithm setting, sendfile / zerocopy, socket pacing, bind to device, support IPv4 don't fragment\n",
                 env!("CARGO_PKG_VERSION"),
                 report::system_info()
             ));

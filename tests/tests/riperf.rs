@@ -846,3 +846,38 @@ fn json_stream_prints_one_event_per_line() {
     assert_eq!(events.last().map(String::as_str), Some("end"));
     assert!(events.iter().any(|e| e == "interval"));
 }
+
+/// `-v`/`--version`: the first line keeps iperf3's shape ("iperf 3.12 (...)")
+/// so scripts that read the version with awk keep working, and names rbench.
+#[test]
+fn version_first_line_has_iperf3_shape() {
+    let ours = our_bin("riperf");
+    for flag in ["-v", "--version"] {
+        let out = run_bounded(Command::new(&ours).arg(flag), Duration::from_secs(10));
+        assert!(out.status.success(), "riperf {flag} failed");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let first = text.lines().next().unwrap_or("");
+        assert!(
+            first.contains("riperf") && first.contains("rbench"),
+            "{first}"
+        );
+        let words: Vec<&str> = first.split_whitespace().take(2).collect();
+        if let Some(theirs) = iperf3() {
+            let o = run_bounded(Command::new(theirs).arg(flag), Duration::from_secs(10));
+            let t = String::from_utf8_lossy(&o.stdout).into_owned();
+            let twords: Vec<&str> = t
+                .lines()
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .take(2)
+                .collect();
+            assert_eq!(
+                words, twords,
+                "first words of `{flag}` differ from iperf3's"
+            );
+        } else {
+            assert_eq!(words, ["iperf", "3.12"]);
+        }
+    }
+}
