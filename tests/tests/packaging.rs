@@ -1,0 +1,183 @@
+//! What packaging relies on: `--version` in the original's first-line shape,
+//! man pages groff renders without warnings, and [package.metadata.deb]
+//! tables that install into the standard places beside the originals.
+//! (CI builds, installs and checks the .deb files: packaging/*.sh.)
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use rbench_tests::{original, our_bin, run_bounded};
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// The finished tools packaging covers (add riperf and rfio with their metadata).
+const TOOLS: &[&str] = &["rmbw", "rsysbench"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn first_line(cmd: &mut Command) -> String {
+    let out = run_bounded(cmd, LIMIT);
+    assert!(out.status.success(), "{cmd:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn rsysbench_version_parses_as_sysbench_does() {
+    let ours = first_line(Command::new(our_bin("rsysbench")).arg("--version"));
+    let words: Vec<&str> = ours.split_whitespace().collect();
+    // What scripts do: `awk '{print $2}'`, `^sysbench ([0-9.]+)`.
+    assert_eq!(words[..2], ["sysbench", "1.0.20"], "{ours}");
+    assert!(
+        ours.contains("rsysbench") && ours.contains("rbench"),
+        "{ours}"
+    );
+    if let Some(sb) = original("sysbench") {
+        let theirs = first_line(Command::new(sb).arg("--version"));
+        assert_eq!(theirs.split_whitespace().collect::<Vec<_>>(), words[..2]);
+    }
+}
+
+#[test]
+fn rmbw_version_names_the_mbw_it_matches() {
+    let ours = first_line(Command::new(our_bin("rmbw")).arg("--version"));
+    let rest = ours.strip_prefix("rmbw ").expect("starts with the name");
+    let (version, tail) = rest.split_once(' ').expect("version then compatibility");
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(tail, "(mbw 1.2.2 compatible)");
+}
+
+#[test]
+fn man_pages_render_without_groff_warnings() {
+    let Some(groff) = original("groff") else {
+        return;
+    };
+    for tool in TOOLS {
+        let page = root().join(format!("man/{tool}.1"));
+        let out = run_bounded(
+            Command::new(&groff)
+                .args(["-ww", "-man", "-Tutf8"])
+                .arg(&page),
+            LIMIT,
+        );
+        assert!(out.status.success(), "groff {tool}.1");
+        assert!(
+            out.stdout.len() > 1000,
+            "{tool}.1 renders to almost nothing"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "",
+            "groff warnings for man/{tool}.1"
+        );
+    }
+}
+
+/// Every package's [package.metadata.deb], as `cargo metadata` reads it.
+fn deb_tables() -> Vec<(String, Value)> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = run_bounded(
+        Command::new(cargo)
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--no-deps",
+                "--offline",
+            ])
+            .current_dir(root()),
+        LIMIT,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
+    meta["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter(|p| !p["metadata"]["deb"].is_null())
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["metadata"]["deb"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn deb_metadata_installs_beside_the_originals() {
+    let tables = deb_tables();
+    for tool in TOOLS {
+        let (_, deb) = tables
+            .iter()
+            .find(|(name, _)| name == tool)
+            .unwrap_or_else(|| panic!("{tool} has no [package.metadata.deb]"));
+        assert_eq!(deb["name"], format!("rbench-{tool}"));
+        // Different file names from the originals' packages: nothing to conflict with.
+        for key in ["conflicts", "replaces", "provides", "breaks"] {
+            assert!(deb[key].is_null(), "{tool}: {key} is set");
+        }
+        let assets: Vec<(String, String)> = deb["assets"]
+            .as_array()
+            .expect("assets")
+            .iter()
+            .map(|a| {
+                let src = a[0].as_str().unwrap().to_string();
+                let mut dest = a[1].as_str().unwrap().to_string();
+                if dest.ends_with('/') {
+                    dest.push_str(src.rsplit('/').next().unwrap());
+                }
+                (src, dest)
+            })
+            .collect();
+        for (src, _) in &assets {
+            if !src.starts_with("target/") {
+                assert!(
+                    root().join(tool).join(src).is_file(),
+                    "{tool}: {src} missing"
+                );
+            }
+        }
+        let dests: Vec<&str> = assets.iter().map(|(_, d)| d.as_str()).collect();
+        for want in [
+            format!("usr/bin/{tool}"),
+            format!("usr/share/man/man1/{tool}.1"),
+            format!("usr/share/bash-completion/completions/{tool}"),
+            format!("usr/share/zsh/vendor-completions/_{tool}"),
+            format!("usr/share/fish/vendor_completions.d/{tool}.fish"),
+        ] {
+            assert!(
+                dests.contains(&want.as_str()),
+                "{tool}: no {want} in {dests:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn packaging_scripts_parse() {
+    for script in ["build-debs.sh", "check-debs.sh"] {
+        let out = run_bounded(
+            Command::new("sh")
+                .arg("-n")
+                .arg(root().join("packaging").join(script)),
+            LIMIT,
+        );
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
