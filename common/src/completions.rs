@@ -362,7 +362,8 @@ fn zsh(spec: &Spec) -> String {
         if let Some(c) = o.short {
             forms.push(match o.value {
                 Value::None => format!("-{c}[{desc}]"),
-                _ => format!("-{c}+[{desc}]:{}", zsh_action(o)),
+                Value::Optional => format!("-{c}-[{desc}]::{}", zsh_action(o)),
+                Value::Required | Value::Attached => format!("-{c}+[{desc}]:{}", zsh_action(o)),
             });
         }
         if let Some(l) = &o.long {
@@ -480,4 +481,100 @@ pub fn output_format_choices() -> Vec<Word> {
     .iter()
     .map(|(f, help)| Word::new(&f.to_string(), help))
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Spec {
+        Spec {
+            program: "rx".into(),
+            options: vec![
+                Opt::new(Some('n'), None, Value::Required, "Runs. More text."),
+                Opt::new(None, Some("mode"), Value::Attached, "it's a mode: a]b").choices(
+                    vec![Word::new("seq", "in order"), Word::new("rnd", "")],
+                    false,
+                ),
+                Opt::new(None, Some("debug"), Value::Optional, "debug")
+                    .choices(vec![Word::new("on", ""), Word::new("off", "")], false),
+                Opt::new(None, Some("conf"), Value::Attached, "a file").file(),
+            ],
+            positionals: vec![vec![Word::new("cpu", "the CPU test")]],
+        }
+    }
+
+    #[test]
+    fn summaries_are_one_short_sentence() {
+        assert_eq!(
+            summary("Runs per test. Each run is one copy."),
+            "Runs per test"
+        );
+        assert_eq!(
+            summary("Do not print the AVG line (or row) after."),
+            "Do not print the AVG line"
+        );
+        assert_eq!(summary("multi\n   line."), "multi line");
+        let long = summary(&"word ".repeat(40));
+        assert!(
+            long.ends_with("...") && long.chars().count() <= SUMMARY_MAX,
+            "{long}"
+        );
+    }
+
+    #[test]
+    fn shells_by_name() {
+        assert_eq!("zsh".parse::<Shell>(), Ok(Shell::Zsh));
+        assert!("tcsh"
+            .parse::<Shell>()
+            .unwrap_err()
+            .contains("bash, zsh or fish"));
+        assert_eq!(Shell::Zsh.file_name("rx"), "_rx");
+    }
+
+    #[test]
+    fn bash_script_quotes_and_lists() {
+        let s = render(&sample(), Shell::Bash);
+        assert!(s.contains("complete -F _rx rx\n"));
+        assert!(s.contains("'-n --mode= --debug --conf='"));
+        assert!(s.contains("--mode) COMPREPLY=($(compgen -P \"$pre\" -W 'seq rnd' -- \"$cur\"));"));
+        assert!(s.contains("--conf) COMPREPLY=($(compgen -P \"$pre\" -f -- \"$cur\"));"));
+        // `-n` takes the next word: it is skipped when counting operands.
+        assert!(s.contains("            -n) ((i++)) ;;\n"));
+        assert!(s.contains("0) COMPREPLY=($(compgen -W 'cpu' -- \"$cur\")) ;;"));
+    }
+
+    #[test]
+    fn zsh_script_escapes_descriptions() {
+        let s = render(&sample(), Shell::Zsh);
+        assert!(s.starts_with("#compdef rx\n"));
+        assert!(
+            s.contains(r#"'*--mode=-[it'\''s a mode\: a\]b]:VALUE:((seq\:"in order" rnd))'"#),
+            "{s}"
+        );
+        assert!(s.contains("'*--debug=-[debug]::VALUE:((on off))'"), "{s}");
+        assert!(s.contains("'*-n+[Runs]:VALUE: '"), "{s}");
+        assert!(s.contains("'*--conf=-[a file]:VALUE:_files'"), "{s}");
+        assert!(s.contains(r#"'1:word:((cpu\:"the CPU test"))'"#), "{s}");
+    }
+
+    #[test]
+    fn fish_script_quotes() {
+        let s = render(&sample(), Shell::Fish);
+        assert!(
+            s.contains(r"complete -c rx -l mode -x -a 'seq rnd' -d 'it\'s a mode: a]b'"),
+            "{s}"
+        );
+        assert!(
+            s.contains("complete -c rx -l conf -r -F -d 'a file'"),
+            "{s}"
+        );
+        assert!(s.contains("contains -- $w -n; and set skip 1"), "{s}");
+        assert!(
+            s.contains(
+                "complete -c rx -n 'test (__rx_operands) -eq 0' -f -a 'cpu' -d 'the CPU test'"
+            ),
+            "{s}"
+        );
+    }
 }
