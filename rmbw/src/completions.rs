@@ -60,6 +60,7 @@ pub fn spec() -> Spec {
         options,
         // The operand is the array size in MiB: nothing to offer.
         positionals: Vec::new(),
+        operand_files: false,
     }
 }
 

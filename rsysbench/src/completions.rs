@@ -86,6 +86,7 @@ pub fn spec() -> Spec {
                 .collect(),
             COMMANDS.iter().map(|(c, h)| Word::new(c, h)).collect(),
         ],
+        operand_files: false,
     }
 }
 
