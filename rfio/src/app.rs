@@ -195,7 +195,7 @@ pub fn main(args: &[String]) -> i32 {
         // it prints on stdout go to stderr instead, so the JSON stays valid.
         if normal_on {
             out.put(s, t)
-        } else if s == Stream::Stderr || t.starts_with("fio:") {
+        } else if s == Stream::Stderr || t.starts_with("fio:") || t.starts_with("note:") {
             out.put(Stream::Stderr, t)
         }
     });

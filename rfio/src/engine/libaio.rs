@@ -34,8 +34,6 @@ struct IoEvent {
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
-const IOCB_CMD_FSYNC: u16 = 2;
-const IOCB_CMD_FDSYNC: u16 = 3;
 
 pub struct Libaio {
     ctx: libc::c_ulong,
@@ -79,8 +77,15 @@ impl Engine for Libaio {
         let opcode = match io.kind {
             IoKind::Read => IOCB_CMD_PREAD,
             IoKind::Write => IOCB_CMD_PWRITE,
-            IoKind::Fsync => IOCB_CMD_FSYNC,
-            IoKind::Fdatasync => IOCB_CMD_FDSYNC,
+            // As fio does: syncs run synchronously once the queue is empty
+            // (many file systems refuse IOCB_CMD_FSYNC).
+            IoKind::Fsync | IoKind::Fdatasync => {
+                if self.inflight + self.pending.len() > 0 {
+                    return Queued::Busy;
+                }
+                io.result = super::do_sync(io);
+                return Queued::Completed;
+            }
             IoKind::Trim => {
                 io.result = super::do_trim(io);
                 return Queued::Completed;

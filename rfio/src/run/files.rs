@@ -43,6 +43,9 @@ pub struct JobFiles {
     pub regions: Vec<(RawFd, u64, u64)>,
     /// Bytes to transfer per pass of the job.
     pub io_size: u64,
+    /// io_size exceeds the regions: revisit them until it is done (§3);
+    /// otherwise a pass ends where the regions end.
+    pub wrap: bool,
     pub paths: Vec<std::path::PathBuf>,
 }
 
@@ -126,8 +129,14 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     let mut files = JobFiles::default();
     let mut io_total = 0;
     if diskless {
+        // No files, but filesize × nrfiles still bounds the region, as in fio.
+        let total = match job.filesize {
+            Some(_) => per_file * nfiles as u64,
+            None => total,
+        };
         files.regions.push((-1, 0, total));
         files.io_size = io_size(job, total);
+        files.wrap = files.io_size > total;
         return Ok(files);
     }
     // Writing to a mounted block device destroys a file system: refuse
@@ -214,6 +223,7 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     }
     files.paths = job.filenames.clone();
     files.io_size = io_size(job, io_total);
+    files.wrap = files.io_size > io_total;
     Ok(files)
 }
 

@@ -198,6 +198,12 @@ fn run_segment(
                 continue;
             }
         };
+        if traits.sync && job.iodepth > 1 && !traits.diskless {
+            notice(
+                Stream::Stdout,
+                "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n",
+            );
+        }
         match engine::create(job) {
             Ok(eng) => prepared.push((i, job, traits, eng, files)),
             Err(e) => {

@@ -294,7 +294,7 @@ pub fn run(
                 } else {
                     let mut got = (ios_left && (bytes_left || time_based) || picker.has_followup())
                         && picker.next(io);
-                    if !got && ios_left && (bytes_left || time_based) {
+                    if !got && ios_left && ((bytes_left && files.wrap) || time_based) {
                         // Every block of the region was visited; io_size (or the
                         // clock) asks for more: start a new pass.
                         picker.new_pass();
@@ -410,11 +410,25 @@ pub fn run(
                     st.depth_map[depth_bucket(inflight)] += 1;
                     to_stamp.push(idx);
                     if to_stamp.len() >= job.iodepth_batch {
-                        commit(&mut *engine, &mut units, &mut to_stamp, &mut st, clock, job);
+                        let r = commit(
+                            &mut *engine,
+                            &mut units,
+                            &mut to_stamp,
+                            &mut free,
+                            &mut st,
+                            clock,
+                            job,
+                        );
+                        if let Err(f) = r {
+                            inflight -= f.2;
+                            error.get_or_insert(io_error(&units[f.1], f.0));
+                        }
                     }
                 }
                 Queued::Busy => {
-                    free.push(idx);
+                    // Keep the prepared unit (an fsync must not be lost):
+                    // it goes out once completions make room.
+                    held = Some(idx);
                     break;
                 }
             }
@@ -424,7 +438,19 @@ pub fn run(
             think(job);
         }
         if !to_stamp.is_empty() {
-            commit(&mut *engine, &mut units, &mut to_stamp, &mut st, clock, job);
+            let r = commit(
+                &mut *engine,
+                &mut units,
+                &mut to_stamp,
+                &mut free,
+                &mut st,
+                clock,
+                job,
+            );
+            if let Err(f) = r {
+                inflight -= f.2;
+                error.get_or_insert(io_error(&units[f.1], f.0));
+            }
         }
         if inflight > 0 {
             let full = inflight >= depth || exhausted || error.is_some();
@@ -582,17 +608,41 @@ fn think(job: &Job) {
     }
 }
 
+/// The error record of a unit.
+fn io_error(io: &IoUnit, errno: i32) -> IoError {
+    IoError {
+        errno,
+        kind: io.kind,
+        offset: io.offset,
+        len: io.len,
+        file: io.file,
+    }
+}
+
 /// Submit what was queued and stamp its issue time (slat = issue - start).
+/// A failed submission fails its units: they go back to `free` and the
+/// error (errno, first unit) is returned; nothing is left in flight.
 #[inline]
 fn commit(
     engine: &mut dyn Engine,
     units: &mut [IoUnit],
     to_stamp: &mut Vec<usize>,
+    free: &mut Vec<usize>,
     st: &mut ThreadStats,
     clock: &FastClock,
     job: &Job,
-) {
-    let n = engine.commit().unwrap_or(0);
+) -> Result<(), (i32, usize, usize)> {
+    let n = match engine.commit() {
+        Ok(n) => n,
+        Err(e) => {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            let failed = to_stamp.len();
+            let first = to_stamp.first().copied().unwrap_or(0);
+            free.extend_from_slice(to_stamp);
+            to_stamp.clear();
+            return Err((errno, first, failed));
+        }
+    };
     let now = clock.now();
     st.submit_map[batch_bucket(n.max(to_stamp.len()))] += 1;
     st.submit_calls += 1;
@@ -612,6 +662,7 @@ fn commit(
         }
     }
     to_stamp.clear();
+    Ok(())
 }
 
 /// (user s, system s, context switches, major faults, minor faults) of this thread.
