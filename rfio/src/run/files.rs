@@ -136,7 +136,8 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         };
         files.regions.push((-1, 0, total));
         files.io_size = io_size(job, total);
-        files.wrap = files.io_size > total;
+        // fio's diskless jobs run until io_size is moved, skips included.
+        files.wrap = true;
         return Ok(files);
     }
     // Writing to a mounted block device destroys a file system: refuse
