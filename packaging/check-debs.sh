@@ -20,7 +20,7 @@ version_shape() {
     case $1 in
         rmbw) echo 'rmbw [0-9]*.[0-9]*.[0-9]* (mbw 1.2.2 compatible)' ;;
         rsysbench) echo 'sysbench 1.0.20 (rsysbench [0-9]*, rbench)' ;;
-        riperf) echo 'riperf [0-9]*.[0-9]*.[0-9]* (iperf 3.12 compatible)' ;;
+        riperf) echo 'iperf 3.12 (riperf [0-9]*, rbench)' ;;
         rfio) echo 'fio-3.33*' ;;
         *) echo '*' ;;
     esac
