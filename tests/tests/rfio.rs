@@ -841,7 +841,6 @@ fn every_rw_mode_moves_the_same_bytes() {
         "randrw",
         "trimwrite",
         "randread:4",
-        "read:8k",
     ] {
         let rw_opt = format!("--rw={rw}");
         let args = [

@@ -129,15 +129,15 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     let mut files = JobFiles::default();
     let mut io_total = 0;
     if diskless {
-        // No files, but filesize × nrfiles still bounds the region, as in fio.
-        let total = match job.filesize {
-            Some(_) => per_file * nfiles as u64,
-            None => total,
-        };
-        files.regions.push((-1, 0, total));
+        // No files, but one region per (named) file as fio keeps them:
+        // filesize or size/nrfiles each, rounded down to the minimum block.
+        let len = per_file / min_bs * min_bs;
+        for _ in 0..nfiles {
+            files.regions.push((-1, 0, len));
+        }
+        let total = len * nfiles as u64;
         files.io_size = io_size(job, total);
-        // fio's diskless jobs run until io_size is moved, skips included.
-        files.wrap = true;
+        files.wrap = files.io_size > total;
         return Ok(files);
     }
     // Writing to a mounted block device destroys a file system: refuse

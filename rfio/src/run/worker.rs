@@ -315,6 +315,16 @@ pub fn run(
                         break;
                     }
                     if !picker.followup {
+                        // The last unit of a pass is cut to what io_size
+                        // leaves (fio's io_u trimming), in whole grains.
+                        let left = io_per_pass.saturating_sub(issued_bytes);
+                        if !time_based && io_per_pass > 0 && (io.len as u64) > left {
+                            let grain = job.bs.iter().map(|b| b.0).min().unwrap_or(1).max(1);
+                            let cut = left / grain * grain;
+                            if cut > 0 {
+                                io.len = cut as usize;
+                            }
+                        }
                         issued_bytes += io.len as u64;
                     }
                     issued_ios += 1;
