@@ -77,7 +77,34 @@ pub fn render() -> String {
     m.push_str(&esc_par(
         "OUTPUT FORMATS",
         &[
-            "--output-format=text (default) prints sysbench's report. --output-format=json prints one JSON document on stdout: test, threads, options, status (completed, interrupted or forced_shutdown), total_time_s, total_events, events_per_second, latency_ms (min, avg, max, sum, percentile, percentile_value and percentiles 50, 90, 95, 99, 99.9 and the one asked for), fairness, threads (per thread), memory or fileio figures, intervals and checkpoints. --output-format=csv prints a header row, an interval row per --report-interval as each interval ends, checkpoint rows, and the summary row last; the row column tells them apart. In both formats the log goes to stderr.",
+            "--output-format=text (default) prints sysbench's report. --output-format=json prints one JSON document on stdout: test, threads, options, status (completed, interrupted or forced_shutdown), total_time_s, total_events, events_per_second, latency_ms (min, avg, max, sum, percentile, percentile_value and percentiles 50, 90, 95, 99, 99.9 and the one asked for), fairness, per_thread (events and time of each thread), memory or fileio figures, intervals and checkpoints. --output-format=csv prints a header row, an interval row per --report-interval as each interval ends, checkpoint rows, and the summary row last; the row column tells them apart. In both formats the log goes to stderr.",
+        ],
+    ));
+    m.push_str(".PP\nA JSON document, shortened (cpu, one thread):\n");
+    example(
+        &mut m,
+        &[
+            "{",
+            "  \"tool\": \"rsysbench\",",
+            "  \"sysbench_version\": \"1.0.20\",",
+            "  \"test\": \"cpu\",",
+            "  \"threads\": 1,",
+            "  \"options\": { \"threads\": \"1\", \"time\": \"10\", ... },",
+            "  \"status\": \"completed\",",
+            "  \"total_time_s\": 10.000113,",
+            "  \"total_events\": 291650,",
+            "  \"events_per_second\": 29164.67,",
+            "  \"latency_ms\": { \"min\": 0.022, \"avg\": 0.034, \"max\": 8.131,",
+            "    \"sum\": 9961.2, \"percentile\": 95, \"percentile_value\": 0.026,",
+            "    \"percentiles\": { \"50\": 0.023, \"90\": 0.024, ... } },",
+            "  ...",
+            "}",
+        ],
+    );
+    m.push_str(&esc_par(
+        "VERSION",
+        &[
+            "--version prints \"sysbench 1.0.20 (rsysbench VERSION, rbench)\": the first two words are sysbench's, so scripts that read the version as the second word, or match \"sysbench 1.0.20\", keep working; the parenthesis says what answers, as sysbench's own header line carries one.",
         ],
     ));
     m.push_str(&esc_par(
@@ -94,20 +121,57 @@ pub fn render() -> String {
             "Measuring costs less: per-thread counters without atomic read-modify-write and the CPU's time stamp counter instead of two clock_gettime() calls per event, so tests with very short events (memory with small blocks) report more events per second than sysbench on the same work.",
         ],
     ));
-    m.push_str(".SH EXAMPLES\n.nf\n");
-    for l in [
-        "rsysbench cpu \\-\\-threads=2 \\-\\-time=10 run",
-        "rsysbench memory \\-\\-memory\\-block\\-size=1M \\-\\-memory\\-total\\-size=10G run",
-        "rsysbench fileio \\-\\-file\\-total\\-size=2G prepare",
-        "rsysbench fileio \\-\\-file\\-total\\-size=2G \\-\\-file\\-test\\-mode=rndrw \\-\\-time=30 run",
-        "rsysbench fileio \\-\\-file\\-total\\-size=2G cleanup",
-        "rsysbench cpu \\-\\-report\\-interval=1 \\-\\-output\\-format=csv run",
-    ] {
-        m.push_str(l);
+    m.push_str(".SH EXAMPLES\n");
+    for (what, lines) in EXAMPLES {
+        m.push_str(&format!(".PP\n{}:\n", esc(what)));
+        example(&mut m, lines);
+    }
+    m.push_str(".SH SEE ALSO\n.BR sysbench (1),\n.BR rmbw (1)\n");
+    m
+}
+
+/// The man page's examples: what each shows, then its lines. The pipelines
+/// run in tests/tests/packaging.rs (with a shorter --time).
+pub const EXAMPLES: &[(&str, &[&str])] = &[
+    ("Ten seconds of the CPU test on two threads", &["rsysbench cpu --threads=2 --time=10 run"]),
+    ("Memory bandwidth with 1 MiB blocks", &["rsysbench memory --memory-block-size=1M --memory-total-size=10G run"]),
+    (
+        "Random read/write on 2 GiB of files: create, run, remove",
+        &[
+            "rsysbench fileio --file-total-size=2G prepare",
+            "rsysbench fileio --file-total-size=2G --file-test-mode=rndrw --time=30 run",
+            "rsysbench fileio --file-total-size=2G cleanup",
+        ],
+    ),
+    (
+        "Events per second and 95th percentile latency at 1, 2 and 4 threads, from JSON with jq",
+        &[
+            "for t in 1 2 4; do",
+            "  rsysbench cpu --threads=$t --time=5 --output-format=json run",
+            "done | jq -r '[.threads, .events_per_second, .latency_ms.percentile_value] | @tsv'",
+        ],
+    ),
+    (
+        "Events per second each second, from CSV with awk (column 4 is time_s, 8 events_per_second)",
+        &[
+            "rsysbench cpu --report-interval=1 --time=10 --output-format=csv run |",
+            "  awk -F, '$1 == \"interval\" { print $4, $8 }'",
+        ],
+    ),
+    (
+        "The same figure from the text report, as from sysbench",
+        &["rsysbench cpu --time=10 run | grep 'events per second'"],
+    ),
+];
+
+/// Lines shown as typed, indented.
+fn example(m: &mut String, lines: &[&str]) {
+    m.push_str(".RS 4\n.nf\n");
+    for l in lines {
+        m.push_str(&esc(l));
         m.push('\n');
     }
-    m.push_str(".fi\n.SH SEE ALSO\nsysbench(1)\n");
-    m
+    m.push_str(".fi\n.RE\n");
 }
 
 fn esc_par(title: &str, pars: &[&str]) -> String {

@@ -91,6 +91,9 @@ pub struct Summary {
     pub memory: Option<MemoryFigures>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fileio: Option<FileioFigures>,
+    /// Per thread; not "threads", which the JSON document's top level
+    /// (this is flattened into it) uses for the thread count.
+    #[serde(rename = "per_thread")]
     pub threads: Vec<ThreadFigures>,
     /// Events still running at a forced shutdown.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -181,3 +181,81 @@ fn packaging_scripts_parse() {
         );
     }
 }
+
+/// The example blocks (`.nf` ... `.fi`) of a man page's EXAMPLES section,
+/// as a user would type them.
+fn man_examples(tool: &str) -> Vec<String> {
+    let page = std::fs::read_to_string(root().join(format!("man/{tool}.1"))).expect("man page");
+    let examples = page
+        .split(".SH EXAMPLES")
+        .nth(1)
+        .expect("an EXAMPLES section");
+    let examples = examples.split("\n.SH ").next().unwrap_or("");
+    examples
+        .split(".nf\n")
+        .skip(1)
+        .filter_map(|b| b.split("\n.fi").next())
+        .map(|b| {
+            b.replace("\\-", "-")
+                .replace("\\(aq", "'")
+                .replace("\\e", "\\")
+                .replace("\\\\", "\\")
+        })
+        .collect()
+}
+
+/// The man pages' pipelines (jq on JSON, awk on CSV, grep on text) run as
+/// printed, with our binaries first on PATH and shorter runs, and print
+/// numbers.
+#[test]
+fn man_page_pipelines_work() {
+    if original("jq").is_none() {
+        return;
+    }
+    let bin_dir = our_bin("rmbw").parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir();
+    for tool in TOOLS {
+        let pipelines: Vec<String> = man_examples(tool)
+            .into_iter()
+            .filter(|b| b.contains('|') && b.contains(tool) && !b.contains("mbw -q"))
+            .collect();
+        assert!(pipelines.len() >= 2, "{tool}: {pipelines:?}");
+        for p in pipelines {
+            // Shorter runs: seconds for rsysbench, 16 MiB arrays for rmbw.
+            let short: String = p
+                .split(' ')
+                .map(|w| match w {
+                    w if w.starts_with("--time=") => "--time=2",
+                    "256" | "512" | "1024" => "16",
+                    w => w,
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            let out = run_bounded(
+                Command::new("bash")
+                    .args(["-o", "pipefail", "-c", &short])
+                    .env("PATH", &path)
+                    .current_dir(&dir),
+                LIMIT,
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{short}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(!stdout.trim().is_empty(), "{short}: no output");
+            for line in stdout.lines() {
+                assert!(
+                    line.split(|c: char| c.is_whitespace() || c == ':')
+                        .any(|w| w.parse::<f64>().is_ok_and(|v| v > 0.0)),
+                    "{short}: no positive number in {line:?}"
+                );
+            }
+        }
+    }
+}
