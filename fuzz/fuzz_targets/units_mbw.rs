@@ -1,6 +1,7 @@
 //! mbw's `strtoul` reading and rmbw's stricter array size: every input is
 //! a value or an error; an accepted size prints back to itself and fits in
-//! bytes; `%.Nf` output reads back within half a unit in the last place.
+//! bytes; `%.Nf` output is glibc's and reads back within half a unit in the
+//! last place.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -20,6 +21,8 @@ fuzz_target!(|data: &[u8]| {
         let x = f64::from_le_bytes(data[..8].try_into().unwrap_or([0; 8]));
         let prec = usize::from(data[8] % 18);
         let s = format_c_fixed(x, prec);
+        // mbw prints with C's %.*f: glibc is the oracle, NaN signs included.
+        assert_eq!(s, c_printf(prec, x), "{x:e} at precision {prec}");
         if x.is_finite() {
             let back: f64 = s.parse().unwrap_or_else(|_| panic!("{x} prints as {s:?}"));
             let half = 0.5 * 10f64.powi(-(prec as i32));
@@ -30,3 +33,20 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+fn c_printf(prec: usize, x: f64) -> String {
+    // %.17f of 1e308 is 326 characters.
+    let mut buf = [0u8; 400];
+    // SAFETY: the format takes one int and one double; snprintf writes at
+    // most buf.len() bytes, NUL included.
+    let n = unsafe {
+        libc::snprintf(
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            c"%.*f".as_ptr(),
+            prec as libc::c_int,
+            x,
+        )
+    };
+    String::from_utf8_lossy(&buf[..(n.max(0) as usize).min(buf.len() - 1)]).into_owned()
+}
