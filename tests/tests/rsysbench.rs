@@ -600,7 +600,8 @@ fn json_output_is_one_document() {
     assert!(v["fairness"]["events_stddev"].is_f64());
     assert_eq!(v["options"]["cpu_max_prime"], "10000");
     let iv = v["intervals"].as_array().expect("intervals");
-    assert_eq!(iv.len(), 1);
+    // The 2 s tick races the end of the run: one interval or two.
+    assert!((1..=2).contains(&iv.len()), "{} intervals", iv.len());
     assert!(iv[0]["events_per_second"].is_f64());
 
     let m = ours(&[
