@@ -20,6 +20,8 @@ pub struct Progress {
     pub ios: [AtomicU64; 3],
     /// Milliseconds since the run started when the job began its I/O.
     pub started_ms: AtomicU64,
+    /// Bytes a size-bound job will move in all (0: unknown or time-bound).
+    pub expected_bytes: AtomicU64,
     /// `--status-interval`: the job's statistics so far, refreshed at its
     /// sampling points when `want_snapshots` is set.
     pub want_snapshots: AtomicBool,
@@ -143,9 +145,25 @@ pub fn draw(
                 .zip(progress)
                 .filter(|(_, p)| p.state.load(Ordering::Relaxed) != b'_')
                 .map(|(j, p)| {
-                    let total = (j.ramp_us + j.runtime_us) / 1_000_000;
                     let began = p.started_ms.load(Ordering::Relaxed) / 1000;
-                    (began + total).saturating_sub(elapsed)
+                    let by_time = if j.runtime_us > 0 {
+                        let total = (j.ramp_us + j.runtime_us) / 1_000_000;
+                        Some((began + total).saturating_sub(elapsed))
+                    } else {
+                        None
+                    };
+                    // Size-bound: what is left at the rate so far.
+                    let expected = p.expected_bytes.load(Ordering::Relaxed);
+                    let done: u64 = p.bytes.iter().map(|b| b.load(Ordering::Relaxed)).sum();
+                    let ran = elapsed.saturating_sub(began).max(1);
+                    let by_size = (expected > 0 && done > 0)
+                        .then(|| expected.saturating_sub(done) * ran / done);
+                    match (by_time, by_size) {
+                        (Some(t), Some(s)) if !j.time_based => t.min(s),
+                        (Some(t), _) => t,
+                        (None, Some(s)) => s,
+                        (None, None) => 0,
+                    }
                 })
                 .max()
                 .unwrap_or(0);

@@ -171,6 +171,11 @@ pub fn run(
     let usage0 = rusage();
 
     let time_based = job.time_based && runtime_ns > 0;
+    if !time_based {
+        progress
+            .expected_bytes
+            .store(files.io_size.saturating_mul(job.loops), Ordering::Relaxed);
+    }
     let io_per_pass = files.io_size;
     let mut issued_bytes = 0u64;
     let mut issued_ios = 0u64;
