@@ -87,6 +87,8 @@ pub struct Job {
     pub stonewall: bool,
     pub new_group: bool,
     pub exitall: bool,
+    /// wait_for: the name of an earlier job to wait for.
+    pub wait_for: Option<String>,
     pub exitall_on_error: bool,
     pub randrepeat: bool,
     /// Set explicitly (seeds the offsets when randrepeat=0).
@@ -358,6 +360,7 @@ fn build(
         stonewall: o.flag("stonewall") || def.stonewall,
         new_group: o.flag("new_group"),
         exitall: o.flag("exitall"),
+        wait_for: o.text("wait_for"),
         exitall_on_error: o.flag("exitall_on_error"),
         randrepeat: o.flag("randrepeat"),
         randseed: o.is_set("randseed").then(|| o.int("randseed") as u64),
@@ -463,6 +466,14 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
         let opens = o.flag("stonewall") || o.flag("new_group") || def.stonewall;
         if opens && !jobs.is_empty() && jobs.last().is_some_and(|j| j.groupid == group) {
             group += 1;
+        }
+        if let Some(w) = o.text("wait_for") {
+            if !jobs.iter().any(|j| j.name == w) {
+                return Err(Failure::stderr(format!(
+                    "{}: waitee job {w} unknown.\n",
+                    def.name
+                )));
+            }
         }
         for c in 0..numjobs {
             let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;

@@ -753,6 +753,13 @@ pub static OPTIONS: &[OptDef] = &[
         "Terminate all jobs when one exits",
     ),
     opt(
+        "wait_for",
+        Kind::Text,
+        None,
+        "Job",
+        "Name of the job this one wants to wait for before starting",
+    ),
+    opt(
         "exitall_on_error",
         Kind::Flag,
         None,

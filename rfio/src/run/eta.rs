@@ -20,6 +20,8 @@ pub struct Progress {
     pub ios: [AtomicU64; 3],
     /// Milliseconds since the run started when the job began its I/O.
     pub started_ms: AtomicU64,
+    /// Setup failed: the job never runs (nobody should wait for it).
+    pub setup_failed: AtomicBool,
     /// Bytes a size-bound job will move in all (0: unknown or time-bound).
     pub expected_bytes: AtomicU64,
     /// `--status-interval`: the job's statistics so far, refreshed at its

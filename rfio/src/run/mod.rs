@@ -188,6 +188,9 @@ fn run_segment(
                     error: e.errno,
                     ..ThreadStats::default()
                 };
+                progress[i]
+                    .setup_failed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
                 out[i] = Some(JobRun {
                     stats,
                     pid: 0,
@@ -219,6 +222,9 @@ fn run_segment(
                     error: errno,
                     ..ThreadStats::default()
                 };
+                progress[i]
+                    .setup_failed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
                 out[i] = Some(JobRun {
                     stats,
                     pid: 0,
@@ -234,8 +240,27 @@ fn run_segment(
             .into_iter()
             .map(|(i, job, traits, eng, files)| {
                 let exit_all = &exit_all;
+                let all_progress = progress;
                 let progress = &progress[i];
                 s.spawn(move || {
+                    // wait_for: until every job of that name in this segment
+                    // is done (earlier segments have finished already).
+                    if let Some(w) = &job.wait_for {
+                        let waits: Vec<&eta::Progress> = jobs
+                            .iter()
+                            .zip(all_progress)
+                            .filter(|(j, _)| &j.name == w)
+                            .map(|(_, p)| p)
+                            .collect();
+                        while !waits.iter().all(|p| {
+                            let s = p.state.load(std::sync::atomic::Ordering::Relaxed);
+                            s == b'_'
+                                || (s == b'P'
+                                    && p.setup_failed.load(std::sync::atomic::Ordering::Relaxed))
+                        }) {
+                            std::thread::sleep(std::time::Duration::from_millis(5));
+                        }
+                    }
                     if job.startdelay_us > 0 {
                         std::thread::sleep(std::time::Duration::from_micros(job.startdelay_us));
                     }
