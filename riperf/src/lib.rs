@@ -8,6 +8,7 @@
 //! `session`, `client`, `server` (the two control loops).
 
 pub mod client;
+pub mod completions;
 pub mod ctrl;
 pub mod measure;
 pub mod net;

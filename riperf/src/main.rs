@@ -13,6 +13,22 @@ fn out(s: &str) {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Hidden, for packaging: the completion scripts made from the option table.
+    if let Some(shell) = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--generate-completions="))
+    {
+        return match shell.parse() {
+            Ok(shell) => {
+                out(&riperf::completions::render(shell));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("iperf3: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let cfg = match options::parse(&args) {
         Ok(Command::Help) => {
             out(&options::table::usage_long());

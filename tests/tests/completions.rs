@@ -13,7 +13,7 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 /// The tools whose completions are generated (add riperf and rfio when
 /// they take `--generate-completions`).
-const TOOLS: &[&str] = &["rmbw", "rsysbench"];
+const TOOLS: &[&str] = &["rmbw", "rsysbench", "riperf"];
 
 /// (shell, committed file name for `tool`).
 fn files(tool: &str) -> [(&'static str, String); 3] {
@@ -199,11 +199,11 @@ fn completions_offer_the_documented_options() {
         for opt in &offered {
             // `-n N` / `--threads=N` / `--threads=N ` / `--debug[=on|off]`
             let documented = help
-                .split(|c: char| c.is_whitespace() || c == '=' || c == '[' || c == ',')
+                .split(|c: char| c.is_whitespace() || matches!(c, '=' | '[' | ',' | '<'))
                 .any(|w| w == opt);
             assert!(documented, "{tool}: {opt} is completed but not in its help");
         }
-        for word in help.split(|c: char| c.is_whitespace() || c == '=' || c == '[') {
+        for word in help.split(|c: char| c.is_whitespace() || matches!(c, '=' | '[' | '<')) {
             if word.starts_with("--")
                 && word.len() > 2
                 && word.chars().nth(2).is_some_and(|c| c.is_ascii_lowercase())

@@ -8,6 +8,27 @@ fn esc(s: &str) -> String {
     s.replace('\\', "\\\\").replace('-', "\\-")
 }
 
+/// Worked examples: each starts a one-test server on loopback, so a test can
+/// run them exactly as printed.
+const EXAMPLES: [(&str, &str); 4] = [
+    (
+        "A server, then a 10-second TCP test against it from another host:",
+        "riperf -s\nriperf -c server.example -t 10",
+    ),
+    (
+        "The received rate in bit/s, from JSON with jq:",
+        "riperf -s -1 -p 5299 >/dev/null & sleep 1\nriperf -c 127.0.0.1 -p 5299 -t 2 -J | jq '.end.sum_received.bits_per_second'",
+    ),
+    (
+        "The same from CSV with awk (a row per stream per interval, then summary rows):",
+        "riperf -s -1 -p 5298 >/dev/null & sleep 1\nriperf -c 127.0.0.1 -p 5298 -t 2 --output-format=csv |\n  awk -F, '$1 == \"summary\" && $3 == \"receiver\" { print $7 }'",
+    ),
+    (
+        "The receiver line of the text report, as scripts written for iperf3 read it:",
+        "riperf -s -1 -p 5297 >/dev/null & sleep 1\nriperf -c 127.0.0.1 -p 5297 -t 2 | grep receiver | awk '{ print $7, $8 }'",
+    ),
+];
+
 pub fn man_page() -> String {
     let mut m = String::new();
     m.push_str(".TH RIPERF 1 \"\" \"riperf 0.1.0 (iperf 3.12 compatible)\" \"User Commands\"\n");
@@ -49,7 +70,15 @@ pub fn man_page() -> String {
     m.push_str(&esc("SCTP (--sctp, -X, --nstreams) and authentication (--username, --rsa-*) are refused with an error. -F works with TCP only."));
     m.push_str("\n.SH EXTENSIONS\n");
     m.push_str(&esc("--json-stream prints one JSON event per line (as iperf3 3.17). --output-format=text|json|csv selects the report like the other rbench tools; csv has a header row, a row per stream per interval and summary rows. --max-parallel N lifts the 128-stream cap on both sides. -A n pins stream i to the i-th allowed CPU from n. With -n, a riperf client waits until its data is acknowledged before ending the test and a riperf server counts what is still buffered, so both sides report the bytes actually sent."));
-    m.push_str("\n.SH SEE ALSO\n.BR iperf3 (1)\n");
+    m.push_str("\n.SH EXAMPLES\n");
+    for (what, cmd) in EXAMPLES {
+        m.push_str(&format!(
+            ".PP\n{}\n.PP\n.RS 4\n.nf\n{}\n.fi\n.RE\n",
+            esc(what),
+            esc(cmd)
+        ));
+    }
+    m.push_str(".SH SEE ALSO\n.BR iperf3 (1)\n");
     m
 }
 
