@@ -97,6 +97,69 @@ fn unrecognized(prog: &str, arg: &str, name: &str, engine: Option<&str>) -> Fail
     Failure::stderr(s)
 }
 
+const PROGRAM_FLAGS: &[&str] = &[
+    "version",
+    "help",
+    "cmdhelp",
+    "enghelp",
+    "parse-only",
+    "showcmd",
+    "readonly",
+    "minimal",
+    "append-terse",
+    "warnings-fatal",
+    "generate-man",
+    "name",
+];
+
+/// getopt's long-option abbreviations: an exact name wins, a unique prefix
+/// stands for its option, several candidates are an error (§1.1).
+fn resolve_prefix<'a>(
+    prog: &str,
+    arg: &str,
+    name: &'a str,
+    engine: Option<&str>,
+) -> Result<&'a str, Failure> {
+    let program = PROGRAM_WITH_VALUE.iter().chain(PROGRAM_FLAGS);
+    let exact = program.clone().any(|p| *p == name)
+        || crate::options::find(name).is_some_and(|o| o.available_with(engine));
+    if exact || name.is_empty() {
+        return Ok(name);
+    }
+    let mut hits: Vec<(&'static str, &'static str)> = program
+        .filter(|p| p.starts_with(name))
+        .map(|p| (*p, *p))
+        .collect();
+    for o in crate::options::table::OPTIONS
+        .iter()
+        .filter(|o| o.available_with(engine))
+    {
+        for spelled in std::iter::once(o.name).chain(o.alias) {
+            if spelled.starts_with(name) {
+                hits.push((spelled, o.name));
+            }
+        }
+    }
+    let mut canon: Vec<&str> = hits.iter().map(|h| h.1).collect();
+    canon.dedup();
+    match canon.len() {
+        0 => Ok(name),
+        1 => Ok(canon[0]),
+        _ => {
+            let list: Vec<String> = hits.iter().map(|h| format!("'--{}'", h.0)).collect();
+            let mut msg = format!(
+                "{prog}: option '{arg}' is ambiguous; possibilities: {}\n{prog}: unrecognized option '{arg}'\n",
+                list.join(" ")
+            );
+            // The hint is the shortest candidate: the fewest letters added.
+            if let Some(c) = hits.iter().map(|h| h.0).min_by_key(|c| c.len()) {
+                msg.push_str(&format!("Did you mean {c}?\n"));
+            }
+            Err(Failure::stderr(msg))
+        }
+    }
+}
+
 /// The text of a bad value: fio's `failed parsing k=v` (to stderr, after
 /// our detail line) and the valid-value list (to stdout).
 pub fn bad_value(err: SetError, name: &str, raw: &str) -> Failure {
@@ -176,6 +239,11 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
+        let engine = match current.as_ref() {
+            Some(j) if !in_global_section => j.opts.engine(),
+            _ => global.engine(),
+        };
+        let name = resolve_prefix(&plan.prog, arg, name, engine)?;
         // Program options.
         let takes_value = PROGRAM_WITH_VALUE.contains(&name);
         let program_value = || -> Result<String, Failure> {

@@ -115,6 +115,8 @@ fn bad_command_lines_fail_as_fio_does() {
         &["--name=x", "--size=1M", "--rwmixread=150"],
         &["--name=x", "--size=1M", "--direct=yes"],
         &["--name=x", "--size=1M", "--direct=2"],
+        &["--name=x", "--size=1M", "--ioengine=null", "--iodep=4"],
+        &["--name=x", "--size=1M", "--ioengine=null", "--outp=terse"],
         &["--name=x", "--size=1M", "--numjobs=$ncpus"],
         &["--name=x", "--size=1M", "--bs=4k", "--kb_base=1001"],
         &["--name=x", "--size=1M", "--runtime=abc"],
@@ -134,6 +136,23 @@ fn bad_command_lines_fail_as_fio_does() {
     for args in cases {
         assert_same_error(args, &nothing);
     }
+}
+
+/// getopt abbreviations: a unique prefix names its option.
+#[test]
+fn unique_prefixes_name_their_option() {
+    let args = [
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--runt=1",
+        "--output-format=terse",
+    ];
+    let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    assert!(ours.stdout.starts_with("3;fio-3.33;x;"), "{}", ours.stdout);
 }
 
 /// No job: usage on stdout (rfio lists only the program options it

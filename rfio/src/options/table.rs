@@ -334,13 +334,6 @@ pub static OPTIONS: &[OptDef] = &[
         "Type of random number generator to use",
     ),
     opt(
-        "iodepth_low",
-        UNBOUNDED,
-        None,
-        "I/O depth",
-        "Low water mark for queuing depth",
-    ),
-    opt(
         "random_distribution",
         Kind::Choice(DISTRIBUTIONS),
         Some("random"),
@@ -405,6 +398,13 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "I/O depth",
         "Max number of IO buffers to retrieve in one go",
+    ),
+    opt(
+        "iodepth_low",
+        UNBOUNDED,
+        None,
+        "I/O depth",
+        "Low water mark for queuing depth",
     ),
     opt(
         "size",
