@@ -23,7 +23,9 @@ BIN="$ROOT/target/release"
 
 SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024
            rsysbench-cpu-1 rsysbench-cpu-2 rsysbench-memory-1k
-           riperf-tcp-1 riperf-tcp-4"
+           rsysbench-memory-rnd-read rsysbench-threads rsysbench-mutex
+           rsysbench-fileio-rndrd rsysbench-fileio-seqwr
+           riperf-tcp-1 riperf-tcp-4 riperf-tcp-8 riperf-tcp-cpu riperf-udp-64"
 
 # mbw/rmbw: the Copy value of the (single) AVG line, in MiB/s; with
 # COMPARE_METRIC=best, the best single run's Copy instead (a run can only
@@ -42,9 +44,49 @@ extract_sysbench_eps() {
     awk '/events per second:/ { print $NF; exit }'
 }
 
+# sysbench/rsysbench: events per second from the general statistics, for
+# tests that print no "events per second:" line (fileio): events / time.
+extract_sysbench_eps_any() {
+    awk '/total time:/ { t = $NF + 0 } /total number of events:/ { n = $NF }
+         END { if (t > 0) printf "%.2f\n", n / t }'
+}
+
+# sysbench/rsysbench: "total time:" in seconds (fixed-work tests: mutex).
+extract_sysbench_total_time() {
+    awk '/total time:/ { print $NF + 0; exit }'
+}
+
 # iperf3/riperf -J: the receiver's bits per second of the sum, in Gbit/s.
 extract_iperf_gbps() {
     jq -r '.end.sum_received.bits_per_second / 1e9'
+}
+
+# iperf3/riperf -J, UDP: datagrams delivered (sent - lost) per second.
+extract_iperf_udp_pps() {
+    jq -r '(.end.sum.packets - .end.sum.lost_packets) / .end.sum.seconds'
+}
+
+# iperf3/riperf -J: CPU per throughput, client and server together:
+# (host_total + remote_total) percent per Gbit/s received. Lower is better.
+extract_iperf_cpu_per_gbps() {
+    jq -r '(.end.cpu_utilization_percent.host_total + .end.cpu_utilization_percent.remote_total)
+           / (.end.sum_received.bits_per_second / 1e9)'
+}
+
+# sysbench fileio runs on files prepared once, by sysbench itself, in FILEIO_DIR.
+FILEIO_DIR=${TMPDIR:-/tmp}/rbench-compare-fileio
+FILEIO_OPTS="--file-total-size=256M --file-num=16"
+fileio_setup() {
+    mkdir -p "$FILEIO_DIR" && cd "$FILEIO_DIR" && sysbench fileio $FILEIO_OPTS prepare >/dev/null
+}
+fileio_cleanup() {
+    (cd "$FILEIO_DIR" 2>/dev/null && sysbench fileio $FILEIO_OPTS cleanup >/dev/null)
+    rmdir "$FILEIO_DIR" 2>/dev/null || true
+}
+fileio_pair() { # mode
+    OURS="cd $FILEIO_DIR && $BIN/rsysbench fileio $FILEIO_OPTS --file-test-mode=$1 --time=5 run"
+    ORIG="cd $FILEIO_DIR && sysbench fileio $FILEIO_OPTS --file-test-mode=$1 --time=5 run"
+    SETUP=fileio_setup CLEANUP=fileio_cleanup
 }
 
 # A loopback test: a one-off server and a client, same tool on both sides.
@@ -55,7 +97,7 @@ iperf_pair() {
 }
 
 scenario() {
-    EXTRACT=extract_mbw_avg UNIT="MiB/s" BETTER=higher
+    EXTRACT=extract_mbw_avg UNIT="MiB/s" BETTER=higher SETUP=: CLEANUP=:
     case "$1" in
     # mbw 1.2.2 times memcpy() under its DUMB label (-t1) and the element
     # loop under its MEMCPY label (-t0); rmbw's labels say what they time.
@@ -86,6 +128,25 @@ scenario() {
         OURS="$BIN/rsysbench memory --threads=1 --time=5 --memory-total-size=1T run"
         ORIG="sysbench memory --threads=1 --time=5 --memory-total-size=1T run"
         EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+    rsysbench-memory-rnd-read)
+        TOOL=rsysbench DESC="memory test, 1 KiB random reads, 1 thread, 5 s (events/s)"
+        OURS="$BIN/rsysbench memory --memory-oper=read --memory-access-mode=rnd --time=5 --memory-total-size=1T run"
+        ORIG="sysbench memory --memory-oper=read --memory-access-mode=rnd --time=5 --memory-total-size=1T run"
+        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+    rsysbench-threads)
+        TOOL=rsysbench DESC="threads test, 2 threads, 5 s (events/s)"
+        OURS="$BIN/rsysbench threads --threads=2 --time=5 run" ORIG="sysbench threads --threads=2 --time=5 run"
+        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+    rsysbench-mutex)
+        TOOL=rsysbench DESC="mutex test, 2 threads (total time, s)"
+        OURS="$BIN/rsysbench mutex --threads=2 run" ORIG="sysbench mutex --threads=2 run"
+        EXTRACT=extract_sysbench_total_time UNIT="s" BETTER=lower ;;
+    rsysbench-fileio-rndrd)
+        TOOL=rsysbench DESC="fileio rndrd on the same 256 MiB of files, 5 s (events/s)"
+        fileio_pair rndrd; EXTRACT=extract_sysbench_eps_any UNIT="events/s" ;;
+    rsysbench-fileio-seqwr)
+        TOOL=rsysbench DESC="fileio seqwr on the same 256 MiB of files, 5 s (events/s)"
+        fileio_pair seqwr; EXTRACT=extract_sysbench_eps_any UNIT="events/s" ;;
     # Each tool against its own server on loopback: what a user sees.
     riperf-tcp-1)
         TOOL=riperf DESC="TCP over loopback, 1 stream, 3 s, own server (Gbit/s received)"
@@ -95,6 +156,18 @@ scenario() {
         TOOL=riperf DESC="TCP over loopback, 4 streams, 3 s, own server (Gbit/s received)"
         iperf_pair 25303 "-t 3 -P 4"
         EXTRACT=extract_iperf_gbps UNIT="Gbit/s" ;;
+    riperf-tcp-8)
+        TOOL=riperf DESC="TCP over loopback, 8 streams, 3 s, own server (Gbit/s received)"
+        iperf_pair 25305 "-t 3 -P 8"
+        EXTRACT=extract_iperf_gbps UNIT="Gbit/s" ;;
+    riperf-tcp-cpu)
+        TOOL=riperf DESC="TCP over loopback, 1 stream, 3 s: CPU % (client + server) per Gbit/s"
+        iperf_pair 25307 "-t 3"
+        EXTRACT=extract_iperf_cpu_per_gbps UNIT="%/Gbit/s" BETTER=lower ;;
+    riperf-udp-64)
+        TOOL=riperf DESC="UDP over loopback, 64-byte datagrams, -b 0, 3 s (datagrams delivered/s)"
+        iperf_pair 25309 "-u -l 64 -b 0 -t 3"
+        EXTRACT=extract_iperf_udp_pps UNIT="datagrams/s" ;;
     *) return 1 ;;
     esac
 }
@@ -121,6 +194,8 @@ run_scenario() { # name runs
     scenario "$name" || { echo "compare.sh: unknown scenario '$name' (try: list)" >&2; return 2; }
     command -v "${ORIG%% *}" >/dev/null || { echo "compare.sh: the original '${ORIG%% *}' is not installed" >&2; return 2; }
     (cd "$ROOT" && cargo build --release -q -p "$TOOL")
+    ( $SETUP ) || { echo "compare.sh: setup of '$name' failed" >&2; return 2; }
+    trap '( $CLEANUP )' EXIT
     echo "== $name: $DESC"
     for i in $(seq 1 "$runs"); do
         # Alternate which goes first so neither always runs on a warmer machine.
@@ -151,6 +226,7 @@ run_scenario() { # name runs
     # in machine load than the ratio of the two medians.
     printf '   paired ratios ours/original: min %s median %s max %s\n' "$1" "$2" "$3"
     local paired=$2
+    ( $CLEANUP ); trap - EXIT
     SUMMARY="$SUMMARY$(printf '%-18s %14s %14s %7s %7s' "$name" "$rmed" "$omed" "$ratio" "$paired")
 "
 }
