@@ -166,11 +166,20 @@ fn no_job_prints_usage_and_fails() {
         (ours.code, ours.stderr.as_str()),
         (theirs.code, theirs.stderr.as_str())
     );
-    let first_two = |s: &str| {
+    // The version line, then the usage line that starts with argv[0]
+    // ("fio-3.33", "/usr/bin/fio [options] ...").
+    let first_two = |s: &str| -> Vec<String> {
         s.lines()
             .take(2)
-            .map(|l| l.split(' ').next().unwrap_or("").len())
-            .count()
+            .map(|l| {
+                let w = l.split(' ').next().unwrap_or("");
+                w.rsplit('/')
+                    .next()
+                    .unwrap_or(w)
+                    .trim_start_matches('r')
+                    .to_string()
+            })
+            .collect()
     };
     assert!(ours.stdout.starts_with("fio-3.33\n"));
     assert_eq!(first_two(&ours.stdout), first_two(&theirs.stdout));
