@@ -261,6 +261,13 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
             "version" => return Err(Failure::done("fio-3.33\n")),
             // rfio's own: the man page, generated from the option table.
             "generate-man" => return Err(Failure::done(crate::man::render())),
+            // rfio's own: the completion scripts, generated from the same table.
+            "generate-completions" => {
+                return Err(match inline.as_deref().unwrap_or("").parse() {
+                    Ok(shell) => Failure::done(crate::completions::render(shell)),
+                    Err(e) => Failure::stderr(format!("{prog}: {e}\n")),
+                })
+            }
             "help" => return Err(Failure::done(help::usage(prog))),
             "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all"))),
             "enghelp" => return Err(help::enghelp(inline.as_deref())),

@@ -2,6 +2,7 @@
 
 mod app;
 mod cli;
+mod completions;
 mod engine;
 mod failure;
 mod job;

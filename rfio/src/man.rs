@@ -3,6 +3,26 @@
 
 use crate::options::help::man_options;
 
+/// Worked examples; the pipelines run as printed in the packaging test.
+const EXAMPLES: [(&str, &str); 4] = [
+    (
+        "fio's classic: 4 KiB random reads with io_uring, direct, queue depth 32, 30 seconds:",
+        "rfio --name=rr --filename=/tmp/rfio.dat --size=1g --rw=randread --bs=4k \\\n  --ioengine=io_uring --direct=1 --iodepth=32 --time_based --runtime=30",
+    ),
+    (
+        "The read IOPS from JSON with jq:",
+        "rfio --name=t --directory=/tmp --size=16m --unlink=1 --rw=randread --bs=4k \\\n  --output-format=json | jq '.jobs[0].read.iops'",
+    ),
+    (
+        "The 99th percentile completion latency per job and direction from CSV with awk:",
+        "rfio --name=t --directory=/tmp --size=16m --unlink=1 --rw=randrw --bs=4k --output-format=csv |\n  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }\n           { print $1, $3, $c[\"clat_p99_ns\"] }'",
+    ),
+    (
+        "Terse output, read by field number as fio scripts do (field 8: read IOPS):",
+        "rfio --name=t --directory=/tmp --size=16m --unlink=1 --rw=randread --bs=4k --minimal |\n  awk -F';' '{ print $8 }'",
+    ),
+];
+
 pub fn render() -> String {
     let mut s = String::new();
     s.push_str(".TH RFIO 1 \"\" \"rfio 0.1.0 (fio 3.33 compatible)\" \"User Commands\"\n");
@@ -33,6 +53,14 @@ pub fn render() -> String {
     s.push_str(".SH JOB OPTIONS\n");
     s.push_str(&man_options());
     s.push_str(".SH EXIT STATUS\n0 on success; 1 for bad input; otherwise the number of jobs that ended with an error (128 more after SIGINT/SIGTERM).\n");
+    s.push_str(".SH EXAMPLES\n");
+    for (what, cmd) in EXAMPLES {
+        s.push_str(&format!(
+            ".PP\n{}\n.PP\n.RS 4\n.nf\n{}\n.fi\n.RE\n",
+            what.replace('-', "\\-"),
+            cmd.replace('\\', "\\e").replace('-', "\\-")
+        ));
+    }
     s.push_str(".SH SEE ALSO\nfio(1)\n");
     s
 }

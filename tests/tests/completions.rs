@@ -13,7 +13,7 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 /// The tools whose completions are generated (add riperf and rfio when
 /// they take `--generate-completions`).
-const TOOLS: &[&str] = &["rmbw", "rsysbench", "riperf"];
+const TOOLS: &[&str] = &["rmbw", "rsysbench", "riperf", "rfio"];
 
 /// (shell, committed file name for `tool`).
 fn files(tool: &str) -> [(&'static str, String); 3] {
@@ -176,7 +176,8 @@ fn bash_completes_what_the_parsers_accept() {
 }
 
 /// Every option the completions offer is one the tool documents in its
-/// help (`--help`, and each test's `help` for rsysbench), and the reverse.
+/// help (`--help`, each test's `help` for rsysbench, `--cmdhelp=all` for
+/// rfio's job options), and the reverse.
 #[test]
 fn completions_offer_the_documented_options() {
     for tool in TOOLS {
@@ -190,6 +191,15 @@ fn completions_offer_the_documented_options() {
         for args in runs {
             let out = run_bounded(Command::new(our_bin(tool)).args(&args), LIMIT);
             help.push_str(&String::from_utf8_lossy(&out.stdout));
+        }
+        if *tool == "rfio" {
+            // fio's job options are listed as `name : help` by --cmdhelp=all.
+            let out = run_bounded(Command::new(our_bin(tool)).arg("--cmdhelp=all"), LIMIT);
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                if let Some(name) = line.split([' ', ':']).next().filter(|n| !n.is_empty()) {
+                    help.push_str(&format!(" --{name}\n"));
+                }
+            }
         }
         let offered: Vec<String> = bash_offers(tool, &[tool, "-"])
             .into_iter()

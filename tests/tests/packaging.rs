@@ -13,7 +13,7 @@ use serde_json::Value;
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// The finished tools packaging covers (add riperf and rfio with their metadata).
-const TOOLS: &[&str] = &["rmbw", "rsysbench", "riperf"];
+const TOOLS: &[&str] = &["rmbw", "rsysbench", "riperf", "rfio"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -168,6 +168,16 @@ const USAGE: &[(&str, &str)] = &[
         "--section=name",
         "Only run specified section in job file, multiple sections can be specified",
     ),
+    // Accepted for fio's command lines; they change nothing in rfio.
+    ("--debug=options", "Accepted for compatibility; no effect"),
+    ("--alloc-size=kb", "Accepted for compatibility; no effect"),
+    ("--warnings-fatal", "Fio parser warnings are fatal"),
+    (
+        "--max-jobs=nr",
+        "Maximum number of threads/processes to support",
+    ),
+    ("--eta-interval=t", "Accepted for compatibility; no effect"),
+    ("--append-terse", "Append terse output to the normal output"),
 ];
 
 /// `--help` text: version, then `PROG [options]…` (argv[0], as fio prints it).
