@@ -25,7 +25,9 @@ SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024
            rsysbench-cpu-1 rsysbench-cpu-2 rsysbench-memory-1k
            rsysbench-memory-rnd-read rsysbench-threads rsysbench-mutex
            rsysbench-fileio-rndrd rsysbench-fileio-seqwr
-           riperf-tcp-1 riperf-tcp-4 riperf-tcp-8 riperf-tcp-cpu riperf-udp-64"
+           riperf-tcp-1 riperf-tcp-4 riperf-tcp-8 riperf-tcp-cpu riperf-udp-64
+           rfio-null-randread rfio-psync-randread rfio-uring-randread-cpu
+           rfio-libaio-write-1m"
 
 # mbw/rmbw: the Copy value of the (single) AVG line, in MiB/s; with
 # COMPARE_METRIC=best, the best single run's Copy instead (a run can only
@@ -94,6 +96,38 @@ fileio_pair() { # mode
 iperf_pair() {
     OURS="$BIN/riperf -s -1 -p $1 >/dev/null 2>&1 & sleep 0.5; $BIN/riperf -c 127.0.0.1 -p $1 $2 -J; wait"
     ORIG="iperf3 -s -1 -p $(($1 + 1)) >/dev/null 2>&1 & sleep 0.5; iperf3 -c 127.0.0.1 -p $(($1 + 1)) $2 -J; wait"
+}
+
+# fio/rfio --output-format=json: the first job's read IOPS, write
+# bandwidth (MiB/s), and CPU time (usr + sys) per read I/O in ns: the
+# usr_cpu/sys_cpu percentages are of the job's runtime (ms).
+extract_fio_read_iops() {
+    jq -r '.jobs[0].read.iops'
+}
+extract_fio_write_mibps() {
+    jq -r '.jobs[0].write.bw_bytes / 1048576'
+}
+extract_fio_cpu_ns_per_io() {
+    jq -r '.jobs[0] | (.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1e6 / .read.total_ios'
+}
+
+# fio jobs run on one data file, laid out once by fio itself, in FIO_DIR,
+# then read once so that it is in the page cache (the psync scenario runs
+# with invalidate=0, which keeps it there: fio's default drops it).
+FIO_DIR=${TMPDIR:-/tmp}/rbench-compare-fio
+FIO_FILE=$FIO_DIR/data
+fio_setup() {
+    mkdir -p "$FIO_DIR" && fio --name=layout --filename="$FIO_FILE" --size=1G --rw=write --bs=1M \
+        --ioengine=psync --end_fsync=1 >/dev/null && cat "$FIO_FILE" >/dev/null
+}
+fio_cleanup() {
+    rm -f "$FIO_FILE"
+    rmdir "$FIO_DIR" 2>/dev/null || true
+}
+fio_pair() { # job options (the same for both tools)
+    OURS="$BIN/rfio --output-format=json --name=job $1"
+    ORIG="fio --output-format=json --name=job $1"
+    TOOL=rfio
 }
 
 scenario() {
@@ -168,6 +202,23 @@ scenario() {
         TOOL=riperf DESC="UDP over loopback, 64-byte datagrams, -b 0, 3 s (datagrams delivered/s)"
         iperf_pair 25309 "-u -l 64 -b 0 -t 3"
         EXTRACT=extract_iperf_udp_pps UNIT="datagrams/s" ;;
+    # The same job for both; latency stats (slat/clat/lat, percentiles) stay on.
+    rfio-null-randread)
+        DESC="ioengine=null, 4k randread, 3 s, full latency stats (read IOPS)"
+        fio_pair "--ioengine=null --rw=randread --bs=4k --size=1G --time_based --runtime=3"
+        EXTRACT=extract_fio_read_iops UNIT="IOPS" ;;
+    rfio-psync-randread)
+        DESC="ioengine=psync, 4k randread on a cached 1 GiB file, 3 s (read IOPS)"
+        fio_pair "--filename=$FIO_FILE --ioengine=psync --invalidate=0 --rw=randread --bs=4k --size=1G --time_based --runtime=3"
+        SETUP=fio_setup CLEANUP=fio_cleanup EXTRACT=extract_fio_read_iops UNIT="IOPS" ;;
+    rfio-uring-randread-cpu)
+        DESC="ioengine=io_uring, 4k randread, direct, iodepth=32, 3 s: CPU ns (usr+sys) per I/O"
+        fio_pair "--filename=$FIO_FILE --ioengine=io_uring --direct=1 --iodepth=32 --rw=randread --bs=4k --size=1G --time_based --runtime=3"
+        SETUP=fio_setup CLEANUP=fio_cleanup EXTRACT=extract_fio_cpu_ns_per_io UNIT="ns/IO" BETTER=lower ;;
+    rfio-libaio-write-1m)
+        DESC="ioengine=libaio, 1M sequential write, direct, iodepth=8, 3 s (write MiB/s)"
+        fio_pair "--filename=$FIO_FILE --ioengine=libaio --direct=1 --iodepth=8 --rw=write --bs=1M --size=1G --time_based --runtime=3"
+        SETUP=fio_setup CLEANUP=fio_cleanup EXTRACT=extract_fio_write_mibps UNIT="MiB/s" ;;
     *) return 1 ;;
     esac
 }
