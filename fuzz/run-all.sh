@@ -5,6 +5,7 @@
 # stable toolchain build with the sanitizer flags. A crash leaves its input
 # in fuzz/artifacts/<target>/ and the report in fuzz/logs/<target>.log; the
 # script goes on with the other targets and exits 1 at the end.
+# A <target>.dict beside this script (option names) is passed as -dict=.
 # Prints one line per target with libFuzzer's final executions count.
 set -u
 TIME=${1:-600}
@@ -15,7 +16,10 @@ status=0
 mkdir -p logs
 for t in $(cargo fuzz list); do
     mkdir -p "corpus/$t"
-    if cargo fuzz run "$t" "corpus/$t" -- -max_total_time="$TIME" -print_final_stats=1 \
+    dict=""
+    if [ -f "$t.dict" ]; then dict="-dict=$t.dict"; fi
+    # shellcheck disable=SC2086 # $dict is one word or none
+    if cargo fuzz run "$t" "corpus/$t" -- -max_total_time="$TIME" -print_final_stats=1 $dict \
         >"logs/$t.log" 2>&1; then
         result="no crash"
     else

@@ -56,8 +56,9 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
 /// C's `%.<prec>g` for a finite, non-negative or negative `x`.
 pub fn format_g(x: f64, prec: usize) -> String {
     if !x.is_finite() {
+        // glibc prints the sign of NaN and of zero (found by fuzz/units_sysbench).
         return if x.is_nan() {
-            "nan".into()
+            if x.is_sign_negative() { "-nan" } else { "nan" }.into()
         } else if x > 0.0 {
             "inf".into()
         } else {
@@ -66,7 +67,7 @@ pub fn format_g(x: f64, prec: usize) -> String {
     }
     let p = prec.max(1);
     if x == 0.0 {
-        return "0".into();
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
     }
     // The exponent after rounding to `p` significant digits decides the style.
     let e_form = format!("{:.*e}", p - 1, x);
@@ -142,6 +143,10 @@ mod tests {
         assert_eq!(format_g(123456.0, 5), "1.2346e+05");
         assert_eq!(format_g(99999.5, 5), "1e+05");
         assert_eq!(format_g(1.5, 1), "2");
+        // Inputs fuzz/units_sysbench found differing from glibc's printf.
+        assert_eq!(format_g(-0.0, 0), "-0");
+        assert_eq!(format_g(-f64::NAN, 5), "-nan");
+        assert_eq!(format_g(-f64::MAX, 15), "-1.79769313486232e+308");
     }
 
     #[test]
