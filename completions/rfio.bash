@@ -72,6 +72,7 @@ _rfio()
             --refill_buffers) :; ;;
             --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); ;;
             --unlink) :; ;;
+            --unlink_each_loop) :; ;;
             --create_on_open) :; ;;
             --overwrite) :; ;;
             --invalidate) :; ;;
@@ -179,6 +180,7 @@ _rfio()
         --file_service_type) COMPREPLY=($(compgen -P "$pre" -W 'random roundrobin sequential' -- "$cur")); return 0 ;;
         --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); return 0 ;;
         --unlink) :; return 0 ;;
+        --unlink_each_loop) :; return 0 ;;
         --create_on_open) :; return 0 ;;
         --overwrite) :; return 0 ;;
         --invalidate) :; return 0 ;;
@@ -221,7 +223,7 @@ _rfio()
         --significant_figures) :; return 0 ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --version --help --cmdhelp --enghelp --parse-only --showcmd --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --cpus_allowed= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --size= --io_size= --filesize= --offset= --offset_increment= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --continue_on_error= --unlink= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --rate= --rate_iops= --runtime= --time_based --ramp_time= --startdelay= --loops= --numjobs= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
+        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --version --help --cmdhelp --enghelp --parse-only --showcmd --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --cpus_allowed= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --size= --io_size= --filesize= --offset= --offset_increment= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --continue_on_error= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --rate= --rate_iops= --runtime= --time_based --ramp_time= --startdelay= --loops= --numjobs= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi

@@ -135,6 +135,8 @@ pub struct Job {
     pub sig_figs: usize,
     pub description: Option<String>,
     pub unlink: bool,
+    pub unlink_each_loop: bool,
+    pub create_on_open: bool,
     /// continue_on_error as a mask: 1 read, 2 write (0: stop at errors;
     /// None: option not set, no `errors` line).
     pub continue_on_error: Option<u8>,
@@ -407,6 +409,8 @@ fn build(
         sig_figs: o.int("significant_figures") as usize,
         description: o.text("description"),
         unlink: o.flag("unlink"),
+        unlink_each_loop: o.flag("unlink_each_loop"),
+        create_on_open: o.flag("create_on_open"),
         continue_on_error: o.is_set("continue_on_error").then(|| {
             match o.choice("continue_on_error").0.as_str() {
                 "read" => 1,

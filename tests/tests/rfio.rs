@@ -917,3 +917,124 @@ fn async_engines_keep_the_queue_as_fio_does() {
         assert_eq!(depths(&ours.stdout), depths(&theirs.stdout), "{engine}");
     }
 }
+
+/// Regular files a run left behind: name -> permission bits.
+fn modes_in(d: &Path) -> BTreeMap<String, u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::read_dir(d)
+        .expect("read dir")
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            let mode = e.metadata().map(|m| m.permissions().mode()).unwrap_or(0);
+            (e.file_name().to_string_lossy().into_owned(), mode & 0o777)
+        })
+        .collect()
+}
+
+#[test]
+fn create_on_open_and_unlink_each_loop_match_fio() {
+    let jobs: &[&[&str]] = &[
+        // Files unlinked between loops come back created on open (0600).
+        &["--rw=write", "--loops=3", "--unlink_each_loop=1"],
+        &["--rw=write", "--loops=1", "--unlink_each_loop=1"],
+        &[
+            "--rw=randwrite",
+            "--nrfiles=2",
+            "--loops=2",
+            "--unlink_each_loop=1",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        // A read job finds its file gone: ENOENT, exit 1.
+        &["--rw=read", "--loops=2", "--unlink_each_loop=1"],
+        // No layout: created empty on open; reading it is fio's EIO.
+        &["--rw=randwrite", "--create_on_open=1"],
+        &["--rw=write", "--create_on_open=1", "--ioengine=io_uring"],
+        &["--rw=read", "--create_on_open=1"],
+    ];
+    for job in jobs {
+        let mut args = vec!["--name=x", "--size=1m", "--output-format=json"];
+        args.extend_from_slice(job);
+        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+            return;
+        };
+        assert_eq!(
+            ours.code, theirs.code,
+            "exit code of {args:?}: {}",
+            ours.stderr
+        );
+        // fio prints its job errors into stdout, before the JSON document.
+        let doc = theirs.stdout.find("\n{").map_or(0, |i| i + 1);
+        let (a, b) = (parse_json(&ours.stdout), parse_json(&theirs.stdout[doc..]));
+        assert_eq!(
+            a["jobs"][0]["error"], b["jobs"][0]["error"],
+            "error of {args:?}"
+        );
+        if theirs.code == 0 {
+            assert_eq!(io_bytes(&a), io_bytes(&b), "bytes moved by {args:?}");
+        }
+        assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
+        assert_eq!(modes_in(&d2), modes_in(&d1), "file modes left by {args:?}");
+    }
+}
+
+/// The header and the number of columns of every CSV file that
+/// fio_jsonplus_clat2csv wrote into `d`.
+fn clat2csv_shape(script: &Path, d: &Path, json: &str) -> Vec<(String, usize)> {
+    std::fs::write(d.join("out.json"), json).expect("write json+");
+    let mut cmd = Command::new(script);
+    cmd.args(["out.json", "clat.csv"]).current_dir(d);
+    let out = run_bounded(&mut cmd, LIMIT);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut csvs: Vec<_> = std::fs::read_dir(d)
+        .expect("read dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    csvs.sort();
+    csvs.iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).expect("read csv");
+            let mut lines = text.lines();
+            let header = lines.next().unwrap_or_default().to_string();
+            let cols: Vec<usize> = lines.map(|l| l.split(',').count()).collect();
+            let widest = cols.iter().copied().max().unwrap_or(0);
+            assert!(!cols.is_empty(), "{}: no bucket rows", p.display());
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            (format!("{}: {header}", name.unwrap_or_default()), widest)
+        })
+        .collect()
+}
+
+#[test]
+fn json_plus_buckets_are_read_by_fio_jsonplus_clat2csv() {
+    let Some(script) = original("fio_jsonplus_clat2csv") else {
+        return;
+    };
+    for job in [
+        &["--rw=randread", "--ioengine=null"][..],
+        &[
+            "--rw=randrw",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--numjobs=2",
+        ][..],
+    ] {
+        let mut args = vec!["--name=x", "--size=2m", "--output-format=json+"];
+        args.extend_from_slice(job);
+        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+            return;
+        };
+        assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
+        assert_eq!(
+            clat2csv_shape(&script, &d2, &ours.stdout),
+            clat2csv_shape(&script, &d1, &theirs.stdout),
+            "fio_jsonplus_clat2csv on the json+ of {args:?}"
+        );
+    }
+}

@@ -22,6 +22,7 @@ pub struct Uring {
     /// Built disabled with SINGLE_ISSUER | DEFER_TASKRUN: enabled in `init`
     /// on the job's own thread, which then owns the ring.
     local: bool,
+    unlink_each_loop: bool,
 }
 
 impl Uring {
@@ -64,6 +65,7 @@ impl Uring {
         Ok(Uring {
             ring,
             local,
+            unlink_each_loop: job.unlink_each_loop,
             fixedbufs: job.fixedbufs,
             registerfiles: job.registerfiles,
             pending: 0,
@@ -99,7 +101,9 @@ impl Engine for Uring {
             Err(e) if self.fixedbufs => return Err(e),
             Err(_) => {}
         }
-        if !fds.is_empty() {
+        // unlink_each_loop replaces the files under their descriptors:
+        // registered files would keep the old ones.
+        if !fds.is_empty() && (self.registerfiles || !self.unlink_each_loop) {
             match self.ring.submitter().register_files(fds) {
                 Ok(()) => self.registerfiles = true,
                 Err(e) if self.registerfiles => return Err(e),

@@ -543,6 +543,13 @@ pub static OPTIONS: &[OptDef] = &[
         "Unlink created files after job has completed",
     ),
     opt(
+        "unlink_each_loop",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "Unlink created files after each loop in a job has completed",
+    ),
+    opt(
         "create_on_open",
         Kind::Bool,
         Some("0"),

@@ -165,7 +165,10 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             + pct_of(job.offset_increment, file_size) * job.clone as u64;
         let is_dev = existing[i].is_some_and(|e| e.1);
         let need = offset + per_file;
-        if !is_dev && file_size < need {
+        // create_on_open: a new file is not laid out; the job creates it
+        // (empty, mode 0600) when it opens it, and writes make it grow.
+        let create_later = create_on_open(job, existing[i]);
+        if !is_dev && file_size < need && !create_later {
             to_layout.push((p.clone(), need));
         }
         let len = if is_dev || file_size >= need {
@@ -205,6 +208,15 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         }
     }
     for (i, p) in job.filenames.iter().enumerate() {
+        if create_on_open(job, existing[i]) {
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(p)
+                .map_err(|e| SetupError::os(format!("open({})", p.display()), &e))?;
+        }
         let fd = open(job, p)?;
         files.fds.push(fd);
         files.regions[i].0 = fd;
@@ -226,6 +238,12 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     files.io_size = io_size(job, io_total);
     files.wrap = files.io_size > io_total;
     Ok(files)
+}
+
+/// `create_on_open` applies to a file that does not exist yet (mmap needs
+/// its file laid out to map it).
+fn create_on_open(job: &Job, existing: Option<(u64, bool)>) -> bool {
+    job.create_on_open && existing.is_none() && job.engine != "mmap"
 }
 
 fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
@@ -316,6 +334,44 @@ fn is_mounted(dev: &Path) -> bool {
         .filter_map(|l| l.split_whitespace().next())
         .filter_map(|src| std::fs::canonicalize(src).ok())
         .any(|src| src.to_string_lossy().starts_with(&real))
+}
+
+/// `unlink_each_loop`: between loops, unlink every file and open it anew
+/// (created empty, mode 0600, when the job writes; a read job fails with
+/// ENOENT as fio's does). The new file takes the old descriptor's number
+/// (dup2), so everything holding that number keeps working. Cold path.
+/// Returns (errno, file index) of the first failure.
+pub fn recreate(files: &JobFiles, create: bool) -> Result<(), (i32, usize)> {
+    for (i, (p, &fd)) in files.paths.iter().zip(&files.fds).enumerate() {
+        let errno = || {
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO)
+        };
+        let Ok(c) = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()) else {
+            return Err((libc::EINVAL, i));
+        };
+        // SAFETY: fcntl/unlink/open/dup2/close on our own descriptor and a
+        // NUL-terminated path.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags < 0 {
+                return Err((errno(), i));
+            }
+            libc::unlink(c.as_ptr());
+            let extra = if create { libc::O_CREAT } else { 0 };
+            let new = libc::open(c.as_ptr(), flags | extra, 0o600);
+            if new < 0 {
+                return Err((errno(), i));
+            }
+            let r = libc::dup2(new, fd);
+            libc::close(new);
+            if r < 0 {
+                return Err((errno(), i));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Remove a job's files (`unlink=1`).

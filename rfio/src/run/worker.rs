@@ -309,6 +309,20 @@ pub fn run(
                         // One loop of the job is complete.
                         loops_left = loops_left.saturating_sub(1);
                         if ios_left && (time_based || loops_left > 0) {
+                            if job.unlink_each_loop && !time_based {
+                                let writes = job.pattern.write || job.pattern.trim;
+                                if let Err((errno, file)) = super::files::recreate(files, writes) {
+                                    free.push(idx);
+                                    error = Some(IoError {
+                                        errno,
+                                        kind: io.kind,
+                                        offset: 0,
+                                        len: 0,
+                                        file,
+                                    });
+                                    break;
+                                }
+                            }
                             picker.new_pass();
                             issued_bytes = 0;
                             got = picker.next(io);
@@ -385,6 +399,14 @@ pub fn run(
             match engine.queue(idx, io) {
                 Queued::Completed => {
                     let end = clock.now();
+                    if io.result == 0
+                        && io.len > 0
+                        && matches!(io.kind, IoKind::Read | IoKind::Write)
+                    {
+                        // fio's "full resid": a synchronous transfer that
+                        // moved nothing (a read at end of file) is EIO.
+                        io.result = -i64::from(libc::EIO);
+                    }
                     inflight += 1;
                     st.depth_map[depth_bucket(inflight)] += 1;
                     inflight -= 1;
