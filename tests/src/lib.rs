@@ -120,3 +120,41 @@ mod tests {
         );
     }
 }
+
+/// Wait (bounded) until process `pid` has a handler installed for signal
+/// `signo` (its SigCgt mask in /proc), so a signal sent next is handled by
+/// the tool rather than lost or fatal while it is still starting up on a
+/// loaded machine. Returns false if the process ended or the bound passed.
+pub fn wait_until_catches(pid: u32, signo: u32, limit: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+            return false;
+        };
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .is_some_and(|mask| mask & (1u64 << (signo - 1)) != 0);
+        if caught {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+/// The number of a signal named as `kill` names it (INT, TERM, KILL, ...).
+pub fn signal_number(name: &str) -> u32 {
+    match name.trim_start_matches("SIG") {
+        "HUP" => 1,
+        "INT" => 2,
+        "QUIT" => 3,
+        "KILL" => 9,
+        "USR1" => 10,
+        "USR2" => 12,
+        "PIPE" => 13,
+        "TERM" => 15,
+        other => panic!("unknown signal name {other}"),
+    }
+}

@@ -38,6 +38,13 @@ fn signalled(args: &[&str], signal: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn rmbw");
+    if signal != "KILL" {
+        let signo = rbench_tests::signal_number(signal);
+        assert!(
+            rbench_tests::wait_until_catches(child.id(), signo, LIMIT),
+            "rmbw never caught SIG{signal}"
+        );
+    }
     std::thread::sleep(Duration::from_millis(700));
     let ok = Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])

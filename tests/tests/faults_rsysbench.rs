@@ -136,6 +136,17 @@ fn fatal_lines(s: &str) -> Vec<String> {
 /// Start a run, let it work for `after`, send `signal` (a `kill` name),
 /// wait (bounded) and return what it printed.
 fn signalled(mut child: Child, after: Duration, signal: &str) -> Ran {
+    // Ours handles the signal: wait until its handler is in place. sysbench
+    // installs none (the signal kills it), so there is nothing to wait for.
+    let ours = std::fs::read_to_string(format!("/proc/{}/comm", child.id()))
+        .is_ok_and(|c| c.trim() == "rsysbench");
+    if signal != "KILL" && ours {
+        let signo = rbench_tests::signal_number(signal);
+        assert!(
+            rbench_tests::wait_until_catches(child.id(), signo, LIMIT),
+            "the run never caught SIG{signal}"
+        );
+    }
     std::thread::sleep(after);
     let ok = Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])

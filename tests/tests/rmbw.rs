@@ -374,6 +374,10 @@ fn interrupted(args: &[&str]) -> Ran {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn rmbw");
+    assert!(
+        rbench_tests::wait_until_catches(child.id(), 2, LIMIT),
+        "rmbw never caught SIGINT"
+    );
     std::thread::sleep(Duration::from_millis(700));
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

@@ -672,6 +672,7 @@ fn sigint_stops_the_run_and_reports_what_ran() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
+    assert!(rbench_tests::wait_until_catches(child.id(), 2, LIMIT));
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: signalling our own child.
     unsafe { libc_kill(child.id() as i32, 2) };
