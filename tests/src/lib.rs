@@ -108,19 +108,6 @@ pub fn mask_numbers(s: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn masks_numbers_but_not_words() {
-        assert_eq!(
-            mask_numbers("0\tMethod: DUMB\tElapsed: 0.00465\tCopy: -nan MiB/s inf x2"),
-            "N\tMethod: DUMB\tElapsed: N\tCopy: N MiB/s N x2"
-        );
-    }
-}
-
 /// Wait (bounded) until process `pid` has a handler installed for signal
 /// `signo` (its SigCgt mask in /proc), so a signal sent next is handled by
 /// the tool rather than lost or fatal while it is still starting up on a
@@ -156,5 +143,18 @@ pub fn signal_number(name: &str) -> u32 {
         "PIPE" => 13,
         "TERM" => 15,
         other => panic!("unknown signal name {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_numbers_but_not_words() {
+        assert_eq!(
+            mask_numbers("0\tMethod: DUMB\tElapsed: 0.00465\tCopy: -nan MiB/s inf x2"),
+            "N\tMethod: DUMB\tElapsed: N\tCopy: N MiB/s N x2"
+        );
     }
 }
