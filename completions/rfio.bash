@@ -67,7 +67,7 @@ _rfio()
             --sync) COMPREPLY=($(compgen -P "$pre" -W 'none 0 sync 1 dsync' -- "$cur")); ;;
             --fallocate) COMPREPLY=($(compgen -P "$pre" -W 'none native posix keep truncate 0 1' -- "$cur")); ;;
             --allow_mounted_write) :; ;;
-            --file_service_type) COMPREPLY=($(compgen -P "$pre" -W 'random roundrobin sequential' -- "$cur")); ;;
+            --file_service_type) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal gauss roundrobin sequential' -- "$cur")); ;;
             --zero_buffers) :; ;;
             --refill_buffers) :; ;;
             --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); ;;
@@ -177,7 +177,7 @@ _rfio()
         --sync) COMPREPLY=($(compgen -P "$pre" -W 'none 0 sync 1 dsync' -- "$cur")); return 0 ;;
         --fallocate) COMPREPLY=($(compgen -P "$pre" -W 'none native posix keep truncate 0 1' -- "$cur")); return 0 ;;
         --allow_mounted_write) :; return 0 ;;
-        --file_service_type) COMPREPLY=($(compgen -P "$pre" -W 'random roundrobin sequential' -- "$cur")); return 0 ;;
+        --file_service_type) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal gauss roundrobin sequential' -- "$cur")); return 0 ;;
         --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); return 0 ;;
         --unlink) :; return 0 ;;
         --unlink_each_loop) :; return 0 ;;

@@ -143,6 +143,8 @@ pub struct Job {
     pub allow_mounted_write: bool,
     /// file_service_type: roundrobin, random or sequential.
     pub file_service: String,
+    /// The `:value` of file_service_type (a count or a distribution value).
+    pub file_service_value: Option<String>,
     pub zero_buffers: bool,
     pub refill_buffers: bool,
     pub fallocate: String,
@@ -421,6 +423,7 @@ fn build(
         }),
         allow_mounted_write: o.flag("allow_mounted_write"),
         file_service: o.choice("file_service_type").0,
+        file_service_value: o.choice("file_service_type").1,
         zero_buffers: o.flag("zero_buffers"),
         refill_buffers: o.flag("refill_buffers"),
         fallocate: o.choice("fallocate").0,

@@ -243,7 +243,6 @@ fn cmdhelp_of_every_option_matches_fio() {
     let shortened = [
         "ioengine",
         "random_distribution",
-        "file_service_type",
         "hipri",
         "fixedbufs",
         "registerfiles",
@@ -1036,5 +1035,37 @@ fn json_plus_buckets_are_read_by_fio_jsonplus_clat2csv() {
             clat2csv_shape(&script, &d1, &theirs.stdout),
             "fio_jsonplus_clat2csv on the json+ of {args:?}"
         );
+    }
+}
+
+#[test]
+fn every_file_service_type_moves_the_same_bytes() {
+    for fst in [
+        "random",
+        "roundrobin",
+        "sequential",
+        "random:4",
+        "zipf",
+        "zipf:1.2",
+        "pareto:0.5",
+        "normal:10",
+        "gauss",
+    ] {
+        let arg = format!("--file_service_type={fst}");
+        let args = [
+            "--name=x",
+            "--size=256k",
+            "--rw=randread",
+            "--nrfiles=4",
+            &arg,
+            "--output-format=json",
+        ];
+        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+            return;
+        };
+        assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
+        let (a, b) = (parse_json(&ours.stdout), parse_json(&theirs.stdout));
+        assert_eq!(io_bytes(&a), io_bytes(&b), "bytes moved by {args:?}");
+        assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
     }
 }

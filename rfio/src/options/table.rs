@@ -129,6 +129,10 @@ const UNIFIED: &[(&str, &str)] = &[
 
 const FILE_SERVICE: &[(&str, &str)] = &[
     ("random", "Choose a file at random (uniform)"),
+    ("zipf", "Zipf randomized"),
+    ("pareto", "Pareto randomized"),
+    ("normal", "Normal (Gaussian) randomized"),
+    ("gauss", "Alias for normal"),
     ("roundrobin", "Round robin select files"),
     ("sequential", "Finish one file before moving to the next"),
 ];

@@ -3,7 +3,7 @@
 //! full-cycle permutation so every block is hit once per pass unless
 //! `norandommap`).
 
-use super::distribution::Sampler;
+use super::distribution::{Distribution, Sampler};
 use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
 use std::os::fd::RawFd;
@@ -126,8 +126,10 @@ pub struct Picker {
     /// The last unit was such a follow-up write (it does not count toward
     /// the job's size: fio trims and writes every block once).
     pub followup: bool,
-    /// file_service_type: 0 roundrobin, 1 random, 2 sequential.
+    /// file_service_type: 0 roundrobin, 1 random, 2 sequential, 3 a
+    /// non-uniform distribution over the files (`file_sampler`).
     file_service: u8,
+    file_sampler: Option<Sampler>,
     /// Smallest block: offset granularity.
     grain: u64,
     /// `rw=read:N`: bytes skipped after each sequential I/O.
@@ -137,6 +139,22 @@ pub struct Picker {
     same_left: u64,
     last: (usize, u64, usize),
     key: u64,
+}
+
+/// `file_service_type=zipf|pareto|normal|gauss[:value]`: files drawn from
+/// that distribution, with fio's default values (zipf 1.1, pareto 0.2,
+/// normal 0 -> the middle file).
+fn file_sampler(job: &Job, files: u64) -> Option<Sampler> {
+    let (word, value) = (job.file_service.as_str(), job.file_service_value.as_deref());
+    let dist = match word {
+        "zipf" => Distribution::parse(word, Some(value.unwrap_or("1.1"))),
+        "pareto" => Distribution::parse(word, Some(value.unwrap_or("0.2"))),
+        "normal" | "gauss" => Distribution::parse("normal", Some(value.unwrap_or("0"))),
+        _ => return None,
+    };
+    dist.ok()
+        .filter(|_| files > 1)
+        .map(|d| Sampler::new(d, files))
 }
 
 impl Picker {
@@ -163,6 +181,7 @@ impl Picker {
         };
         let mut rng = Rng::new(seed);
         let key = rng.next();
+        let n_regions = regions.len() as u64;
         let regions = regions
             .into_iter()
             .map(|(fd, start, len)| Region {
@@ -191,8 +210,10 @@ impl Picker {
             file_service: match job.file_service.as_str() {
                 "random" => 1,
                 "sequential" => 2,
+                "zipf" | "pareto" | "normal" | "gauss" => 3,
                 _ => 0,
             },
+            file_sampler: file_sampler(job, n_regions),
             dirs,
             mixed: p.mixed(),
             rwmixread: u64::from(job.rwmixread),
@@ -279,6 +300,8 @@ impl Picker {
         let n = self.regions.len();
         if self.file_service == 1 && n > 1 {
             self.next_region = self.rng.below(n as u64) as usize;
+        } else if let Some(s) = &self.file_sampler {
+            self.next_region = s.next(&mut self.rng) as usize;
         }
         for _ in 0..n {
             let fi = self.next_region;
