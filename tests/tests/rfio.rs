@@ -1069,3 +1069,50 @@ fn every_file_service_type_moves_the_same_bytes() {
         assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
     }
 }
+
+#[test]
+fn filesize_sizes_each_file_and_size_caps_it() {
+    // A fixed filesize: the same files and bytes as fio, with and without size=.
+    for extra in [&[][..], &["--size=2m"][..]] {
+        let mut args = vec![
+            "--name=x",
+            "--filesize=1m",
+            "--nrfiles=3",
+            "--rw=write",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+            return;
+        };
+        assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
+        let (a, b) = (parse_json(&ours.stdout), parse_json(&theirs.stdout));
+        assert_eq!(io_bytes(&a), io_bytes(&b), "bytes moved by {args:?}");
+        assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
+    }
+    // A range: each file's size is drawn from it (by each tool's own
+    // generator) and, without size=, the job writes them all.
+    let args = [
+        "--name=x",
+        "--filesize=1m-3m",
+        "--nrfiles=3",
+        "--rw=write",
+        "--output-format=json",
+    ];
+    let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+        return;
+    };
+    for (ran, d) in [(&ours, &d2), (&theirs, &d1)] {
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let sizes = files_in(d);
+        assert_eq!(sizes.len(), 3, "{sizes:?}");
+        assert!(
+            sizes
+                .values()
+                .all(|&s| (1 << 20..=3 << 20).contains(&s) && s % 4096 == 0),
+            "{sizes:?}"
+        );
+        let written: u64 = sizes.values().sum();
+        assert_eq!(io_bytes(&parse_json(&ran.stdout)), vec![written]);
+    }
+}

@@ -97,7 +97,25 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     let nfiles = job.filenames.len().max(1);
     let existing: Vec<Option<(u64, bool)>> =
         job.filenames.iter().map(|p| existing_size(p)).collect();
+    let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
+    // filesize: each file's size, drawn from the range when it is one (fio
+    // draws with its own generator, so the sizes differ from fio's); in
+    // whole minimum blocks. Without size=, the job's size is their sum.
+    let file_sizes: Option<Vec<u64>> = job.filesize.map(|(lo, hi)| {
+        let mut rng = Rng::new(0x6669_6c65 ^ job.clone as u64);
+        (0..nfiles)
+            .map(|_| {
+                let s = if hi > lo {
+                    lo + rng.below(hi - lo + 1)
+                } else {
+                    lo
+                };
+                (s / min_bs * min_bs).max(lo.min(min_bs))
+            })
+            .collect()
+    });
     let total = match job.size {
+        None if file_sizes.is_some() => file_sizes.iter().flatten().sum(),
         Some(s) => {
             let whole: u64 = existing.iter().map(|e| e.map_or(0, |x| x.0)).sum();
             pct_of(s, whole)
@@ -114,7 +132,6 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             })
         }
     };
-    let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096);
     if total < min_bs {
         return Err(SetupError {
             errno: libc::EINVAL,
@@ -125,17 +142,28 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             in_job: false,
         });
     }
-    let per_file = job.filesize.map_or(total / nfiles as u64, |r| r.0);
+    let per_file = |i: usize| {
+        file_sizes
+            .as_ref()
+            .map_or(total / nfiles as u64, |v| v.get(i).copied().unwrap_or(0))
+    };
     let mut files = JobFiles::default();
     let mut io_total = 0;
     if diskless {
         // No files, but one region per (named) file as fio keeps them:
         // filesize or size/nrfiles each, rounded down to the minimum block.
-        let len = per_file / min_bs * min_bs;
-        for _ in 0..nfiles {
+        let mut sum = 0;
+        for i in 0..nfiles {
+            let len = per_file(i) / min_bs * min_bs;
             files.regions.push((-1, 0, len));
+            sum += len;
         }
-        let total = len * nfiles as u64;
+        // size= caps what filesize= lays out (fio moves `size` bytes).
+        let total = if job.size.is_some() {
+            sum.min(total)
+        } else {
+            sum
+        };
         files.io_size = io_size(job, total);
         files.wrap = files.io_size > total;
         return Ok(files);
@@ -164,6 +192,7 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         let offset = pct_of(job.offset, file_size)
             + pct_of(job.offset_increment, file_size) * job.clone as u64;
         let is_dev = existing[i].is_some_and(|e| e.1);
+        let per_file = per_file(i);
         let need = offset + per_file;
         // create_on_open: a new file is not laid out; the job creates it
         // (empty, mode 0600) when it opens it, and writes make it grow.
@@ -235,6 +264,10 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         unsafe { libc::posix_fadvise(fd, 0, 0, hint) };
     }
     files.paths = job.filenames.clone();
+    // size= caps what filesize= lays out (fio moves `size` bytes).
+    if job.size.is_some() && file_sizes.is_some() {
+        io_total = io_total.min(total);
+    }
     files.io_size = io_size(job, io_total);
     files.wrap = files.io_size > io_total;
     Ok(files)
