@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let printed = unit_string(value, format);
     let _ = format_transfer(value);
     let _ = format_rate(value, format);
-    if !(value.is_finite() && value >= 0.0 && value < 1e30) {
+    if !(0.0..1e30).contains(&value) {
         return;
     }
     // "12.3 MByte" reads back as "12.3M": bytes for upper-case formats
