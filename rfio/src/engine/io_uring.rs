@@ -22,6 +22,9 @@ pub struct Uring {
     /// Built disabled with SINGLE_ISSUER | DEFER_TASKRUN: enabled in `init`
     /// on the job's own thread, which then owns the ring.
     local: bool,
+    /// Every commit waits for the job loop's next reap, which submits it
+    /// and waits in one io_uring_enter (no thinktime in between).
+    batch_into_wait: bool,
     unlink_each_loop: bool,
 }
 
@@ -66,6 +69,7 @@ impl Uring {
             ring,
             local,
             unlink_each_loop: job.unlink_each_loop,
+            batch_into_wait: local && job.thinktime_us == 0,
             fixedbufs: job.fixedbufs,
             registerfiles: job.registerfiles,
             pending: 0,
@@ -170,9 +174,10 @@ impl Engine for Uring {
             return Ok(0);
         }
         let n = self.pending;
-        if self.inflight + n >= self.depth && !self.sqpoll {
-            // The queue is full, so the job loop reaps next: submit in the
-            // same io_uring_enter as the wait (one syscall instead of two).
+        if (self.inflight + n >= self.depth || self.batch_into_wait) && !self.sqpoll {
+            // The job loop reaps next (the queue is full, or it always does
+            // before thinking again): submit in the same io_uring_enter as
+            // the wait, one syscall for every refill of this pass.
             self.deferred += n;
         } else {
             self.ring.submit()?;
