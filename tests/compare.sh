@@ -161,12 +161,12 @@ scenario() {
         TOOL=rsysbench DESC="memory test, 1 KiB writes, 1 thread, 5 s (events/s)"
         OURS="$BIN/rsysbench memory --threads=1 --time=5 --memory-total-size=1T run"
         ORIG="sysbench memory --threads=1 --time=5 --memory-total-size=1T run"
-        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+        EXTRACT=extract_sysbench_eps_any UNIT="events/s" ;;
     rsysbench-memory-rnd-read)
         TOOL=rsysbench DESC="memory test, 1 KiB random reads, 1 thread, 5 s (events/s)"
         OURS="$BIN/rsysbench memory --memory-oper=read --memory-access-mode=rnd --time=5 --memory-total-size=1T run"
         ORIG="sysbench memory --memory-oper=read --memory-access-mode=rnd --time=5 --memory-total-size=1T run"
-        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+        EXTRACT=extract_sysbench_eps_any UNIT="events/s" ;;
     rsysbench-threads)
         TOOL=rsysbench DESC="threads test, 2 threads, 5 s (events/s)"
         OURS="$BIN/rsysbench threads --threads=2 --time=5 run" ORIG="sysbench threads --threads=2 --time=5 run"
