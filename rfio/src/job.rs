@@ -321,6 +321,30 @@ fn build(
                 "random_distribution: {e}\nfio: failed parsing random_distribution={raw}\n"
             ))
         })?;
+    let (fst_word, fst_post) = o.choice("file_service_type");
+    if let Some(post) = fst_post.as_deref() {
+        // fio's checks of a distribution's value (a count after random,
+        // roundrobin or sequential is not checked).
+        let v = post.parse::<f64>();
+        let why = match (fst_word.as_str(), v) {
+            ("zipf" | "pareto" | "normal" | "gauss", Err(_)) => {
+                Some("file service type random postfix parsing failed")
+            }
+            ("zipf", Ok(1.0)) => Some("zipf theta must be different than 1.0"),
+            ("pareto", Ok(h)) if !(h > 0.0 && h < 1.0) => {
+                Some("pareto input out of range (0 < input < 1.0)")
+            }
+            ("normal" | "gauss", Ok(d)) if !(0.0..100.0).contains(&d) => {
+                Some("normal deviation out of range (0 <= input < 100.0)")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(Failure::stderr(format!(
+                "fio: {why}\nfio: failed parsing file_service_type={fst_word}:{post}\n"
+            )));
+        }
+    }
     Ok(Job {
         name: def.name.clone(),
         clone,

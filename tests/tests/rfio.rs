@@ -1039,6 +1039,23 @@ fn json_plus_buckets_are_read_by_fio_jsonplus_clat2csv() {
 }
 
 #[test]
+fn bad_file_service_type_values_fail_as_fio_does() {
+    for v in ["zipf:1.0", "pareto:2", "normal:200", "gauss:-1", "zipf:abc"] {
+        let arg = format!("--file_service_type={v}");
+        assert_same_error(
+            &[
+                "--name=x",
+                "--size=64k",
+                "--nrfiles=2",
+                &arg,
+                "--ioengine=null",
+            ],
+            &nothing,
+        );
+    }
+}
+
+#[test]
 fn every_file_service_type_moves_the_same_bytes() {
     for fst in [
         "random",
