@@ -1153,3 +1153,41 @@ fn filesize_sizes_each_file_and_size_caps_it() {
         assert_eq!(io_bytes(&parse_json(&ran.stdout)), vec![written]);
     }
 }
+
+/// The offset column of a latency log: the order in which I/Os were issued.
+fn logged_offsets(d: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(d.join("l_clat.1.log")).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| l.split(',').nth(4))
+        .map(|f| f.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn file_service_order_of_sequential_jobs_matches_fio() {
+    for rw in ["--rw=read", "--rw=write"] {
+        for fst in ["sequential", "roundrobin", "roundrobin:4"] {
+            let arg = format!("--file_service_type={fst}");
+            let args = [
+                "--name=x",
+                "--size=64k",
+                "--nrfiles=2",
+                rw,
+                &arg,
+                "--ioengine=psync",
+                "--write_lat_log=l",
+                "--log_offset=1",
+                "--output-format=json",
+            ];
+            let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+                return;
+            };
+            assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
+            let (a, b) = (parse_json(&ours.stdout), parse_json(&theirs.stdout));
+            assert_eq!(io_bytes(&a), io_bytes(&b), "bytes moved by {args:?}");
+            let order = logged_offsets(&d2);
+            assert_eq!(order.len(), 16, "{args:?}");
+            assert_eq!(order, logged_offsets(&d1), "I/O order of {args:?}");
+        }
+    }
+}

@@ -130,6 +130,10 @@ pub struct Picker {
     /// non-uniform distribution over the files (`file_sampler`).
     file_service: u8,
     file_sampler: Option<Sampler>,
+    /// `random:N` / `roundrobin:N`: I/Os per file before switching, and
+    /// how many the current file has left.
+    switch_every: u64,
+    switch_left: u64,
     /// Smallest block: offset granularity.
     grain: u64,
     /// `rw=read:N`: bytes skipped after each sequential I/O.
@@ -214,6 +218,16 @@ impl Picker {
                 _ => 0,
             },
             file_sampler: file_sampler(job, n_regions),
+            switch_every: match job.file_service.as_str() {
+                "random" | "roundrobin" => job
+                    .file_service_value
+                    .as_deref()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(1)
+                    .max(1),
+                _ => 1,
+            },
+            switch_left: 0,
             dirs,
             mixed: p.mixed(),
             rwmixread: u64::from(job.rwmixread),
@@ -298,10 +312,17 @@ impl Picker {
             return self.fill(io, d, f, off, l);
         }
         let n = self.regions.len();
-        if self.file_service == 1 && n > 1 {
-            self.next_region = self.rng.below(n as u64) as usize;
-        } else if let Some(s) = &self.file_sampler {
-            self.next_region = s.next(&mut self.rng) as usize;
+        if self.switch_left > 0 && n > 1 {
+            // Stay on the last file for its remaining I/Os.
+            self.switch_left -= 1;
+            self.next_region = self.last.0;
+        } else {
+            self.switch_left = self.switch_every - 1;
+            if self.file_service == 1 && n > 1 {
+                self.next_region = self.rng.below(n as u64) as usize;
+            } else if let Some(s) = &self.file_sampler {
+                self.next_region = s.next(&mut self.rng) as usize;
+            }
         }
         for _ in 0..n {
             let fi = self.next_region;
@@ -335,6 +356,8 @@ impl Picker {
                     Some(b) => r.start + b * self.grain,
                     None => {
                         r.exhausted = true;
+                        // Sequential service moves on to the next file.
+                        self.next_region = advance;
                         continue;
                     }
                 }
@@ -346,6 +369,8 @@ impl Picker {
                 }
                 if p + self.grain.min(len) > end {
                     r.exhausted = true;
+                    // Sequential service moves on to the next file.
+                    self.next_region = advance;
                     continue;
                 }
                 p
@@ -354,6 +379,8 @@ impl Picker {
                 len = (end - off) / self.grain * self.grain;
                 if len == 0 {
                     r.exhausted = true;
+                    // Sequential service moves on to the next file.
+                    self.next_region = advance;
                     continue;
                 }
             }
