@@ -170,7 +170,7 @@ scenario() {
     rsysbench-threads)
         TOOL=rsysbench DESC="threads test, 2 threads, 5 s (events/s)"
         OURS="$BIN/rsysbench threads --threads=2 --time=5 run" ORIG="sysbench threads --threads=2 --time=5 run"
-        EXTRACT=extract_sysbench_eps UNIT="events/s" ;;
+        EXTRACT=extract_sysbench_eps_any UNIT="events/s" ;;
     rsysbench-mutex)
         TOOL=rsysbench DESC="mutex test, 2 threads (total time, s)"
         OURS="$BIN/rsysbench mutex --threads=2 run" ORIG="sysbench mutex --threads=2 run"
