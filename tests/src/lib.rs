@@ -146,6 +146,26 @@ pub fn signal_number(name: &str) -> u32 {
     }
 }
 
+/// Wait (bounded) for a spawned child with piped output, draining its
+/// stdout and stderr meanwhile so a child that writes more than a pipe holds
+/// cannot block forever; past the bound it is killed and the test fails.
+pub fn wait_output_bounded(child: std::process::Child, limit: Duration) -> Output {
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("wait"),
+        Err(_) => {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("process {pid} did not end within {limit:?}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
