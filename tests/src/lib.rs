@@ -166,6 +166,22 @@ pub fn wait_output_bounded(child: std::process::Child, limit: Duration) -> Outpu
     }
 }
 
+/// Give the child default SIGINT/SIGTERM dispositions. A test run started in
+/// the background of a non-interactive shell inherits SIGINT ignored, and a
+/// POSIX shell cannot trap a signal that was ignored when it started, so a
+/// test that interrupts a shell script must undo that first.
+pub fn default_signals(cmd: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -450,7 +450,7 @@ fn a_failing_or_empty_step_stops_with_a_message() {
 /// status and stderr.
 fn interrupt_when(args: &[&str], out: &Path, marker: &str, signal: &str) -> (i32, String) {
     let err_path = out.with_extension("stderr");
-    let mut child = Command::new("sh")
+    let mut child = rbench_tests::default_signals(&mut Command::new("sh"))
         .arg(script())
         .args(args)
         .args(["--out", out.to_str().unwrap()])

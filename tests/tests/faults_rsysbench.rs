@@ -170,7 +170,8 @@ fn wait_bounded(child: &mut Child) {
 }
 
 fn spawn(bin: &Path, dir: &Path, args: &[&str]) -> Child {
-    command(bin, dir, args)
+    // sysbench installs no handlers: it must not inherit an ignored SIGINT.
+    rbench_tests::default_signals(&mut command(bin, dir, args))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
