@@ -2,6 +2,7 @@
 //! statistics, unit dialects, CPU lists and affinity, output helpers, the
 //! signal-driven stop flag and the terminal status line.
 
+pub mod aio;
 pub mod clock;
 pub mod completions;
 pub mod cpu;

@@ -2,41 +2,11 @@
 //! (io_setup/io_submit/io_getevents), no C library needed.
 
 use super::{Engine, IoKind, IoUnit, Queued};
+use rbench_common::aio::{AioContext, IoEvent, Iocb, CMD_PREAD, CMD_PWRITE};
 use std::io;
 
-/// The kernel's `struct iocb` (little-endian layout).
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct Iocb {
-    data: u64,
-    key: u32,
-    rw_flags: i32,
-    opcode: u16,
-    reqprio: i16,
-    fildes: u32,
-    buf: u64,
-    nbytes: u64,
-    offset: i64,
-    reserved2: u64,
-    flags: u32,
-    resfd: u32,
-}
-
-/// The kernel's `struct io_event`.
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct IoEvent {
-    data: u64,
-    obj: u64,
-    res: i64,
-    res2: i64,
-}
-
-const IOCB_CMD_PREAD: u16 = 0;
-const IOCB_CMD_PWRITE: u16 = 1;
-
 pub struct Libaio {
-    ctx: libc::c_ulong,
+    ctx: AioContext,
     iocbs: Vec<Iocb>,
     /// Pointers to the iocbs queued since the last commit.
     pending: Vec<*mut Iocb>,
@@ -51,14 +21,8 @@ unsafe impl Send for Libaio {}
 
 impl Libaio {
     pub fn new(depth: usize) -> io::Result<Self> {
-        let mut ctx: libc::c_ulong = 0;
-        // SAFETY: io_setup writes the new context id into `ctx`.
-        let r = unsafe { libc::syscall(libc::SYS_io_setup, depth as libc::c_long, &mut ctx) };
-        if r < 0 {
-            return Err(io::Error::last_os_error());
-        }
         Ok(Libaio {
-            ctx,
+            ctx: AioContext::new(depth)?,
             iocbs: vec![Iocb::default(); depth],
             pending: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
@@ -75,8 +39,8 @@ impl Engine for Libaio {
             return Queued::Busy;
         }
         let opcode = match io.kind {
-            IoKind::Read => IOCB_CMD_PREAD,
-            IoKind::Write => IOCB_CMD_PWRITE,
+            IoKind::Read => CMD_PREAD,
+            IoKind::Write => CMD_PWRITE,
             // As fio does: syncs run synchronously once the queue is empty
             // (many file systems refuse IOCB_CMD_FSYNC).
             IoKind::Fsync | IoKind::Fdatasync => {
@@ -108,26 +72,18 @@ impl Engine for Libaio {
     fn commit(&mut self) -> io::Result<usize> {
         let mut done = 0;
         while done < self.pending.len() {
-            let n = self.pending.len() - done;
-            // SAFETY: `pending[done..]` holds `n` valid iocb pointers into
+            // SAFETY: `pending[done..]` holds valid iocb pointers into
             // `self.iocbs`, which stay alive until their completion.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_submit,
-                    self.ctx,
-                    n as libc::c_long,
-                    self.pending.as_mut_ptr().add(done),
-                )
-            };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.raw_os_error() == Some(libc::EAGAIN) && done > 0 {
-                    break;
+            match unsafe { self.ctx.submit(&mut self.pending[done..]) } {
+                Ok(r) => done += r,
+                Err(e) => {
+                    if e.raw_os_error() == Some(libc::EAGAIN) && done > 0 {
+                        break;
+                    }
+                    self.pending.clear();
+                    return Err(e);
                 }
-                self.pending.clear();
-                return Err(e);
             }
-            done += r as usize;
         }
         self.pending.drain(..done);
         self.inflight += done;
@@ -143,25 +99,11 @@ impl Engine for Libaio {
     ) -> io::Result<usize> {
         let max = max.min(self.events.len()).max(1);
         loop {
-            // SAFETY: `events` has room for `max` entries; a null timeout waits.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_getevents,
-                    self.ctx,
-                    min as libc::c_long,
-                    max as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
-                )
+            let n = match self.ctx.getevents(min, &mut self.events[..max]) {
+                Ok(n) => n,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
             };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.raw_os_error() == Some(libc::EINTR) {
-                    continue;
-                }
-                return Err(e);
-            }
-            let n = r as usize;
             for ev in &self.events[..n] {
                 let idx = ev.data as usize;
                 units[idx].result = ev.res;
@@ -170,12 +112,5 @@ impl Engine for Libaio {
             self.inflight -= n;
             return Ok(n);
         }
-    }
-}
-
-impl Drop for Libaio {
-    fn drop(&mut self) {
-        // SAFETY: destroying the context this engine created.
-        unsafe { libc::syscall(libc::SYS_io_destroy, self.ctx) };
     }
 }
