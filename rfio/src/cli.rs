@@ -258,7 +258,15 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
         };
         let p = &mut plan.program;
         match name {
-            "version" => return Err(Failure::done("fio-3.33\n")),
+            "version" => {
+                // fio's first word (`fio-3.33`) for scripts that parse it,
+                // then which tool this is.
+                return Err(Failure::done(concat!(
+                    "fio-3.33 (rfio ",
+                    env!("CARGO_PKG_VERSION"),
+                    ", rbench)\n"
+                )));
+            }
             // rfio's own: the man page, generated from the option table.
             "generate-man" => return Err(Failure::done(crate::man::render())),
             // rfio's own: the completion scripts, generated from the same table.

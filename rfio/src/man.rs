@@ -48,7 +48,7 @@ pub fn render() -> String {
          \\fB\\-\\-cmdhelp\\fR[=\\fIoption\\fR]\nHelp on one option, or all.\n.TP\n\
          \\fB\\-\\-readonly\\fR\nRefuse jobs that write.\n.TP\n\\fB\\-\\-section\\fR=\\fIname\\fR\n\
          Run only the named job-file section (repeatable).\n.TP\n\\fB\\-\\-version\\fR\nPrint \
-         fio\\-3.33.\n",
+         fio\\-3.33 (rfio, rbench): fio's first word, then which tool this is.\n",
     );
     s.push_str(".SH JOB OPTIONS\n");
     s.push_str(&man_options());

@@ -46,6 +46,23 @@ fn rsysbench_version_parses_as_sysbench_does() {
 }
 
 #[test]
+fn rfio_version_parses_as_fio_does() {
+    let ours = first_line(Command::new(our_bin("rfio")).arg("--version"));
+    // What scripts do: `fio --version | awk '{print $1}'`, `cut -d- -f2`,
+    // `^fio-([0-9.]+)`: the first word is fio's whole version line.
+    let first = ours.split_whitespace().next().unwrap_or("");
+    assert_eq!(
+        ours,
+        format!("fio-3.33 (rfio {}, rbench)", env!("CARGO_PKG_VERSION"))
+    );
+    if let Some(fio) = original("fio") {
+        let theirs = first_line(Command::new(fio).arg("--version"));
+        assert_eq!(theirs, first);
+        assert_eq!(theirs.split('-').nth(1), first.split('-').nth(1));
+    }
+}
+
+#[test]
 fn rmbw_version_names_the_mbw_it_matches() {
     let ours = first_line(Command::new(our_bin("rmbw")).arg("--version"));
     let rest = ours.strip_prefix("rmbw ").expect("starts with the name");
