@@ -43,7 +43,11 @@ _rfio()
             --thinktime) :; ;;
             --thinktime_spin) :; ;;
             --thinktime_blocks) :; ;;
+            --thinktime_blocks_type) COMPREPLY=($(compgen -P "$pre" -W 'complete issue' -- "$cur")); ;;
+            --thinktime_iotime) :; ;;
             --cpus_allowed) :; ;;
+            --cpus_allowed_policy) COMPREPLY=($(compgen -P "$pre" -W 'shared split' -- "$cur")); ;;
+            --cpumask) :; ;;
             --nice) :; ;;
             --random_generator) COMPREPLY=($(compgen -P "$pre" -W 'tausworthe lfsr tausworthe64' -- "$cur")); ;;
             --random_distribution) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal zoned' -- "$cur")); ;;
@@ -70,7 +74,26 @@ _rfio()
             --file_service_type) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal gauss roundrobin sequential' -- "$cur")); ;;
             --zero_buffers) :; ;;
             --refill_buffers) :; ;;
+            --buffer_compress_percentage) :; ;;
+            --buffer_compress_chunk) :; ;;
+            --dedupe_percentage) :; ;;
+            --dedupe_mode) COMPREPLY=($(compgen -P "$pre" -W 'repeat working_set' -- "$cur")); ;;
+            --dedupe_working_set_percentage) :; ;;
+            --buffer_pattern) :; ;;
+            --verify) COMPREPLY=($(compgen -P "$pre" -W '0 md5 crc64 crc32 crc32c-intel crc32c crc16 crc7 sha1 sha256 sha512 sha3-224 sha3-256 sha3-384 sha3-512 xxhash meta pattern null' -- "$cur")); ;;
+            --do_verify) :; ;;
+            --verify_only) :; ;;
+            --verify_backlog) :; ;;
+            --verify_backlog_batch) :; ;;
+            --verify_interval) :; ;;
+            --verify_offset) :; ;;
+            --verify_pattern) :; ;;
+            --verify_fatal) :; ;;
+            --verify_dump) :; ;;
+            --verify_async) :; ;;
             --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); ;;
+            --ignore_error) :; ;;
+            --error_dump) :; ;;
             --unlink) :; ;;
             --unlink_each_loop) :; ;;
             --create_on_open) :; ;;
@@ -88,11 +111,25 @@ _rfio()
             --log_avg_msec) :; ;;
             --log_offset) :; ;;
             --per_job_logs) :; ;;
+            --write_hist_log) :; ;;
+            --log_hist_msec) :; ;;
+            --log_hist_coarseness) :; ;;
+            --log_max_value) :; ;;
+            --log_unix_epoch) :; ;;
+            --log_prio) :; ;;
             --rate) :; ;;
             --rate_iops) :; ;;
+            --rate_min) :; ;;
+            --rate_iops_min) :; ;;
+            --rate_process) COMPREPLY=($(compgen -P "$pre" -W 'linear poisson' -- "$cur")); ;;
+            --rate_cycle) :; ;;
+            --rate_ignore_thinktime) :; ;;
             --runtime) :; ;;
             --time_based) :; ;;
             --ramp_time) :; ;;
+            --steadystate) COMPREPLY=($(compgen -P "$pre" -W 'iops iops_slope bw bw_slope' -- "$cur")); ;;
+            --steadystate_duration) :; ;;
+            --steadystate_ramp_time) :; ;;
             --startdelay) :; ;;
             --loops) :; ;;
             --numjobs) :; ;;
@@ -104,6 +141,7 @@ _rfio()
             --wait_for) :; ;;
             --exitall_on_error) :; ;;
             --prio) :; ;;
+            --prioclass) :; ;;
             --clat_percentiles) :; ;;
             --lat_percentiles) :; ;;
             --slat_percentiles) :; ;;
@@ -154,7 +192,11 @@ _rfio()
         --thinktime) :; return 0 ;;
         --thinktime_spin) :; return 0 ;;
         --thinktime_blocks) :; return 0 ;;
+        --thinktime_blocks_type) COMPREPLY=($(compgen -P "$pre" -W 'complete issue' -- "$cur")); return 0 ;;
+        --thinktime_iotime) :; return 0 ;;
         --cpus_allowed) :; return 0 ;;
+        --cpus_allowed_policy) COMPREPLY=($(compgen -P "$pre" -W 'shared split' -- "$cur")); return 0 ;;
+        --cpumask) :; return 0 ;;
         --nice) :; return 0 ;;
         --random_generator) COMPREPLY=($(compgen -P "$pre" -W 'tausworthe lfsr tausworthe64' -- "$cur")); return 0 ;;
         --random_distribution) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal zoned' -- "$cur")); return 0 ;;
@@ -178,7 +220,25 @@ _rfio()
         --fallocate) COMPREPLY=($(compgen -P "$pre" -W 'none native posix keep truncate 0 1' -- "$cur")); return 0 ;;
         --allow_mounted_write) :; return 0 ;;
         --file_service_type) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal gauss roundrobin sequential' -- "$cur")); return 0 ;;
+        --buffer_compress_percentage) :; return 0 ;;
+        --buffer_compress_chunk) :; return 0 ;;
+        --dedupe_percentage) :; return 0 ;;
+        --dedupe_mode) COMPREPLY=($(compgen -P "$pre" -W 'repeat working_set' -- "$cur")); return 0 ;;
+        --dedupe_working_set_percentage) :; return 0 ;;
+        --buffer_pattern) :; return 0 ;;
+        --verify) COMPREPLY=($(compgen -P "$pre" -W '0 md5 crc64 crc32 crc32c-intel crc32c crc16 crc7 sha1 sha256 sha512 sha3-224 sha3-256 sha3-384 sha3-512 xxhash meta pattern null' -- "$cur")); return 0 ;;
+        --do_verify) :; return 0 ;;
+        --verify_backlog) :; return 0 ;;
+        --verify_backlog_batch) :; return 0 ;;
+        --verify_interval) :; return 0 ;;
+        --verify_offset) :; return 0 ;;
+        --verify_pattern) :; return 0 ;;
+        --verify_fatal) :; return 0 ;;
+        --verify_dump) :; return 0 ;;
+        --verify_async) :; return 0 ;;
         --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); return 0 ;;
+        --ignore_error) :; return 0 ;;
+        --error_dump) :; return 0 ;;
         --unlink) :; return 0 ;;
         --unlink_each_loop) :; return 0 ;;
         --create_on_open) :; return 0 ;;
@@ -196,15 +256,30 @@ _rfio()
         --log_avg_msec) :; return 0 ;;
         --log_offset) :; return 0 ;;
         --per_job_logs) :; return 0 ;;
+        --write_hist_log) :; return 0 ;;
+        --log_hist_msec) :; return 0 ;;
+        --log_hist_coarseness) :; return 0 ;;
+        --log_max_value) :; return 0 ;;
+        --log_unix_epoch) :; return 0 ;;
+        --log_prio) :; return 0 ;;
         --rate) :; return 0 ;;
         --rate_iops) :; return 0 ;;
+        --rate_min) :; return 0 ;;
+        --rate_iops_min) :; return 0 ;;
+        --rate_process) COMPREPLY=($(compgen -P "$pre" -W 'linear poisson' -- "$cur")); return 0 ;;
+        --rate_cycle) :; return 0 ;;
+        --rate_ignore_thinktime) :; return 0 ;;
         --runtime) :; return 0 ;;
         --ramp_time) :; return 0 ;;
+        --steadystate) COMPREPLY=($(compgen -P "$pre" -W 'iops iops_slope bw bw_slope' -- "$cur")); return 0 ;;
+        --steadystate_duration) :; return 0 ;;
+        --steadystate_ramp_time) :; return 0 ;;
         --startdelay) :; return 0 ;;
         --loops) :; return 0 ;;
         --numjobs) :; return 0 ;;
         --wait_for) :; return 0 ;;
         --prio) :; return 0 ;;
+        --prioclass) :; return 0 ;;
         --clat_percentiles) :; return 0 ;;
         --lat_percentiles) :; return 0 ;;
         --slat_percentiles) :; return 0 ;;
@@ -223,7 +298,7 @@ _rfio()
         --significant_figures) :; return 0 ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --version --help --cmdhelp --enghelp --parse-only --showcmd --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --cpus_allowed= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --size= --io_size= --filesize= --offset= --offset_increment= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --continue_on_error= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --rate= --rate_iops= --runtime= --time_based --ramp_time= --startdelay= --loops= --numjobs= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
+        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --version --help --cmdhelp --enghelp --parse-only --showcmd --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --size= --io_size= --filesize= --offset= --offset_increment= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_prio= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi

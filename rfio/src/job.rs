@@ -112,9 +112,32 @@ pub struct Job {
     pub log_avg_ms: u64,
     pub log_offset: bool,
     pub per_job_logs: bool,
+    pub write_hist_log: Option<String>,
+    pub log_hist_ms: u64,
+    pub log_hist_coarseness: u32,
+    pub log_max_value: bool,
+    pub log_unix_epoch: bool,
+    pub log_prio: bool,
+    /// `--plot=DIR` was given: keep a trace of the run for the charts.
+    pub plot: bool,
     /// Per-direction caps, bytes/s and ios/s (0: none).
     pub rate: [u64; 3],
     pub rate_iops: [u64; 3],
+    /// rate_min (bytes/s) and rate_iops_min per direction (0: none).
+    pub rate_min: [u64; 3],
+    pub rate_iops_min: [u64; 3],
+    pub rate_cycle_ms: u64,
+    pub rate_poisson: bool,
+    pub rate_ignore_thinktime: bool,
+    /// thinktime_blocks_type=issue.
+    pub thinktime_on_issue: bool,
+    pub thinktime_iotime_us: u64,
+    pub thinktime_blocks_set: bool,
+    pub steadystate: Option<crate::run::steadystate::SteadyState>,
+    /// I/O priority class (prioclass), when set.
+    pub prioclass: Option<u32>,
+    /// continue_on_error, ignore_error, error_dump.
+    pub errors: crate::run::errors::ErrorPolicy,
     pub fsync_on_close: bool,
     /// I/O priority level (best-effort class), when set.
     pub prio: Option<u32>,
@@ -137,16 +160,11 @@ pub struct Job {
     pub unlink: bool,
     pub unlink_each_loop: bool,
     pub create_on_open: bool,
-    /// continue_on_error as a mask: 1 read, 2 write (0: stop at errors;
-    /// None: option not set, no `errors` line).
-    pub continue_on_error: Option<u8>,
     pub allow_mounted_write: bool,
     /// file_service_type: roundrobin, random or sequential.
     pub file_service: String,
     /// The `:value` of file_service_type (a count or a distribution value).
     pub file_service_value: Option<String>,
-    pub zero_buffers: bool,
-    pub refill_buffers: bool,
     pub fallocate: String,
     pub overwrite: bool,
     pub invalidate: bool,
@@ -155,6 +173,10 @@ pub struct Job {
     pub registerfiles: bool,
     pub sqthread_poll: bool,
     pub readonly: bool,
+    /// verify= and its options (None: verify off).
+    pub verify: Option<crate::verify::Spec>,
+    /// Buffer contents (zero/refill/scramble/compress/dedupe/pattern).
+    pub content: crate::run::buffers::Content,
 }
 
 /// `bssplit=4k/10:64k/50:32k` per direction (`,`-separated); blank shares
@@ -310,6 +332,54 @@ fn build(
             Some(cpus)
         }
     };
+    let cpus_allowed = if o.is_set("cpumask") {
+        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus =
+            crate::run::placement::cpumask_cpus(o.int("cpumask") as u64, online).map_err(|e| {
+                let raw = o
+                    .typed
+                    .iter()
+                    .find(|(k, _)| *k == "cpumask")
+                    .map_or("", |t| &t.1);
+                Failure::stderr(format!("{e}\nfio: failed parsing cpumask={raw}\n"))
+            })?;
+        Some(cpus)
+    } else {
+        cpus_allowed
+    };
+    let cpus_allowed = match cpus_allowed {
+        Some(c) if o.choice("cpus_allowed_policy").0 == "split" => {
+            Some(crate::run::placement::split(&c, number))
+        }
+        c => c,
+    };
+    let (ss_word, ss_post) = o.choice("steadystate");
+    let steadystate =
+        crate::run::steadystate::Criterion::parse(&ss_word, ss_post.as_deref(), kb_base).map_err(
+            |e| {
+                let raw = o
+                    .typed
+                    .iter()
+                    .find(|(k, _)| *k == "steadystate")
+                    .map_or("", |t| &t.1);
+                Failure::stderr(format!("{e}\nfio: failed parsing ss={raw}\n"))
+            },
+        )?;
+    let steadystate = crate::run::steadystate::SteadyState::new(
+        steadystate,
+        o.time_us("steadystate_duration"),
+        o.time_us("steadystate_ramp_time"),
+    );
+    let ignore = match o.text("ignore_error") {
+        Some(s) => crate::run::errors::parse_ignore(&s)
+            .map_err(|e| Failure::stderr(format!("{e}\nfio: failed parsing ignore_error={s}\n")))?,
+        None => Default::default(),
+    };
+    let cont = o
+        .is_set("continue_on_error")
+        .then(|| o.choice("continue_on_error").0);
+    let errors =
+        crate::run::errors::ErrorPolicy::new(cont.as_deref(), ignore, o.flag("error_dump"));
     let (dist_word, dist_post) = o.choice("random_distribution");
     let random_distribution =
         Distribution::parse(&dist_word, dist_post.as_deref()).map_err(|e| {
@@ -345,7 +415,7 @@ fn build(
             )));
         }
     }
-    Ok(Job {
+    let mut job = Job {
         name: def.name.clone(),
         clone,
         number,
@@ -410,8 +480,26 @@ fn build(
         log_avg_ms: o.int("log_avg_msec") as u64,
         log_offset: o.flag("log_offset"),
         per_job_logs: o.flag("per_job_logs"),
+        write_hist_log: o.text("write_hist_log"),
+        log_hist_ms: o.int("log_hist_msec") as u64,
+        log_hist_coarseness: o.int("log_hist_coarseness").clamp(0, 63) as u32,
+        log_max_value: o.flag("log_max_value"),
+        log_unix_epoch: o.flag("log_unix_epoch"),
+        log_prio: o.flag("log_prio"),
+        plot: false,
         rate: o.per_dir("rate").unwrap_or([0; 3]),
         rate_iops: o.per_dir("rate_iops").unwrap_or([0; 3]),
+        rate_min: o.per_dir("rate_min").unwrap_or([0; 3]),
+        rate_iops_min: o.per_dir("rate_iops_min").unwrap_or([0; 3]),
+        rate_cycle_ms: o.int("rate_cycle") as u64,
+        rate_poisson: o.choice("rate_process").0 == "poisson",
+        rate_ignore_thinktime: o.flag("rate_ignore_thinktime"),
+        thinktime_on_issue: o.choice("thinktime_blocks_type").0 == "issue",
+        thinktime_iotime_us: o.time_us("thinktime_iotime"),
+        thinktime_blocks_set: o.is_set("thinktime_blocks"),
+        steadystate,
+        prioclass: o.is_set("prioclass").then(|| o.int("prioclass") as u32),
+        errors,
         fsync_on_close: o.flag("fsync_on_close"),
         prio: o.is_set("prio").then(|| o.int("prio") as u32),
         percentiles: pcts,
@@ -423,8 +511,10 @@ fn build(
         disable_lat: o.flag("disable_lat") || gtod,
         disable_clat: o.flag("disable_clat") || gtod,
         disable_slat: o.flag("disable_slat") || gtod,
-        bwavgtime_ms: o.int("bwavgtime").max(1) as u64,
-        iopsavgtime_ms: o.int("iopsavgtime").max(1) as u64,
+        // A bw/iops log with log_avg_msec samples at that period unless
+        // bwavgtime/iopsavgtime were given (fio's add_job, §10).
+        bwavgtime_ms: avg_time(o, "bwavgtime", "write_bw_log"),
+        iopsavgtime_ms: avg_time(o, "iopsavgtime", "write_iops_log"),
         kb_base,
         unified: match o.choice("unified_rw_reporting").0.as_str() {
             "mixed" | "1" => 1,
@@ -437,19 +527,9 @@ fn build(
         unlink: o.flag("unlink"),
         unlink_each_loop: o.flag("unlink_each_loop"),
         create_on_open: o.flag("create_on_open"),
-        continue_on_error: o.is_set("continue_on_error").then(|| {
-            match o.choice("continue_on_error").0.as_str() {
-                "read" => 1,
-                "write" => 2,
-                "io" | "all" | "1" => 3,
-                _ => 0,
-            }
-        }),
         allow_mounted_write: o.flag("allow_mounted_write"),
         file_service: o.choice("file_service_type").0,
         file_service_value: o.choice("file_service_type").1,
-        zero_buffers: o.flag("zero_buffers"),
-        refill_buffers: o.flag("refill_buffers"),
         fallocate: o.choice("fallocate").0,
         overwrite: o.flag("overwrite"),
         invalidate: o.flag("invalidate"),
@@ -458,7 +538,25 @@ fn build(
         registerfiles: o.flag("registerfiles"),
         sqthread_poll: o.flag("sqthread_poll"),
         readonly,
-    })
+        verify: None,
+        content: Default::default(),
+    };
+    crate::run::throttle::validate(&job).map_err(Failure::stderr)?;
+    job.verify = crate::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
+    let min_write = job.bssplit[1]
+        .iter()
+        .map(|e| e.0)
+        .min()
+        .unwrap_or(job.bs[1].0)
+        .min(job.bs[1].0);
+    job.content = crate::run::buffers::Content::from_options(
+        o,
+        job.pattern.read,
+        job.verify.is_some(),
+        min_write,
+    )
+    .map_err(Failure::stderr)?;
+    Ok(job)
 }
 
 /// `a:b\:c` → [`a`, `b:c`].
@@ -488,6 +586,18 @@ fn split_filenames(s: &str) -> Vec<String> {
 /// Expand definitions into jobs (clones included) and number the groups:
 /// a job with `stonewall` or `new_group` opens a new group when the current
 /// one already has jobs (§4).
+/// bwavgtime/iopsavgtime in ms: log_avg_msec when that log is written
+/// with averaging and the period was not set explicitly.
+fn avg_time(o: &JobOptions, period: &'static str, log: &'static str) -> u64 {
+    let log_avg = o.int("log_avg_msec");
+    let v = if o.text(log).is_some() && log_avg > 0 && !o.is_set(period) {
+        log_avg
+    } else {
+        o.int(period)
+    };
+    v.max(1) as u64
+}
+
 pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
     let mut jobs: Vec<Job> = Vec::new();
     let mut group = 0u32;
@@ -508,6 +618,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
         }
         for c in 0..numjobs {
             let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
+            j.plot = plan.program.plot.is_some();
             if c > 0 {
                 j.stonewall = false;
                 j.new_group = false;

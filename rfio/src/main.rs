@@ -8,10 +8,12 @@ mod failure;
 mod job;
 mod man;
 mod options;
+mod plot;
 mod report;
 mod result;
 mod run;
 mod stats;
+mod verify;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

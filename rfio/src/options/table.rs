@@ -155,6 +155,72 @@ const CONTINUE_ON_ERROR: &[(&str, &str)] = &[
     ("1", "Alias for 'all'"),
 ];
 
+const RATE_PROCESS: &[(&str, &str)] = &[
+    ("linear", "Linear rate of IO"),
+    ("poisson", "Rate follows Poisson process"),
+];
+
+const THINKTIME_BLOCKS_TYPE: &[(&str, &str)] = &[
+    (
+        "complete",
+        "thinktime_blocks takes effect at the completion side",
+    ),
+    ("issue", "thinktime_blocks takes effect at the issue side"),
+];
+
+const STEADYSTATE: &[(&str, &str)] = &[
+    ("iops", "maximum mean deviation of IOPS measurements"),
+    ("iops_slope", "slope calculated from IOPS measurements"),
+    ("bw", "maximum mean deviation of bandwidth measurements"),
+    ("bw_slope", "slope calculated from bandwidth measurements"),
+];
+
+const CPUS_ALLOWED_POLICY: &[(&str, &str)] = &[
+    ("shared", "Mask shared between threads"),
+    ("split", "Mask split between threads"),
+];
+
+/// fio's verify types (rfio refuses crc64, crc16, crc7, sha512 and sha3-*
+/// with a message; see verify/mod.rs).
+const VERIFY_TYPES: &[(&str, &str)] = &[
+    ("0", "Don't do IO verification"),
+    ("md5", "Use md5 checksums for verification"),
+    ("crc64", "Use crc64 checksums for verification"),
+    ("crc32", "Use crc32 checksums for verification"),
+    (
+        "crc32c-intel",
+        "Use crc32c checksums for verification (hw assisted, if available)",
+    ),
+    (
+        "crc32c",
+        "Use crc32c checksums for verification (hw assisted, if available)",
+    ),
+    ("crc16", "Use crc16 checksums for verification"),
+    ("crc7", "Use crc7 checksums for verification"),
+    ("sha1", "Use sha1 checksums for verification"),
+    ("sha256", "Use sha256 checksums for verification"),
+    ("sha512", "Use sha512 checksums for verification"),
+    ("sha3-224", "Use sha3-224 checksums for verification"),
+    ("sha3-256", "Use sha3-256 checksums for verification"),
+    ("sha3-384", "Use sha3-384 checksums for verification"),
+    ("sha3-512", "Use sha3-512 checksums for verification"),
+    ("xxhash", "Use xxhash checksums for verification"),
+    (
+        "meta",
+        "Use io information for verification. Now is implied by default, thus option is obsolete, don't use it",
+    ),
+    ("pattern", "Verify strict pattern"),
+    ("null", "Pretend to verify"),
+];
+
+const DEDUPE_MODES: &[(&str, &str)] = &[
+    ("repeat", "repeat previous page"),
+    (
+        "working_set",
+        "choose a page randomly from limited working set defined in dedupe_working_set_percentage",
+    ),
+];
+
 const KB_BASES: &[(&str, &str)] = &[
     (
         "1024",
@@ -322,7 +388,33 @@ pub static OPTIONS: &[OptDef] = &[
         "Thinktime",
         "IO buffer period between 'thinktime'",
     ),
+    opt(
+        "thinktime_blocks_type",
+        Kind::Choice(THINKTIME_BLOCKS_TYPE),
+        Some("complete"),
+        "Thinktime",
+        "How thinktime_blocks takes effect",
+    ),
+    shown(
+        opt(
+            "thinktime_iotime",
+            SECONDS,
+            Some("0"),
+            "Thinktime",
+            "IO time interval between 'thinktime'",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
+    ),
     opt("cpus_allowed", Kind::Text, None, "CPU", "Set CPUs allowed"),
+    opt(
+        "cpus_allowed_policy",
+        Kind::Choice(CPUS_ALLOWED_POLICY),
+        None,
+        "CPU",
+        "Distribution policy for cpus_allowed",
+    ),
+    opt("cpumask", UNBOUNDED, None, "CPU", "CPU affinity mask"),
     opt(
         "nice",
         Kind::Int { min: -20, max: 19 },
@@ -532,12 +624,181 @@ pub static OPTIONS: &[OptDef] = &[
         "Buffers",
         "Refill IO buffers on every IO submit",
     ),
+    shown(
+        opt(
+            "buffer_compress_percentage",
+            PERCENT,
+            None,
+            "Buffers",
+            "How compressible the buffer is (approximately)",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=100"),
+    ),
+    shown(
+        opt(
+            "buffer_compress_chunk",
+            UNBOUNDED,
+            Some("512"),
+            "Buffers",
+            "Size of compressible region in buffer",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
+    ),
+    shown(
+        opt(
+            "dedupe_percentage",
+            PERCENT,
+            None,
+            "Buffers",
+            "Percentage of buffers that are dedupable",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=100"),
+    ),
+    opt(
+        "dedupe_mode",
+        Kind::Choice(DEDUPE_MODES),
+        Some("repeat"),
+        "Buffers",
+        "Mode for the deduplication buffer generation",
+    ),
+    shown(
+        opt(
+            "dedupe_working_set_percentage",
+            PERCENT,
+            Some("5"),
+            "Buffers",
+            "Dedupe working set size in percentages from file or device size used to generate dedupe patterns from",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=100"),
+    ),
+    opt(
+        "buffer_pattern",
+        Kind::Text,
+        None,
+        "Buffers",
+        "Fill pattern for IO buffers",
+    ),
+    opt(
+        "verify",
+        Kind::Choice(VERIFY_TYPES),
+        Some("0"),
+        "Verify",
+        "Verify data written",
+    ),
+    opt(
+        "do_verify",
+        Kind::Bool,
+        Some("1"),
+        "Verify",
+        "Run verification stage after write",
+    ),
+    opt(
+        "verify_only",
+        Kind::Flag,
+        None,
+        "Verify",
+        "Verifies previously written data is still valid",
+    ),
+    shown(
+        opt(
+            "verify_backlog",
+            UNBOUNDED,
+            None,
+            "Verify",
+            "Verify after this number of blocks are written",
+        ),
+        "string (opt=bla)",
+        None,
+    ),
+    shown(
+        opt(
+            "verify_backlog_batch",
+            UNBOUNDED,
+            None,
+            "Verify",
+            "Verify this number of IO blocks",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
+    ),
+    shown(
+        opt(
+            "verify_interval",
+            Kind::Int { min: 80, max: -1 },
+            None,
+            "Verify",
+            "Store verify buffer header every N bytes",
+        ),
+        "integer value (opt=100)",
+        Some("min=80, max=-1"),
+    ),
+    shown(
+        opt(
+            "verify_offset",
+            Kind::Int { min: 40, max: -1 },
+            None,
+            "Verify",
+            "Offset verify header location by N bytes",
+        ),
+        "integer value (opt=100)",
+        Some("min=40, max=-1"),
+    ),
+    opt(
+        "verify_pattern",
+        Kind::Text,
+        None,
+        "Verify",
+        "Fill pattern for IO buffers",
+    ),
+    opt(
+        "verify_fatal",
+        Kind::Bool,
+        Some("0"),
+        "Verify",
+        "Exit on a single verify failure, don't continue",
+    ),
+    opt(
+        "verify_dump",
+        Kind::Bool,
+        Some("0"),
+        "Verify",
+        "Dump contents of good and bad blocks on failure",
+    ),
+    shown(
+        opt(
+            "verify_async",
+            UNBOUNDED,
+            Some("0"),
+            "Verify",
+            "Number of async verifier threads to use",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
+    ),
     opt(
         "continue_on_error",
         Kind::Choice(CONTINUE_ON_ERROR),
         Some("none"),
         "Error handling",
         "Continue on non-fatal errors during IO",
+    ),
+    opt(
+        "ignore_error",
+        Kind::Text,
+        None,
+        "Error handling",
+        "Set a specific list of errors to ignore",
+    ),
+    opt(
+        "error_dump",
+        Kind::Bool,
+        Some("0"),
+        "Error handling",
+        "Dump info on each error",
     ),
     opt(
         "unlink",
@@ -659,6 +920,48 @@ pub static OPTIONS: &[OptDef] = &[
         "Include job number in generated log files or not",
     ),
     opt(
+        "write_hist_log",
+        Kind::Text,
+        None,
+        "Log files",
+        "Write log of latency histograms during run",
+    ),
+    opt(
+        "log_hist_msec",
+        UNBOUNDED,
+        Some("0"),
+        "Log files",
+        "Dump completion latency histograms at frequency of this time value",
+    ),
+    opt(
+        "log_hist_coarseness",
+        UNBOUNDED,
+        Some("0"),
+        "Log files",
+        "Integer in range [0,6]. Higher coarseness outputs fewer histogram bins per sample. The number of bins for these are [1216, 608, 304, 152, 76, 38, 19] respectively.",
+    ),
+    opt(
+        "log_max_value",
+        Kind::Bool,
+        Some("0"),
+        "Log files",
+        "Log max sample in a window instead of average",
+    ),
+    opt(
+        "log_unix_epoch",
+        Kind::Bool,
+        None,
+        "Log files",
+        "Use Unix time in log files",
+    ),
+    opt(
+        "log_prio",
+        Kind::Bool,
+        Some("0"),
+        "Log files",
+        "Include priority value of IO for each log entry",
+    ),
+    opt(
         "rate",
         Kind::SizeList {
             min: 0,
@@ -679,6 +982,55 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "Rate",
         "Limit IO used to this number of IO operations/sec",
+    ),
+    aliased(
+        opt(
+            "rate_min",
+            Kind::SizeList {
+                min: 0,
+                max: u64::MAX,
+                default: 0,
+            },
+            None,
+            "Rate",
+            "Job must meet this rate or it will be shutdown",
+        ),
+        "ratemin",
+    ),
+    opt(
+        "rate_iops_min",
+        Kind::SizeList {
+            min: 0,
+            max: u64::MAX,
+            default: 0,
+        },
+        None,
+        "Rate",
+        "Job must meet this rate or it will be shut down",
+    ),
+    opt(
+        "rate_process",
+        Kind::Choice(RATE_PROCESS),
+        Some("linear"),
+        "Rate",
+        "What process controls how rated IO is managed",
+    ),
+    aliased(
+        opt(
+            "rate_cycle",
+            UNBOUNDED,
+            Some("1000"),
+            "Rate",
+            "Window average for rate limits (msec)",
+        ),
+        "ratecycle",
+    ),
+    opt(
+        "rate_ignore_thinktime",
+        Kind::Bool,
+        None,
+        "Rate",
+        "Rated IO ignores thinktime settings",
     ),
     aliased(
         opt(
@@ -703,6 +1055,36 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "Time related",
         "Ramp up time before measuring performance",
+    ),
+    aliased(
+        opt(
+            "steadystate",
+            Kind::Choice(STEADYSTATE),
+            Some("iops_slope:0.01%"),
+            "Time related",
+            "Define the criterion and limit to judge when a job has reached steady state",
+        ),
+        "ss",
+    ),
+    aliased(
+        opt(
+            "steadystate_duration",
+            SECONDS,
+            Some("0"),
+            "Time related",
+            "Stop workload upon attaining steady state for specified duration",
+        ),
+        "ss_dur",
+    ),
+    aliased(
+        opt(
+            "steadystate_ramp_time",
+            SECONDS,
+            Some("0"),
+            "Time related",
+            "Delay before initiation of data collection for steady state job termination testing",
+        ),
+        "ss_ramp",
     ),
     opt(
         "startdelay",
@@ -783,6 +1165,13 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "Job",
         "Set job IO priority value",
+    ),
+    opt(
+        "prioclass",
+        Kind::Int { min: 0, max: 3 },
+        None,
+        "Job",
+        "Set job IO priority class",
     ),
     opt(
         "clat_percentiles",

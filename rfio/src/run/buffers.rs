@@ -1,7 +1,15 @@
-//! I/O buffers: one aligned allocation made before the job loop, carved
-//! into one slice per unit.
+//! I/O buffers and what goes into them. One aligned allocation made before
+//! the job loop, carved into one slice per unit; the contents follow fio's
+//! buffer options (`zero_buffers`, `refill_buffers`, `scramble_buffers`,
+//! `buffer_compress_percentage`/`_chunk`, `dedupe_percentage`/`_mode`,
+//! `buffer_pattern`) so compressing and deduplicating storage sees data
+//! shaped like fio's. The generator is our own (fast, seeded); the shape
+//! (random/zero split per chunk, whole-buffer repeats, 512-byte scramble)
+//! is fio's (io_u.c fill_io_buffer, small_content_scramble).
 
-use super::offsets::Rng;
+use crate::job::Job;
+use crate::options::JobOptions;
+use crate::verify::pattern::Pattern;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 
 /// I/O buffers: one aligned allocation, carved per unit.
@@ -11,7 +19,9 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    pub fn new(units: usize, unit_len: usize, zero: bool) -> Option<Self> {
+    /// `units` buffers of `unit_len` bytes, filled once as fio fills them
+    /// at allocation (zeros with `zero_buffers`, else random or pattern).
+    pub fn new(units: usize, unit_len: usize, fill: &mut Filler) -> Option<Self> {
         let size = (units * unit_len).max(4096);
         let layout = Layout::from_size_align(size, 4096).ok()?;
         // SAFETY: non-zero size, valid layout.
@@ -19,14 +29,11 @@ impl Buffers {
         if ptr.is_null() {
             return None;
         }
-        // Write buffers carry pseudo-random data, filled once (fio's default
-        // scramble is not reproduced per I/O).
-        if !zero {
-            let mut rng = Rng::new(0x5eed);
-            // SAFETY: `ptr` points at `size` writable bytes.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
-            for w in bytes.chunks_mut(8) {
-                w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
+        // SAFETY: `ptr` points at `size` writable bytes.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
+        if !fill.content.zero {
+            for unit in bytes.chunks_mut(unit_len.max(1)) {
+                fill.fill(unit);
             }
         }
         Some(Buffers { ptr, layout })
@@ -37,5 +44,367 @@ impl Drop for Buffers {
     fn drop(&mut self) {
         // SAFETY: freeing what `new` allocated with the same layout.
         unsafe { dealloc(self.ptr, self.layout) };
+    }
+}
+
+/// The buffer options of a job, after fio's fix-ups (init.c, options.c).
+#[derive(Debug, Clone, Default)]
+pub struct Content {
+    pub zero: bool,
+    pub refill: bool,
+    pub scramble: bool,
+    /// Share of each chunk left zero (or pattern); 0: off.
+    pub compress_pct: u32,
+    pub compress_chunk: usize,
+    /// Share of write buffers that repeat an earlier one; 0: off.
+    pub dedupe_pct: u32,
+    /// dedupe_mode=working_set: its size in percent of the job's size.
+    pub working_set_pct: Option<u32>,
+    pub pattern: Option<Vec<u8>>,
+    /// The smallest write block (fio's min_bs[write]).
+    pub min_write: usize,
+}
+
+impl Content {
+    /// Resolve the options; `verify`: a verify type is set (fio turns
+    /// refill on for it unless refill_buffers was given).
+    pub fn from_options(
+        o: &JobOptions,
+        reads: bool,
+        verify: bool,
+        min_write: u64,
+    ) -> Result<Content, String> {
+        let pattern = match o.text("buffer_pattern") {
+            Some(s) => Some(
+                Pattern::parse(&s, false)
+                    .ok_or_else(|| format!("fio: failed parsing buffer_pattern={s}\n"))?
+                    .bytes,
+            ),
+            None => None,
+        };
+        let refill_set = o.is_set("refill_buffers");
+        let mut c = Content {
+            zero: o.flag("zero_buffers"),
+            refill: o.flag("refill_buffers"),
+            scramble: o.flag("scramble_buffers"),
+            compress_pct: o.int("buffer_compress_percentage") as u32,
+            compress_chunk: o.int("buffer_compress_chunk") as usize,
+            dedupe_pct: o.int("dedupe_percentage") as u32,
+            working_set_pct: (o.choice("dedupe_mode").0 == "working_set")
+                .then(|| o.int("dedupe_working_set_percentage") as u32),
+            pattern: None,
+            min_write: min_write.max(1) as usize,
+        };
+        if pattern.is_some() {
+            // buffer_pattern: refill only when reads (or compression) could
+            // spoil the pattern; no scramble, no zeroing (options.c).
+            if !refill_set {
+                c.refill = c.compress_pct != 0 || reads;
+            }
+            c.scramble = false;
+            c.zero = false;
+            c.pattern = pattern;
+        }
+        if verify && !refill_set {
+            c.refill = true;
+        }
+        if c.compress_pct == 100 {
+            // Fully compressible: zero once at allocation (init.c).
+            c.zero = true;
+            c.compress_pct = 0;
+        } else if c.compress_pct > 0 && !refill_set {
+            c.refill = true;
+        }
+        if c.dedupe_pct > 0 {
+            c.refill = true;
+        }
+        // Scramble unless zero_buffers was asked for; it is skipped for
+        // refilled, compressed or verified writes (get_io_u).
+        let zero_asked = o.is_set("zero_buffers") && o.flag("zero_buffers");
+        c.scramble = c.scramble
+            && !zero_asked
+            && !c.refill
+            && c.compress_pct == 0
+            && c.dedupe_pct == 0
+            && !verify;
+        Ok(c)
+    }
+
+    /// Whether writes touch their buffer before going out.
+    pub fn per_write(&self) -> bool {
+        self.refill || self.scramble
+    }
+}
+
+/// A splitmix64 stream: fio's `frand_state` in spirit (copyable, so a
+/// buffer can be generated again from a saved state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeedState(u64);
+
+impl SeedState {
+    #[inline]
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix(self.0)
+    }
+}
+
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Random bytes from `seed`: one multiply-xorshift per 8 bytes.
+#[inline]
+pub fn fill_random(buf: &mut [u8], seed: u64) {
+    let mut s = seed;
+    let mut words = buf.chunks_exact_mut(8);
+    for w in &mut words {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        w.copy_from_slice(&mix(s).to_le_bytes());
+    }
+    let rest = words.into_remainder();
+    let last = mix(s.wrapping_add(0x9E37_79B9_7F4A_7C15)).to_le_bytes();
+    let n = rest.len();
+    rest.copy_from_slice(&last[..n]);
+}
+
+/// Copy `pattern` over `buf`, repeated (zeros without a pattern).
+fn fill_pattern(buf: &mut [u8], pattern: Option<&[u8]>) {
+    match pattern {
+        Some(p) => {
+            for c in buf.chunks_mut(p.len()) {
+                c.copy_from_slice(&p[..c.len()]);
+            }
+        }
+        None => buf.fill(0),
+    }
+}
+
+/// fio's `__fill_random_buf_percentage`: per `segment`, (100 - pct)% random
+/// from `seed`, the rest zero (or the pattern).
+pub fn fill_percentage(
+    buf: &mut [u8],
+    seed: u64,
+    pct: u32,
+    segment: usize,
+    pattern: Option<&[u8]>,
+) {
+    if pct >= 100 {
+        fill_pattern(buf, pattern);
+        return;
+    }
+    let segment = segment.clamp(1, buf.len().max(1));
+    let mut at = 0;
+    let len = buf.len();
+    while at < len {
+        let left = len - at;
+        let random = (segment * (100 - pct as usize) / 100).min(left);
+        fill_random(&mut buf[at..at + random], seed);
+        at += random;
+        if at == len {
+            break;
+        }
+        let left = len - at;
+        let mut fixed = segment - random;
+        if fixed > left || left - fixed <= 8 {
+            fixed = left;
+        }
+        fill_pattern(&mut buf[at..at + fixed], pattern);
+        at += fixed;
+    }
+}
+
+/// Random contents from `seed` as a verified write carries them
+/// (compression applies, over the whole block: fio's __fill_buffer).
+pub fn fill_seeded(c: &Content, buf: &mut [u8], seed: u64) {
+    let len = buf.len();
+    fill_percentage(buf, seed, c.compress_pct, len, c.pattern.as_deref());
+}
+
+/// Which seed stream a buffer is drawn from (fio's get_buf_state).
+#[derive(Clone, Copy)]
+enum Source {
+    Main,
+    Copy(SeedState),
+}
+
+/// Fills write buffers for one job; all state is allocated before the loop.
+pub struct Filler {
+    pub content: Content,
+    main: SeedState,
+    /// The stream as it was before the last unique buffer.
+    prev: SeedState,
+    dedupe: SeedState,
+    working_set: Vec<SeedState>,
+}
+
+impl Filler {
+    pub fn new(job: &Job, seed: u64, io_size: u64) -> Filler {
+        Self::with_seed(job.content.clone(), seed, io_size)
+    }
+
+    /// A filler of `content` alone (seed 0, no working set).
+    pub fn from_content(content: Content) -> Filler {
+        Self::with_seed(content, 0, 0)
+    }
+
+    fn with_seed(content: Content, seed: u64, io_size: u64) -> Filler {
+        let main = SeedState(mix(seed ^ 0x00b0_ffe5));
+        let working_set = match content.working_set_pct {
+            Some(pct) if content.dedupe_pct > 0 => {
+                // The first unique buffers form the working set (dedupe.c).
+                let pages = (io_size * u64::from(pct) / 100 / content.min_write as u64).max(1);
+                let step = content.min_write / chunk(&content, content.min_write);
+                let mut s = main;
+                (0..pages.min(1 << 20))
+                    .map(|_| {
+                        let at = s;
+                        for _ in 0..step.max(1) {
+                            s.next();
+                        }
+                        at
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        Filler {
+            content,
+            main,
+            prev: main,
+            dedupe: SeedState(mix(seed ^ 0xdede)),
+            working_set,
+        }
+    }
+
+    /// New contents for a write buffer (`refill_buffers` and friends), or
+    /// fio's light scramble of a reused one. Hot path when either is on.
+    #[inline]
+    pub fn on_write(&mut self, buf: &mut [u8], offset: u64, stamp: u64) {
+        if self.content.refill {
+            self.fill(buf);
+        } else if self.content.scramble {
+            scramble(buf, offset, stamp);
+        }
+    }
+
+    /// fio's fill_io_buffer.
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        if self.content.compress_pct > 0 || self.content.dedupe_pct > 0 {
+            let mut src = self.source();
+            let c = &self.content;
+            let before = self.main;
+            let mut at = 0;
+            let mut min_write = c.min_write;
+            while at < buf.len() {
+                let left = buf.len() - at;
+                min_write = min_write.min(left);
+                let this = if c.compress_chunk == 0 {
+                    min_write
+                } else {
+                    min_write.min(c.compress_chunk)
+                };
+                let seed = match &mut src {
+                    Source::Main => self.main.next(),
+                    Source::Copy(s) => s.next(),
+                };
+                let pat = c.pattern.as_deref();
+                fill_percentage(&mut buf[at..at + this], seed, c.compress_pct, this, pat);
+                at += this;
+            }
+            if c.dedupe_pct >= 100 {
+                // Every buffer is the same one.
+                self.main = self.prev;
+            } else if matches!(src, Source::Main) {
+                // A repeat later regenerates this buffer from its start.
+                self.prev = before;
+            }
+        } else if let Some(p) = &self.content.pattern {
+            fill_pattern(buf, Some(p));
+        } else if self.content.zero {
+            buf.fill(0);
+        } else {
+            fill_random(buf, self.main.next());
+        }
+    }
+
+    /// A seed for a verified write.
+    pub fn next_seed(&mut self) -> u64 {
+        self.main.next()
+    }
+
+    fn source(&mut self) -> Source {
+        let pct = self.content.dedupe_pct;
+        if pct == 0 {
+            return Source::Main;
+        }
+        if pct >= 100 {
+            self.prev = self.main;
+            return Source::Main;
+        }
+        if (self.dedupe.next() % 100) < u64::from(pct) {
+            if self.working_set.is_empty() {
+                return Source::Copy(self.prev);
+            }
+            let i = self.dedupe.next() % self.working_set.len() as u64;
+            return Source::Copy(self.working_set[i as usize]);
+        }
+        Source::Main
+    }
+}
+
+fn chunk(c: &Content, min_write: usize) -> usize {
+    if c.compress_chunk == 0 {
+        min_write
+    } else {
+        min_write.min(c.compress_chunk)
+    }
+    .max(1)
+}
+
+/// fio's small_content_scramble: in every 512-byte block, the block's
+/// offset at one of its 8 cache lines and a time stamp at the end of the
+/// first, so reused buffers do not dedupe trivially.
+#[inline]
+fn scramble(buf: &mut [u8], offset: u64, stamp: u64) {
+    let line = (((stamp ^ offset) & 7) as usize) << 6;
+    let (sec, nsec) = (stamp / 1_000_000_000, stamp % 1_000_000_000);
+    let mut off = offset;
+    for block in buf.chunks_exact_mut(512) {
+        block[line..line + 8].copy_from_slice(&off.to_le_bytes());
+        block[48..56].copy_from_slice(&sec.to_le_bytes());
+        block[56..64].copy_from_slice(&nsec.to_le_bytes());
+        off += 512;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentage_split_matches_fio() {
+        let mut b = vec![0xffu8; 4096];
+        fill_percentage(&mut b, 7, 75, 512, None);
+        // 128 random bytes then 384 zeros, per 512-byte segment.
+        for seg in b.chunks(512) {
+            assert!(seg[..128].iter().any(|&x| x != 0));
+            assert!(seg[128..].iter().all(|&x| x == 0));
+        }
+        fill_percentage(&mut b, 7, 100, 512, Some(b"ab"));
+        assert_eq!(&b[..4], b"abab");
+    }
+
+    #[test]
+    fn scramble_stamps_every_block() {
+        let mut b = vec![0u8; 1024];
+        scramble(&mut b, 4096, 3_000_000_005);
+        assert_eq!(&b[48..56], &3u64.to_le_bytes());
+        assert_eq!(&b[512 + 56..512 + 64], &5u64.to_le_bytes());
+        let line = (((3_000_000_005u64 ^ 4096) & 7) << 6) as usize;
+        assert_eq!(&b[line..line + 8], &4096u64.to_le_bytes());
     }
 }

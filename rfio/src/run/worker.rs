@@ -6,9 +6,9 @@
 use super::buffers::Buffers;
 use super::files::JobFiles;
 use super::logs::Logs;
-use super::offsets::{Picker, Rng};
+use super::offsets::Picker;
 use super::sampler::Sampler;
-use super::throttle::Throttle;
+use super::throttle::{Gate, Throttle};
 use crate::engine::{Engine, IoKind, IoUnit, Queued, Traits};
 use crate::job::Job;
 use crate::stats::{batch_bucket, depth_bucket, ThreadStats};
@@ -24,29 +24,16 @@ pub struct IoError {
     pub offset: u64,
     pub len: usize,
     pub file: usize,
+    /// Not an I/O's own error (rate_min, placement): where it came from.
+    pub site: Option<Box<super::errors::Site>>,
 }
 
 /// Record one completed unit. Hot path.
 #[inline]
 fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job) -> Option<i32> {
     if io.result < 0 {
-        let errno = (-io.result) as i32;
-        // continue_on_error: fio continues past its non-fatal errors only
-        // (EIO, EILSEQ by default), for the chosen directions.
-        let class = match io.kind {
-            IoKind::Read => 1,
-            IoKind::Write => 2,
-            _ => 3,
-        };
-        let nonfatal = matches!(errno, libc::EIO | libc::EILSEQ);
-        if nonfatal && job.continue_on_error.is_some_and(|m| m & class != 0) {
-            st.total_err += 1;
-            if st.first_error == 0 {
-                st.first_error = errno;
-            }
-            return None;
-        }
-        return Some(errno);
+        // continue_on_error / ignore_error decide (§3).
+        return super::errors::failed(st, io, (-io.result) as i32, job);
     }
     let (clat, lat) = done_ns_lat;
     match io.kind {
@@ -100,7 +87,8 @@ pub fn run(
         .max()
         .unwrap_or(4096) as usize;
     let unit_len = max_bs.div_ceil(4096) * 4096;
-    let Some(bufs) = Buffers::new(depth, unit_len, job.zero_buffers) else {
+    let mut filler = super::buffers::Filler::new(job, job.clone as u64, files.io_size);
+    let Some(bufs) = Buffers::new(depth, unit_len, &mut filler) else {
         st.error = libc::ENOMEM;
         return (st, None, None);
     };
@@ -124,37 +112,36 @@ pub fn run(
         (false, Some(s)) => s ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
         (false, None) => rbench_common::clock::now_ns(),
     };
-    if let Some(cpus) = &job.cpus_allowed {
-        // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on numbers below
-        // CPU_SETSIZE (checked at parse time against the online count).
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            for &c in cpus {
-                libc::CPU_SET(c, &mut set);
-            }
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-        }
-    }
-    if job.nice != 0 {
-        // SAFETY: setpriority on this thread (tid) with a bounded value.
-        unsafe {
-            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-            libc::setpriority(libc::PRIO_PROCESS, tid, job.nice);
-        }
-    }
-    if let Some(level) = job.prio {
-        // ioprio_set(IOPRIO_WHO_PROCESS, this thread, best-effort | level).
-        // SAFETY: plain syscall with integer arguments.
-        unsafe {
-            libc::syscall(
-                libc::SYS_ioprio_set,
-                1,
-                0,
-                (2 << 13) | level as libc::c_long,
-            )
+    if let Err((errno, func)) = super::placement::apply(job) {
+        st.error = errno;
+        let site = super::errors::Site {
+            at: "backend.c:1716",
+            func,
+            note: String::new(),
         };
+        let e = IoError {
+            errno,
+            kind: IoKind::Read,
+            offset: 0,
+            len: 0,
+            file: 0,
+            site: Some(Box::new(site)),
+        };
+        return (st, Some(e), None);
     }
     let mut picker = Picker::new(job, files.regions.clone(), seed);
+    // verify=: None when off, so each hook below is one predictable branch.
+    let mut verifier = crate::verify::Verifier::new(
+        job,
+        depth,
+        unit_len,
+        &files.paths,
+        &files.fds,
+        files.wrap,
+        files.io_size / job.bs[1].0.max(1),
+    )
+    .filter(|_| !traits.diskless);
+    let fill_writes = filler.content.per_write() || verifier.is_some();
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut done: Vec<usize> = Vec::with_capacity(depth);
     let mut to_stamp: Vec<usize> = Vec::with_capacity(depth);
@@ -191,21 +178,30 @@ pub fn run(
     let mut exhausted = false;
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
-    let mut throttle = Throttle::new(job);
+    let mut throttle = Throttle::new(job, seed);
+    let mut min_rate = super::throttle::MinRate::new(job);
+    let mut steady = job.steadystate.map(super::steadystate::Monitor::new);
+    let mut think = super::throttle::Think::new(job);
+    // A stall is due once what is in flight has completed (fio quiesces).
+    let mut think_pending = false;
+    let mut last_dir = 0usize;
     let low_mark = if traits.sync {
         0
     } else {
         job.iodepth_low.min(depth - 1)
     };
     let mut filling = true;
-    let mut refill_rng = Rng::new(seed ^ 0xb0f);
-    let mut next_think = job.thinktime_blocks;
     let mut logs = Logs::new(job);
     let per_io_rates = logs.as_ref().map_or((false, false), Logs::per_io_rates);
     sampler.per_io = per_io_rates;
     // A prepared unit waiting for its rate slot.
     let mut held: Option<usize> = None;
 
+    if let Some(v) = verifier.as_mut().filter(|v| v.only()) {
+        // verify_only: walk the writes without doing them, then verify.
+        v.dry_run(&mut picker, files.io_size, &mut st);
+        exhausted = true;
+    }
     'outer: loop {
         // Cold checks once per pass of the loop, cheap compare first. The
         // same clock reading starts the first unit issued below.
@@ -219,7 +215,7 @@ pub fn run(
                 sampler = Sampler::new(job, now);
                 sampler.per_io = per_io_rates;
             } else if measuring {
-                sampler.sample(now, &mut st);
+                sampler.sample(now, &mut st, logs.as_mut());
             }
             progress.publish(
                 std::array::from_fn(|d| st.dir[d].io_bytes),
@@ -244,6 +240,38 @@ pub fn run(
                 progress.offer_snapshot(&snap);
             }
             next_check = sampler.next_due();
+            if measuring && (min_rate.on || steady.is_some()) {
+                let since = now - measure_start;
+                if let Some(note) = min_rate.on.then(|| min_rate.check(&job.name, since, &st)).flatten() {
+                    error.get_or_insert(IoError {
+                        errno: libc::EIO,
+                        kind: IoKind::Read,
+                        offset: 0,
+                        len: 0,
+                        file: 0,
+                        site: Some(Box::new(super::errors::Site {
+                            at: "backend.c:1131",
+                            func: "check_min_rate",
+                            note,
+                        })),
+                    });
+                    break;
+                }
+                if let Some(ss) = steady.as_mut() {
+                    if since >= ss.next_ns {
+                        let ios = st.dir.iter().map(|d| d.ios).sum();
+                        let bytes = st.dir.iter().map(|d| d.io_bytes).sum();
+                        if ss.tick(since, ios, bytes) {
+                            break;
+                        }
+                    }
+                    next_check = next_check.min(measure_start + ss.next_ns);
+                }
+                if min_rate.on {
+                    // fio checks after every completion; a tenth of a cycle is close.
+                    next_check = next_check.min(now + job.rate_cycle_ms.clamp(1, 1000) * 100_000);
+                }
+            }
             if progress.want_snapshots.load(Ordering::Relaxed) {
                 // Fresh snapshots for --status-interval: check every 50 ms.
                 next_check = next_check.min(now + 50_000_000);
@@ -263,7 +291,11 @@ pub fn run(
         } else if inflight <= low_mark {
             filling = true;
         }
-        let mut budget = if filling { depth - inflight } else { 0 };
+        let mut budget = if filling && !think_pending {
+            depth - inflight
+        } else {
+            0
+        };
         while budget > 0 && !exhausted && error.is_none() {
             budget -= 1;
             let (idx, prepared) = match held.take() {
@@ -319,6 +351,7 @@ pub fn run(
                                         offset: 0,
                                         len: 0,
                                         file,
+                                        site: None,
                                     });
                                     break;
                                 }
@@ -357,37 +390,40 @@ pub fn run(
                 }
             }
             if throttle.on && !matches!(io.kind, IoKind::Fsync | IoKind::Fdatasync) {
-                let d = match io.kind {
-                    IoKind::Read => 0,
-                    IoKind::Write => 1,
-                    _ => 2,
-                };
-                let due = throttle.due_ns(d, io.len as u64);
                 let limit = if runtime_ns > 0 {
                     ramp_ns + runtime_ns
                 } else {
                     u64::MAX
                 };
                 let now = ns(clock.now());
-                if due > now {
-                    if inflight > 0 {
-                        // Reap what is in flight first; this unit waits.
-                        throttle.bytes[d] -= io.len as u64;
-                        throttle.ios[d] -= 1;
+                match throttle.gate(&mut io.kind, job, now, limit, inflight) {
+                    Gate::Go => {}
+                    Gate::Hold => {
                         held = Some(idx);
                         break;
                     }
-                    let wait = due.min(limit) - now;
-                    std::thread::sleep(std::time::Duration::from_nanos(wait));
-                    if due > limit {
+                    Gate::Stop => {
                         free.push(idx);
                         break;
                     }
                 }
+                let d = match io.kind {
+                    IoKind::Read => 0,
+                    IoKind::Write => 1,
+                    _ => 2,
+                };
+                throttle.issued(d, io.len as u64);
                 io.start = clock.now();
             }
-            if job.refill_buffers && io.kind == IoKind::Write {
-                refill(io, &mut refill_rng);
+            if think.on {
+                last_dir = match io.kind {
+                    IoKind::Read => 0,
+                    IoKind::Write => 1,
+                    _ => last_dir,
+                };
+            }
+            if fill_writes && io.kind == IoKind::Write {
+                crate::verify::prepare_write(idx, io, &mut filler, verifier.as_mut());
             }
             st.issued[match io.kind {
                 IoKind::Read => 0,
@@ -420,7 +456,7 @@ pub fn run(
                         clock.ticks_to_ns(end - io.issue),
                         clock.ticks_to_ns(end - io.start),
                     );
-                    if let Some(l) = logs.as_mut().filter(|_| measuring) {
+                    if let Some(l) = logs.as_mut().filter(|l| measuring && l.per_io) {
                         log_io(
                             l,
                             &mut st,
@@ -438,7 +474,13 @@ pub fn run(
                             offset: io.offset,
                             len: io.len,
                             file: io.file,
+                            site: None,
                         });
+                    }
+                    if let Some(v) = verifier.as_mut() {
+                        if let Err(m) = v.completed(idx, io, &mut st) {
+                            error.get_or_insert(m.into_io_error(true));
+                        }
                     }
                     free.push(idx);
                 }
@@ -470,9 +512,8 @@ pub fn run(
                 }
             }
         }
-        if job.thinktime_us > 0 && issued_ios >= next_think {
-            next_think = issued_ios + job.thinktime_blocks;
-            think(job);
+        if think.on && !think_pending {
+            think_pending = think.due(&st, ns(clock.now()));
         }
         if !to_stamp.is_empty() {
             let r = commit(
@@ -494,7 +535,7 @@ pub fn run(
             let min = if !filling {
                 // Draining to iodepth_low: wait for exactly that many.
                 inflight - low_mark.min(inflight - 1)
-            } else if full || held.is_some() {
+            } else if full || held.is_some() || think_pending {
                 job.complete_min.max(1)
             } else {
                 0
@@ -511,7 +552,7 @@ pub fn run(
                             clock.ticks_to_ns(end.saturating_sub(io.issue)),
                             clock.ticks_to_ns(end.saturating_sub(io.start)),
                         );
-                        if let Some(l) = logs.as_mut().filter(|_| measuring) {
+                        if let Some(l) = logs.as_mut().filter(|l| measuring && l.per_io) {
                             let slat = clock.ticks_to_ns(io.issue.saturating_sub(io.start));
                             log_io(
                                 l,
@@ -530,7 +571,13 @@ pub fn run(
                                 offset: io.offset,
                                 len: io.len,
                                 file: io.file,
+                                site: None,
                             });
+                        }
+                        if let Some(v) = verifier.as_mut() {
+                            if let Err(m) = v.completed(idx, io, &mut st) {
+                                error.get_or_insert(m.into_io_error(traits.sync));
+                            }
                         }
                         free.push(idx);
                     }
@@ -544,6 +591,12 @@ pub fn run(
         } else if exhausted || error.is_some() {
             break;
         }
+        if think_pending && inflight == 0 && to_stamp.is_empty() {
+            // thinktime: stall with nothing in flight (fio's io_u_quiesce).
+            think_pending = false;
+            let spent = think.stall(&st, ns(clock.now()));
+            throttle.thought(last_dir, spent);
+        }
     }
     // Drain what is still in flight (not recorded past the runtime cap).
     while inflight > 0 {
@@ -551,6 +604,14 @@ pub fn run(
         match engine.getevents(1, depth, &mut units, &mut done) {
             Ok(n) => inflight -= n,
             Err(_) => break,
+        }
+    }
+    // fio's verify phase: read back and check what the job wrote.
+    if let Some(v) = verifier.as_mut().filter(|v| v.wants_pass()) {
+        if error.is_none() && !stop::should_stop() && !exit_all.load(Ordering::Relaxed) {
+            if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st) {
+                error = Some(e.into_io_error(traits.sync));
+            }
         }
     }
     let end = ns(clock.now());
@@ -583,7 +644,10 @@ pub fn run(
         st.error = e.errno;
     }
     if let Some(l) = logs.as_mut() {
-        l.flush(end.saturating_sub(measure_start) / 1_000_000, true);
+        l.finish(end.saturating_sub(measure_start) / 1_000_000, &st);
+    }
+    if let Some(ss) = &steady {
+        st.steadystate = Some(Box::new(ss.report()));
     }
     drop(engine);
     (st, error, logs)
@@ -611,37 +675,12 @@ fn log_io(
         return;
     }
     let bs = io.result as u64;
-    l.io(since_ns / 1_000_000, d, bs, io.offset, (slat, lat.0, lat.1));
+    l.io(since_ns, d, bs, io.offset, (slat, lat.0, lat.1));
     if per_io_rates.0 {
         st.dir[d].bw.push(bs * 1_000_000 / lat.0.max(1));
     }
     if per_io_rates.1 {
         st.dir[d].iops.push(1);
-    }
-}
-
-/// `refill_buffers`: new pseudo-random contents for every write, as fio
-/// does (its cost is part of what the option measures).
-#[inline]
-fn refill(io: &IoUnit, rng: &mut Rng) {
-    // SAFETY: the unit's buffer holds at least `len` bytes.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
-    for w in bytes.chunks_mut(8) {
-        w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
-    }
-}
-
-/// `thinktime`: spin for thinktime_spin, then sleep the rest. Cold path.
-#[cold]
-fn think(job: &Job) {
-    let spin = job.thinktime_spin_us.min(job.thinktime_us);
-    let until = std::time::Instant::now() + std::time::Duration::from_micros(spin);
-    while std::time::Instant::now() < until {
-        std::hint::spin_loop();
-    }
-    let rest = job.thinktime_us - spin;
-    if rest > 0 {
-        std::thread::sleep(std::time::Duration::from_micros(rest));
     }
 }
 
@@ -653,6 +692,7 @@ fn io_error(io: &IoUnit, errno: i32) -> IoError {
         offset: io.offset,
         len: io.len,
         file: io.file,
+        site: None,
     }
 }
 

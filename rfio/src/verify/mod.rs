@@ -1,0 +1,895 @@
+//! Data integrity (`verify=`): written blocks carry fio 3.33's header and
+//! checksum (see [`header`]), so a block read back from the wrong place,
+//! cut short or altered is caught and reported with fio's messages; files
+//! written by fio verify in rfio and the other way round.
+//!
+//! The job loop calls in at three points only, each behind one `Option`
+//! check: [`Verifier::seal`] when a write is prepared, [`Verifier::completed`]
+//! when an I/O completes (writes enter the history only once complete, so
+//! out-of-order completions at any depth never cause false failures), and
+//! [`Verifier::final_pass`] after the write pass (fio's verify phase).
+
+pub mod checksum;
+pub mod header;
+mod pass;
+pub mod pattern;
+
+use crate::engine::{IoKind, IoUnit};
+use crate::job::Job;
+use crate::run::buffers::{Buffers, Content, Filler};
+use crate::stats::ThreadStats;
+use header::Header;
+pub use pass::PassError;
+use pattern::Pattern;
+use std::fmt::Write as _;
+use std::os::fd::RawFd;
+use std::path::PathBuf;
+
+/// Verify types, numbered as fio 3.33 numbers them in the header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Meta = 1,
+    Md5 = 2,
+    Crc32 = 4,
+    Crc32c = 5,
+    Sha256 = 9,
+    Xxhash = 15,
+    Sha1 = 16,
+    /// Header plus pattern (`verify_pattern` without `verify`).
+    Pattern = 17,
+    /// `verify=pattern`: the pattern alone, no header.
+    PatternNoHdr = 18,
+    Null = 19,
+}
+
+/// The types fio offers and rfio does not (refused with a message).
+const UNSUPPORTED: &[&str] = &[
+    "crc64", "crc16", "crc7", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512",
+];
+
+impl Kind {
+    fn from_word(w: &str) -> Option<Kind> {
+        Some(match w {
+            "md5" => Kind::Md5,
+            "crc32" => Kind::Crc32,
+            "crc32c" | "crc32c-intel" => Kind::Crc32c,
+            "sha1" => Kind::Sha1,
+            "sha256" => Kind::Sha256,
+            "xxhash" => Kind::Xxhash,
+            "meta" => Kind::Meta,
+            "pattern" => Kind::PatternNoHdr,
+            "null" => Kind::Null,
+            _ => return None,
+        })
+    }
+
+    /// fio's name in failure messages.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Md5 => "md5",
+            Kind::Crc32 => "crc32",
+            Kind::Crc32c => "crc32c",
+            Kind::Sha1 => "sha1",
+            Kind::Sha256 => "sha256",
+            Kind::Xxhash => "xxhash",
+            Kind::Meta => "meta",
+            Kind::Pattern | Kind::PatternNoHdr => "pattern",
+            Kind::Null => "null",
+        }
+    }
+
+    fn trailer_len(self) -> usize {
+        match self {
+            Kind::Md5 => 16,
+            Kind::Crc32 | Kind::Crc32c | Kind::Xxhash => 4,
+            Kind::Sha1 => 20,
+            Kind::Sha256 => 64,
+            Kind::Meta | Kind::Pattern | Kind::PatternNoHdr | Kind::Null => 0,
+        }
+    }
+
+    /// Header plus trailer (fio's hdr_size); no header for `pattern`.
+    fn hdr_size(self) -> usize {
+        match self {
+            Kind::PatternNoHdr | Kind::Null => 0,
+            k => header::LEN + k.trailer_len(),
+        }
+    }
+
+    fn from_number(n: u16) -> Option<Kind> {
+        Some(match n {
+            1 => Kind::Meta,
+            2 => Kind::Md5,
+            4 => Kind::Crc32,
+            5 | 6 => Kind::Crc32c,
+            9 => Kind::Sha256,
+            15 => Kind::Xxhash,
+            16 => Kind::Sha1,
+            17 => Kind::Pattern,
+            _ => return None,
+        })
+    }
+}
+
+/// The verify options of a job, after fio's fix-ups (init.c).
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub kind: Kind,
+    /// Bytes each header covers (verify_interval, fixed up as fio does).
+    pub interval: usize,
+    /// verify_offset: the header is swapped to this offset in its interval.
+    pub offset: usize,
+    pub pattern: Option<Pattern>,
+    /// Read back and check after the write pass (do_verify).
+    pub do_verify: bool,
+    /// verify_only: no writes, check what an earlier run wrote.
+    pub only: bool,
+    /// verify_backlog / verify_backlog_batch (0: off).
+    pub backlog: u64,
+    pub backlog_batch: u64,
+    pub fatal: bool,
+    pub dump: bool,
+    // verify_async is accepted and changes nothing: checks run on the
+    // job's own thread, right after each read completes.
+    /// Compare numberio (fio: writing job, fixed block size, not
+    /// time_based, not verify_only).
+    pub check_numberio: bool,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl Spec {
+    /// The verify settings of `job`, or `None` when verify is off. `Err`:
+    /// fio's parse error lines.
+    pub fn from_job(job: &Job) -> Result<Option<Spec>, String> {
+        let o = &job.opts;
+        let pattern = match o.text("verify_pattern") {
+            Some(s) => Some(
+                Pattern::parse(&s, true)
+                    .ok_or_else(|| format!("fio: failed parsing verify_pattern={s}\n"))?,
+            ),
+            None => None,
+        };
+        let word = o.choice("verify").0;
+        let kind = match word.as_str() {
+            "0" | "" | "none" if pattern.is_some() => Kind::Pattern,
+            "0" | "" | "none" => return Ok(None),
+            w => match Kind::from_word(w) {
+                Some(k) => k,
+                None if UNSUPPORTED.contains(&w) => {
+                    return Err(format!(
+                        "rfio: verify={w} is not supported; use md5, crc32c, crc32, sha1, \
+                         sha256, xxhash, meta, pattern or null\nfio: failed parsing verify={w}\n"
+                    ))
+                }
+                None => return Err(format!("fio: failed parsing verify={w}\n")),
+            },
+        };
+        if kind == Kind::PatternNoHdr && pattern.is_none() {
+            return Err("fio: verify=pattern requires verify_pattern\n".to_string());
+        }
+        // Block sizes of writes (and reads), as fio's min_bs/max_bs.
+        let sizes = |d: usize| {
+            let from_split = job.bssplit[d].iter().map(|e| e.0);
+            let lo = from_split
+                .clone()
+                .min()
+                .unwrap_or(job.bs[d].0)
+                .min(job.bs[d].0);
+            let hi = from_split.max().unwrap_or(job.bs[d].1).max(job.bs[d].1);
+            if job.bssplit[d].is_empty() {
+                job.bs[d]
+            } else {
+                (lo, hi)
+            }
+        };
+        let (min_w, max_w) = sizes(1);
+        let (min_r, _) = sizes(0);
+        let mut vi = o.int("verify_interval").max(0) as u64;
+        if max_w != min_w && vi == 0 {
+            vi = min_w;
+        }
+        if vi > min_w {
+            vi = min_w;
+        } else if job.pattern.read && vi > min_r {
+            vi = min_r;
+        }
+        if vi == 0 || min_w % vi != 0 || max_w % vi != 0 {
+            vi = gcd(min_w, max_w);
+        }
+        let only = o.flag("verify_only");
+        let backlog = o.int("verify_backlog").max(0) as u64;
+        Ok(Some(Spec {
+            kind,
+            interval: vi as usize,
+            offset: o.int("verify_offset").max(0) as usize,
+            pattern,
+            do_verify: o.flag("do_verify"),
+            only,
+            backlog,
+            backlog_batch: match o.int("verify_backlog_batch").max(0) as u64 {
+                0 => backlog,
+                b => b,
+            },
+            fatal: o.flag("verify_fatal"),
+            dump: o.flag("verify_dump"),
+            check_numberio: job.pattern.write && min_w == max_w && !job.time_based && !only,
+        }))
+    }
+}
+
+/// A verify failure: fio's message lines, and where.
+#[derive(Debug, Clone)]
+pub struct Mismatch {
+    pub report: String,
+    pub file: usize,
+    pub offset: u64,
+    pub len: usize,
+}
+
+/// One completed write, to be read back.
+#[derive(Debug, Clone, Copy)]
+struct Written {
+    offset: u64,
+    seed: u64,
+    file: u32,
+    len: u32,
+    numberio: u16,
+}
+
+/// What one block is expected to be.
+#[derive(Debug, Clone, Copy)]
+struct Expect {
+    seed: Option<u64>,
+    numberio: Option<u16>,
+    /// fio's io_u flags in the message: 0x88 in the verify phase, 0x8 for
+    /// a verified read of a read job.
+    flags: u32,
+}
+
+/// The verify state of one running job.
+pub struct Verifier<'a> {
+    spec: &'a Spec,
+    thread: u16,
+    paths: &'a [PathBuf],
+    fds: &'a [RawFd],
+    /// Seed and numberio of the write each unit carries.
+    unit_writes: Vec<(u64, u16)>,
+    writes: u64,
+    history: Vec<Written>,
+    /// History entries already checked by verify_backlog.
+    checked: usize,
+    /// Check reads as they complete (a read-only job with verify=).
+    check_reads: bool,
+    /// Sort and drop overwritten blocks before the final pass.
+    overlaps: bool,
+    /// A buffer for backlog reads (and regenerated blocks).
+    scratch: Buffers,
+    scratch_len: usize,
+    /// The job's buffer contents (to regenerate a block for verify_dump).
+    content: Content,
+    /// Compare the header's seed (fio does for read-write jobs only).
+    check_seed: bool,
+}
+
+impl<'a> Verifier<'a> {
+    /// The verifier of `job`, if it verifies. `units`: queue depth;
+    /// `unit_len`: the largest block.
+    pub fn new(
+        job: &'a Job,
+        units: usize,
+        unit_len: usize,
+        paths: &'a [PathBuf],
+        fds: &'a [RawFd],
+        wrap: bool,
+        expected_writes: u64,
+    ) -> Option<Verifier<'a>> {
+        let spec = job.verify.as_ref()?;
+        let mut quiet = Filler::from_content(Content {
+            zero: true,
+            ..Content::default()
+        });
+        let scratch = Buffers::new(1, unit_len, &mut quiet)?;
+        let writes = job.pattern.write && !spec.only;
+        Some(Verifier {
+            spec,
+            thread: job.number as u16,
+            paths,
+            fds,
+            unit_writes: vec![(0, 0); units],
+            writes: 0,
+            history: Vec::with_capacity(if writes {
+                expected_writes.min(1 << 20) as usize
+            } else {
+                0
+            }),
+            checked: 0,
+            check_reads: job.pattern.read && !job.pattern.write,
+            overlaps: job.norandommap || job.loops > 1 || wrap,
+            scratch,
+            scratch_len: unit_len,
+            content: job.content.clone(),
+            check_seed: job.pattern.read && job.pattern.write && spec.backlog == 0,
+        })
+    }
+
+    pub fn only(&self) -> bool {
+        self.spec.only
+    }
+
+    /// Fill a write's buffer with verifiable contents: seeded random data
+    /// (or the verify pattern) and a header per interval.
+    #[inline]
+    pub fn seal(&mut self, idx: usize, io: &IoUnit, fill: &mut Filler) {
+        // SAFETY: the unit's buffer holds at least `len` bytes.
+        let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
+        let numberio = self.writes as u16;
+        self.writes += 1;
+        let seed = match &self.spec.pattern {
+            Some(p) => {
+                p.fill(buf, io.offset);
+                0
+            }
+            None => {
+                let s = fill.next_seed();
+                crate::run::buffers::fill_seeded(&fill.content, buf, s);
+                s
+            }
+        };
+        if let Some(slot) = self.unit_writes.get_mut(idx) {
+            *slot = (seed, numberio);
+        }
+        let now = rbench_common::clock::now_ns();
+        self.write_headers(buf, io.offset, seed, numberio, now);
+    }
+
+    fn write_headers(&self, buf: &mut [u8], offset: u64, seed: u64, numberio: u16, now: u64) {
+        let kind = self.spec.kind;
+        let hs = kind.hdr_size();
+        if hs == 0 {
+            return;
+        }
+        let inc = hdr_inc(self.spec.interval, buf.len());
+        for (i, chunk) in buf.chunks_mut(inc).enumerate() {
+            if chunk.len() <= hs || self.spec.offset + hs > chunk.len() {
+                continue;
+            }
+            let h = Header {
+                verify_type: kind as u16,
+                len: inc as u32,
+                rand_seed: seed,
+                offset: offset + (i * self.spec.interval) as u64,
+                time_sec: (now / 1_000_000_000) as u32,
+                time_nsec: (now % 1_000_000_000) as u32,
+                thread: self.thread,
+                numberio,
+                ..Header::default()
+            };
+            h.write(chunk);
+            let (head, data) = chunk.split_at_mut(hs);
+            checksum::fill(kind, data, &mut head[header::LEN..]);
+            if self.spec.offset > 0 {
+                swap_header(chunk, self.spec.offset, hs);
+            }
+        }
+    }
+
+    /// A unit completed: remember a finished write, check a finished
+    /// read of a read job. Runs the backlog check when one is due.
+    #[inline]
+    pub fn completed(
+        &mut self,
+        idx: usize,
+        io: &IoUnit,
+        st: &mut ThreadStats,
+    ) -> Result<(), Mismatch> {
+        if io.result <= 0 {
+            return Ok(());
+        }
+        match io.kind {
+            IoKind::Write if !self.spec.only => {
+                let (seed, numberio) = self.unit_writes.get(idx).copied().unwrap_or_default();
+                self.history.push(Written {
+                    offset: io.offset,
+                    seed,
+                    file: io.file as u32,
+                    len: io.len as u32,
+                    numberio,
+                });
+                if self.spec.backlog > 0
+                    && (self.history.len() - self.checked) as u64 >= self.spec.backlog
+                {
+                    return self.backlog(st);
+                }
+                Ok(())
+            }
+            IoKind::Read if self.check_reads && self.spec.kind != Kind::Null => {
+                // SAFETY: the unit's buffer holds `len` bytes; the read is done.
+                let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
+                let got = (io.result as usize).min(io.len);
+                buf[got..].fill(0);
+                let expect = Expect {
+                    seed: None,
+                    numberio: None,
+                    flags: 0x8,
+                };
+                self.check(buf, io.file, io.offset, expect)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// verify_backlog: read back the oldest `verify_backlog_batch` completed
+    /// writes now (their writes are complete; others may be in flight).
+    #[cold]
+    fn backlog(&mut self, st: &mut ThreadStats) -> Result<(), Mismatch> {
+        let end = (self.checked + self.spec.backlog_batch.max(1) as usize).min(self.history.len());
+        for i in self.checked..end {
+            let w = self.history[i];
+            let len = w.len as usize;
+            if len > self.scratch_len {
+                continue;
+            }
+            // SAFETY: scratch holds `scratch_len` bytes.
+            let buf = unsafe { std::slice::from_raw_parts_mut(self.scratch.ptr, len) };
+            let fd = self.fds.get(w.file as usize).copied().unwrap_or(-1);
+            let t0 = rbench_common::clock::now_ns();
+            // SAFETY: reading into our own buffer of `len` bytes.
+            let n =
+                unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), len, w.offset as libc::off_t) };
+            let ns = rbench_common::clock::now_ns().saturating_sub(t0);
+            if n > 0 {
+                record_read(st, n as u64, ns);
+            }
+            let got = n.max(0) as usize;
+            buf[got.min(len)..].fill(0);
+            let expect = self.expect_of(&w);
+            self.check(buf, w.file as usize, w.offset, expect)?;
+        }
+        self.checked = end;
+        Ok(())
+    }
+
+    fn expect_of(&self, w: &Written) -> Expect {
+        Expect {
+            seed: (self.check_seed && self.spec.pattern.is_none()).then_some(w.seed),
+            numberio: self.spec.check_numberio.then_some(w.numberio),
+            flags: 0x88,
+        }
+    }
+
+    /// Check one block read back at `offset` of file `file`.
+    fn check(
+        &self,
+        buf: &mut [u8],
+        file: usize,
+        offset: u64,
+        expect: Expect,
+    ) -> Result<(), Mismatch> {
+        let mut report = String::new();
+        let spec = self.spec;
+        let kind = spec.kind;
+        let hs = kind.hdr_size();
+        let inc = hdr_inc(spec.interval, buf.len());
+        let path = self
+            .paths
+            .get(file)
+            .map_or_else(String::new, |p| p.display().to_string());
+        let mut failed = false;
+        let total = buf.len();
+        for (i, chunk) in buf.chunks_mut(inc).enumerate() {
+            if failed && spec.fatal {
+                break;
+            }
+            let at = offset + (i * inc) as u64;
+            if kind != Kind::PatternNoHdr && kind != Kind::Null {
+                if spec.offset > 0 && spec.offset + hs <= chunk.len() {
+                    swap_header(chunk, spec.offset, hs);
+                }
+                if let Some(why) = self.header_problem(chunk, i, inc, offset, expect) {
+                    let _ = writeln!(
+                        report,
+                        "{why} at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={total})"
+                    );
+                    self.dump(&mut report, chunk, &path, at, "hdr_fail");
+                    return Err(Mismatch {
+                        report,
+                        file,
+                        offset,
+                        len: total,
+                    });
+                }
+            }
+            let stored = (hs > 0 && chunk.len() >= header::LEN).then(|| Header::read(chunk));
+            let media = stored.and_then(|h| Kind::from_number(h.verify_type));
+            let bad = if kind == Kind::Meta || kind == Kind::Pattern || kind == Kind::PatternNoHdr {
+                match &spec.pattern {
+                    Some(p) => self.pattern_problem(chunk, p, i, inc, offset, &mut report),
+                    None => false,
+                }
+            } else if chunk.len() > hs {
+                let (head, data) = chunk.split_at(hs);
+                let mut want = [0u8; 64];
+                let n = kind.trailer_len();
+                checksum::fill(kind, data, &mut want[..n]);
+                if want[..n] != head[header::LEN..header::LEN + n] {
+                    let _ = writeln!(
+                        report,
+                        "{}: verify failed at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={}, flags={:x})",
+                        kind.name(),
+                        total,
+                        expect.flags
+                    );
+                    let _ = writeln!(
+                        report,
+                        "       Expected CRC: {}",
+                        hex(&head[header::LEN..header::LEN + n])
+                    );
+                    let _ = writeln!(report, "       Received CRC: {}", hex(&want[..n]));
+                    true
+                } else {
+                    false
+                }
+            } else {
+                false
+            };
+            if bad {
+                if kind == Kind::Pattern || kind == Kind::PatternNoHdr || kind == Kind::Meta {
+                    let _ = writeln!(
+                        report,
+                        "pattern: verify failed at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={total}, flags={:x})",
+                        expect.flags
+                    );
+                }
+                if kind != Kind::PatternNoHdr {
+                    if let Some(m) = media.filter(|&m| m != kind) {
+                        let _ = writeln!(
+                            report,
+                            "fio: verify type mismatch ({} media, {} given)",
+                            m as u16, kind as u16
+                        );
+                    }
+                }
+                let seed = stored.map_or(0, |h| h.rand_seed);
+                self.dump_pair(&mut report, chunk, &path, at, seed, expect, i, inc, offset);
+                failed = true;
+            }
+        }
+        if failed {
+            return Err(Mismatch {
+                report,
+                file,
+                offset,
+                len: buf.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// fio's verify_header checks, in fio's order and words.
+    fn header_problem(
+        &self,
+        chunk: &[u8],
+        i: usize,
+        inc: usize,
+        offset: u64,
+        expect: Expect,
+    ) -> Option<String> {
+        if chunk.len() < header::LEN {
+            return Some(format!(
+                "verify: bad header length {}, wanted {inc}",
+                chunk.len()
+            ));
+        }
+        let h = Header::read(chunk);
+        if h.magic != header::MAGIC {
+            return Some(format!(
+                "verify: bad magic header {:x}, wanted {:x}",
+                h.magic,
+                header::MAGIC
+            ));
+        }
+        if h.len as usize != inc {
+            return Some(format!("verify: bad header length {}, wanted {inc}", h.len));
+        }
+        if let Some(seed) = expect.seed {
+            if h.rand_seed != seed {
+                return Some(format!(
+                    "verify: bad header rand_seed {}, wanted {seed}",
+                    h.rand_seed
+                ));
+            }
+        }
+        if h.offset != offset + (i * self.spec.interval) as u64 {
+            // fio prints the block's offset as the wanted one.
+            return Some(format!(
+                "verify: bad header offset {}, wanted {offset}",
+                h.offset
+            ));
+        }
+        if let Some(n) = expect.numberio {
+            if h.numberio != n {
+                return Some(format!(
+                    "verify: bad header numberio {}, wanted {n}",
+                    h.numberio
+                ));
+            }
+        }
+        let crc = Header::expected_crc(chunk);
+        if crc != h.crc32 {
+            return Some(format!(
+                "verify: bad header crc {:x}, calculated {crc:x}",
+                h.crc32
+            ));
+        }
+        None
+    }
+
+    fn pattern_problem(
+        &self,
+        chunk: &[u8],
+        p: &Pattern,
+        i: usize,
+        inc: usize,
+        offset: u64,
+        report: &mut String,
+    ) -> bool {
+        let hs = self.spec.kind.hdr_size();
+        let mut pat = p.bytes.clone();
+        p.paste(&mut pat, offset);
+        let mut m = (inc * i + hs) % pat.len();
+        for (k, &b) in chunk.iter().enumerate().skip(hs) {
+            if b != pat[m] {
+                let _ = writeln!(
+                    report,
+                    "fio: got pattern '{b:02x}', wanted '{:02x}'. Bad bits {}",
+                    pat[m],
+                    (b ^ pat[m]).count_ones()
+                );
+                let _ = writeln!(report, "fio: bad pattern block offset {}", k - hs);
+                return true;
+            }
+            m = (m + 1) % pat.len();
+        }
+        false
+    }
+
+    /// verify_dump: the block as read, and as it should be.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn dump_pair(
+        &self,
+        report: &mut String,
+        chunk: &[u8],
+        path: &str,
+        at: u64,
+        seed: u64,
+        expect: Expect,
+        i: usize,
+        inc: usize,
+        offset: u64,
+    ) {
+        if !self.spec.dump {
+            return;
+        }
+        self.dump(report, chunk, path, at, "received");
+        let mut good = vec![0u8; chunk.len()];
+        match &self.spec.pattern {
+            Some(p) => {
+                let mut whole = vec![0u8; inc * (i + 1)];
+                p.fill(&mut whole, offset);
+                good.copy_from_slice(&whole[inc * i..inc * i + chunk.len()]);
+            }
+            None => crate::run::buffers::fill_seeded(&self.content, &mut good, seed),
+        }
+        if self.spec.kind.hdr_size() > 0 && good.len() > self.spec.kind.hdr_size() {
+            let got = Header::read(chunk);
+            let n = expect.numberio.unwrap_or(got.numberio);
+            let mut block = good;
+            let now = (u64::from(got.time_sec)) * 1_000_000_000 + u64::from(got.time_nsec);
+            // Regenerate this interval's header as the writer made it.
+            let h = Header {
+                verify_type: self.spec.kind as u16,
+                len: inc as u32,
+                rand_seed: seed,
+                offset: offset + (i * self.spec.interval) as u64,
+                time_sec: (now / 1_000_000_000) as u32,
+                time_nsec: (now % 1_000_000_000) as u32,
+                thread: got.thread,
+                numberio: n,
+                ..Header::default()
+            };
+            h.write(&mut block);
+            let hs = self.spec.kind.hdr_size();
+            let (head, data) = block.split_at_mut(hs);
+            checksum::fill(self.spec.kind, data, &mut head[header::LEN..]);
+            self.dump(report, &block, path, at, "expected");
+        } else {
+            self.dump(report, &good, path, at, "expected");
+        }
+    }
+
+    /// Write `data` to `<file name>.<offset>.<what>` in the working
+    /// directory, as fio's dump_buf does.
+    #[cold]
+    fn dump(&self, report: &mut String, data: &[u8], path: &str, at: u64, what: &str) {
+        if !self.spec.dump {
+            return;
+        }
+        let base = std::path::Path::new(path)
+            .file_name()
+            .map_or_else(|| path.to_string(), |b| b.to_string_lossy().into_owned());
+        let name = format!("{base}.{at}.{what}");
+        match std::fs::write(&name, data) {
+            Ok(()) => {
+                let _ = writeln!(report, "       {what} data dumped as {name}");
+            }
+            Err(e) => {
+                let _ = writeln!(report, "open verify buf file: {e}");
+            }
+        }
+    }
+
+    /// verify_only: walk the write workload without writing, to know which
+    /// blocks to read back (fio's dry run).
+    pub fn dry_run(
+        &mut self,
+        picker: &mut crate::run::offsets::Picker,
+        io_size: u64,
+        st: &mut ThreadStats,
+    ) {
+        let mut io = IoUnit::new(std::ptr::null_mut());
+        let mut bytes = 0u64;
+        while (io_size == 0 || bytes < io_size) && picker.next(&mut io) {
+            if io.kind != IoKind::Write {
+                continue;
+            }
+            bytes += io.len as u64;
+            st.issued[1] += 1;
+            self.history.push(Written {
+                offset: io.offset,
+                seed: 0,
+                file: io.file as u32,
+                len: io.len as u32,
+                numberio: 0,
+            });
+        }
+    }
+
+    /// Whether a verify phase follows the write pass.
+    pub fn wants_pass(&self) -> bool {
+        (self.spec.do_verify || self.spec.only) && self.checked < self.history.len()
+    }
+
+    /// fio's verify phase: read back every remaining written block through
+    /// the job's engine, at its depth, and check each as it completes.
+    pub fn final_pass(
+        &mut self,
+        engine: &mut dyn crate::engine::Engine,
+        units: &mut [IoUnit],
+        sync_engine: bool,
+        st: &mut ThreadStats,
+    ) -> Result<(), pass::PassError> {
+        let mut list = std::mem::take(&mut self.history);
+        list.drain(..self.checked.min(list.len()));
+        if self.overlaps {
+            // Later writes of a block replace earlier ones (fio's rbtree).
+            list.sort_by_key(|w| (w.file, w.offset));
+            let mut kept: Vec<Written> = Vec::with_capacity(list.len());
+            for w in list {
+                match kept.last_mut() {
+                    Some(k) if k.file == w.file && k.offset == w.offset => *k = w,
+                    _ => kept.push(w),
+                }
+            }
+            list = kept;
+        }
+        let r = pass::run(self, &list, engine, units, sync_engine, st);
+        self.checked = 0;
+        r
+    }
+}
+
+/// Bytes per header: the interval, or the whole block when it is smaller.
+fn hdr_inc(interval: usize, len: usize) -> usize {
+    if interval > 0 && interval <= len {
+        interval
+    } else {
+        len.max(1)
+    }
+}
+
+/// fio's memswp of the header and the bytes at verify_offset. Copies in
+/// fio's order, so overlapping ranges (offset below the header size) end
+/// up as fio leaves them.
+fn swap_header(chunk: &mut [u8], at: usize, len: usize) {
+    if at + len > chunk.len() || len > 200 {
+        return;
+    }
+    let mut saved = [0u8; 200];
+    saved[..len].copy_from_slice(&chunk[..len]);
+    chunk.copy_within(at..at + len, 0);
+    chunk[at..at + len].copy_from_slice(&saved[..len]);
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().fold(String::new(), |mut s, x| {
+        let _ = write!(s, "{x:02x}");
+        s
+    })
+}
+
+/// A verify read in the job's read statistics (fio reports them there).
+fn record_read(st: &mut ThreadStats, bytes: u64, ns: u64) {
+    let d = &mut st.dir[0];
+    d.ios += 1;
+    d.io_bytes += bytes;
+    d.clat.record(ns);
+    d.lat.record(ns);
+    st.issued[0] += 1;
+}
+
+impl Mismatch {
+    /// The job's error: EILSEQ from fio's completion path, with the
+    /// verify lines printed before fio's `err=84` line.
+    pub fn into_io_error(self, sync_engine: bool) -> crate::run::worker::IoError {
+        let (at, func) = if sync_engine {
+            ("io_u.c:2152", "io_u_sync_complete")
+        } else {
+            ("io_u.c:2190", "io_u_queued_complete")
+        };
+        crate::run::worker::IoError {
+            errno: libc::EILSEQ,
+            kind: IoKind::Read,
+            offset: self.offset,
+            len: self.len,
+            file: self.file,
+            site: Some(Box::new(crate::run::errors::Site {
+                at,
+                func,
+                note: self.report,
+            })),
+        }
+    }
+}
+
+impl PassError {
+    pub fn into_io_error(self, sync_engine: bool) -> crate::run::worker::IoError {
+        match self {
+            PassError::Mismatch(m) => m.into_io_error(sync_engine),
+            PassError::Io {
+                errno,
+                file,
+                offset,
+                len,
+            } => crate::run::worker::IoError {
+                errno,
+                kind: IoKind::Read,
+                offset,
+                len,
+                file,
+                site: None,
+            },
+        }
+    }
+}
+
+/// Prepare a write's buffer: verifiable contents when verifying, else
+/// the buffer options' refill or scramble. Called only when one is on.
+#[inline]
+pub fn prepare_write(idx: usize, io: &IoUnit, fill: &mut Filler, v: Option<&mut Verifier<'_>>) {
+    match v {
+        Some(v) => v.seal(idx, io, fill),
+        None => {
+            // SAFETY: the unit's buffer holds at least `len` bytes.
+            let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
+            fill.on_write(buf, io.offset, io.start);
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! fio's verify phase: the written blocks read back through the job's own
+//! engine at the job's depth, each checked when its read completes. Every
+//! block read here was written and completed before the phase began.
+
+use super::{record_read, Mismatch, Verifier, Written};
+use crate::engine::{Engine, IoKind, IoUnit, Queued};
+use crate::stats::{depth_bucket, ThreadStats};
+use rbench_common::clock::now_ns;
+use rbench_common::stop;
+
+/// Why the verify phase stopped early.
+#[derive(Debug, Clone)]
+pub enum PassError {
+    Mismatch(Mismatch),
+    Io {
+        errno: i32,
+        file: usize,
+        offset: u64,
+        len: usize,
+    },
+}
+
+pub(super) fn run(
+    v: &mut Verifier<'_>,
+    list: &[Written],
+    engine: &mut dyn Engine,
+    units: &mut [IoUnit],
+    sync_engine: bool,
+    st: &mut ThreadStats,
+) -> Result<(), PassError> {
+    let depth = if sync_engine { 1 } else { units.len().max(1) };
+    let mut free: Vec<usize> = (0..depth.min(units.len())).rev().collect();
+    let mut done: Vec<usize> = Vec::with_capacity(depth);
+    let mut pending: Vec<Option<(Written, u64)>> = vec![None; units.len()];
+    let mut next = 0;
+    let mut inflight = 0usize;
+    let mut failure: Option<PassError> = None;
+    loop {
+        let mut queued = false;
+        while failure.is_none() && next < list.len() && !stop::should_stop() {
+            let Some(idx) = free.pop() else { break };
+            let w = list[next];
+            let io = &mut units[idx];
+            io.kind = IoKind::Read;
+            io.file = w.file as usize;
+            io.fd = v.fds.get(io.file).copied().unwrap_or(-1);
+            io.offset = w.offset;
+            io.len = w.len as usize;
+            io.result = 0;
+            let t0 = now_ns();
+            match engine.queue(idx, io) {
+                Queued::Completed => {
+                    next += 1;
+                    st.depth_map[depth_bucket(1)] += 1;
+                    pending[idx] = Some((w, t0));
+                    if let Err(e) = finish(v, &units[idx], &mut pending[idx], st) {
+                        failure = Some(e);
+                    }
+                    free.push(idx);
+                }
+                Queued::Queued => {
+                    next += 1;
+                    pending[idx] = Some((w, t0));
+                    inflight += 1;
+                    st.depth_map[depth_bucket(inflight)] += 1;
+                    queued = true;
+                }
+                Queued::Busy => {
+                    free.push(idx);
+                    break;
+                }
+            }
+        }
+        if queued {
+            if let Err(e) = engine.commit() {
+                // Nothing submitted is in flight any more.
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                failure.get_or_insert(PassError::Io {
+                    errno,
+                    file: 0,
+                    offset: 0,
+                    len: 0,
+                });
+                return Err(failure.unwrap_or(PassError::Io {
+                    errno,
+                    file: 0,
+                    offset: 0,
+                    len: 0,
+                }));
+            }
+        }
+        if inflight == 0 {
+            if next >= list.len() || failure.is_some() || stop::should_stop() {
+                break;
+            }
+            continue;
+        }
+        done.clear();
+        match engine.getevents(1, depth, units, &mut done) {
+            Ok(n) => {
+                inflight -= n.min(inflight);
+                for &idx in &done {
+                    let r = finish(v, &units[idx], &mut pending[idx], st);
+                    if let Err(e) = r {
+                        failure.get_or_insert(e);
+                    }
+                    free.push(idx);
+                }
+            }
+            Err(e) => {
+                return Err(PassError::Io {
+                    errno: e.raw_os_error().unwrap_or(libc::EIO),
+                    file: 0,
+                    offset: 0,
+                    len: 0,
+                });
+            }
+        }
+    }
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}
+
+/// Check one completed verify read.
+fn finish(
+    v: &Verifier<'_>,
+    io: &IoUnit,
+    pending: &mut Option<(Written, u64)>,
+    st: &mut ThreadStats,
+) -> Result<(), PassError> {
+    let Some((w, t0)) = pending.take() else {
+        return Ok(());
+    };
+    if io.result < 0 {
+        return Err(PassError::Io {
+            errno: (-io.result) as i32,
+            file: io.file,
+            offset: io.offset,
+            len: io.len,
+        });
+    }
+    record_read(st, io.result as u64, now_ns().saturating_sub(t0));
+    if v.spec.kind == super::Kind::Null {
+        return Ok(());
+    }
+    // SAFETY: the unit's buffer holds `len` bytes and its read is done.
+    let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
+    // Past the end of a cut file nothing comes back: check zeros there.
+    let got = (io.result as usize).min(io.len);
+    buf[got..].fill(0);
+    let expect = v.expect_of(&w);
+    v.check(buf, io.file, io.offset, expect)
+        .map_err(PassError::Mismatch)
+}

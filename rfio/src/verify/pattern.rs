@@ -1,0 +1,144 @@
+//! fio's pattern syntax (`verify_pattern`, `buffer_pattern`): a
+//! concatenation of `0x` hex bytes (written order), `"strings"`, decimal
+//! numbers (their bytes, least significant first), `'file'` contents and,
+//! for verify_pattern only, `%o` (the block's offset, 8 bytes
+//! little-endian). At most 512 bytes, as in fio.
+
+const MAX: usize = 512;
+
+/// A parsed pattern: its bytes and where `%o` is pasted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Pattern {
+    pub bytes: Vec<u8>,
+    pub offsets_at: Vec<usize>,
+}
+
+impl Pattern {
+    /// Parse `s`; `formats`: whether `%o` is allowed. `None`: fio refuses it
+    /// (`failed parsing`).
+    pub fn parse(s: &str, formats: bool) -> Option<Pattern> {
+        let mut p = Pattern::default();
+        let mut rest = s.trim();
+        if rest.is_empty() {
+            return None;
+        }
+        while !rest.is_empty() {
+            let room = MAX - p.bytes.len();
+            if room == 0 {
+                return None;
+            }
+            if let Some(r) = rest.strip_prefix('"') {
+                let end = r.find('"')?;
+                if end > room {
+                    return None;
+                }
+                p.bytes.extend_from_slice(&r.as_bytes()[..end]);
+                rest = &r[end + 1..];
+            } else if let Some(r) = rest.strip_prefix('\'') {
+                let end = r.find('\'')?;
+                let data = std::fs::read(&r[..end]).ok()?;
+                p.bytes.extend_from_slice(&data[..data.len().min(room)]);
+                rest = &r[end + 1..];
+            } else if let Some(r) = rest.strip_prefix("%o") {
+                if !formats || room < 8 {
+                    return None;
+                }
+                p.offsets_at.push(p.bytes.len());
+                p.bytes.extend_from_slice(&[0; 8]);
+                rest = r;
+            } else if rest.len() > 2
+                && (rest.starts_with("0x") || rest.starts_with("0X"))
+                && rest.as_bytes()[2].is_ascii_hexdigit()
+            {
+                let body = &rest[2..];
+                let mut n = body.bytes().take_while(u8::is_ascii_hexdigit).count();
+                // `0xff0x14`: the 0 of the next `0x` is not a digit of this one.
+                if body[n..].starts_with(['x', 'X']) {
+                    n -= 1;
+                }
+                let digits = &body[..n];
+                // An odd count reads its first digit alone, as fio does.
+                let (first, pairs) = digits.split_at(n % 2);
+                if !first.is_empty() {
+                    p.bytes.push(u8::from_str_radix(first, 16).ok()?);
+                }
+                for i in (0..pairs.len()).step_by(2) {
+                    p.bytes.push(u8::from_str_radix(&pairs[i..i + 2], 16).ok()?);
+                }
+                if p.bytes.len() > MAX {
+                    return None;
+                }
+                rest = &body[n..];
+            } else {
+                let n = rest
+                    .char_indices()
+                    .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && c == '-'))
+                    .count();
+                let mut end = n;
+                // `12340x55`: the decimal stops where the next `0x` starts.
+                if end > 1 && rest[end..].starts_with(['x', 'X']) {
+                    end -= 1;
+                }
+                let v: i64 = rest[..end].parse().ok()?;
+                if v > i64::from(i32::MAX) || v < i64::from(i32::MIN) {
+                    return None;
+                }
+                let mut v = v as i32 as u32;
+                if v == 0 {
+                    p.bytes.push(0);
+                }
+                while v != 0 {
+                    p.bytes.push(v as u8);
+                    v >>= 8;
+                }
+                rest = &rest[end..];
+            }
+        }
+        (!p.bytes.is_empty()).then_some(p)
+    }
+
+    /// Copy the pattern over `out`, repeated, with `%o` = `offset`.
+    pub fn fill(&self, out: &mut [u8], offset: u64) {
+        let mut first = self.bytes.clone();
+        self.paste(&mut first, offset);
+        for chunk in out.chunks_mut(first.len()) {
+            chunk.copy_from_slice(&first[..chunk.len()]);
+        }
+    }
+
+    /// The pattern with `%o` = `offset` pasted in place.
+    pub fn paste(&self, bytes: &mut [u8], offset: u64) {
+        for &at in &self.offsets_at {
+            bytes[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(s: &str) -> Vec<u8> {
+        Pattern::parse(s, true).unwrap().bytes
+    }
+
+    #[test]
+    fn fio_syntax() {
+        assert_eq!(bytes("0xdeadbeef"), [0xde, 0xad, 0xbe, 0xef]);
+        assert_eq!(bytes("0xabc"), [0x0a, 0xbc]);
+        assert_eq!(bytes("0xff0x14"), [0xff, 0x14]);
+        assert_eq!(bytes("\"abc\""), b"abc");
+        assert_eq!(bytes("258"), [2, 1]);
+        assert_eq!(bytes("0"), [0]);
+        assert_eq!(bytes("\"ab\"0x01"), [b'a', b'b', 1]);
+        assert_eq!(bytes("10x01"), [1, 1]);
+        let p = Pattern::parse("0x01%o", true).unwrap();
+        assert_eq!(p.offsets_at, [1]);
+        let mut out = [0u8; 12];
+        p.fill(&mut out, 0x0102);
+        assert_eq!(out, [1, 2, 1, 0, 0, 0, 0, 0, 0, 1, 2, 1]);
+        assert!(Pattern::parse("%o", false).is_none());
+        assert!(Pattern::parse("zz", true).is_none());
+        assert!(Pattern::parse("\"abc", true).is_none());
+    }
+}
