@@ -122,6 +122,8 @@ pub struct UnitReport {
     pub eta: u64,
     /// The unit moved no data and did no I/O: no normal-output block.
     pub idle: bool,
+    /// The steadystate block (ss_dur set).
+    pub steadystate: Option<crate::run::steadystate::SsReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -269,7 +271,13 @@ fn unit_report(
         jobname: job.name.clone(),
         groupid: job.groupid,
         members,
-        error: st.error,
+        // A job that continued past errors reports the first of them (its
+        // exit status stays 0, as in fio).
+        error: if st.error == 0 && job.errors.shown && st.total_err > 0 {
+            st.first_error
+        } else {
+            st.error
+        },
         error_context: run.error_context.clone(),
         pid: run.pid,
         finished_ctime: ctime(run.finished),
@@ -308,9 +316,7 @@ fn unit_report(
         latency_us,
         latency_ms,
         issued: st.issued,
-        errors: job
-            .continue_on_error
-            .map(|_| (st.total_err, st.first_error)),
+        errors: job.errors.shown.then_some((st.total_err, st.first_error)),
         short: [
             st.dir[0].short_ios,
             st.dir[1].short_ios,
@@ -329,6 +335,7 @@ fn unit_report(
         elapsed_s,
         eta: if elapsed_s < 3 { 2_147_483_647 } else { 0 },
         idle,
+        steadystate: st.steadystate.as_deref().cloned(),
     }
 }
 

@@ -115,6 +115,10 @@ pub struct ThreadStats {
     pub first_error: i32,
     /// fio's error context: (file:line-like origin, function, strerror).
     pub error_text: Option<(String, String)>,
+    /// Non-fatal errors to print (error_dump).
+    pub dumped: Vec<crate::run::worker::IoError>,
+    /// The steadystate block (ss_dur set).
+    pub steadystate: Option<Box<crate::run::steadystate::SsReport>>,
 }
 
 impl ThreadStats {
@@ -184,6 +188,10 @@ impl ThreadStats {
             self.first_error = o.first_error;
         }
         self.runtime_ms += o.runtime_ms;
+        // With group_reporting fio reports the last job's steady state.
+        if o.steadystate.is_some() {
+            self.steadystate.clone_from(&o.steadystate);
+        }
         if self.error == 0 {
             self.error = o.error;
             self.error_text.clone_from(&o.error_text);

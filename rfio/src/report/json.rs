@@ -218,7 +218,40 @@ fn unit(u: &UnitReport, plus: bool) -> J {
     if let Some(d) = &u.description {
         e.push(("desc", J::Str(d.clone())));
     }
+    if let Some(ss) = &u.steadystate {
+        e.push(("steadystate", steadystate(ss)));
+    }
     obj(e)
+}
+
+/// fio's `steadystate` object (floats printed from fio's `float`s).
+fn steadystate(ss: &crate::run::steadystate::SsReport) -> J {
+    let ints = |v: &[u64]| J::Arr(v.iter().map(|&x| J::UInt(x)).collect());
+    let c = &ss.criterion;
+    obj(vec![
+        ("ss", J::Str(c.text())),
+        ("duration", J::UInt(ss.duration)),
+        ("attained", J::UInt(u64::from(ss.attained))),
+        (
+            "criterion",
+            J::Str(format!(
+                "{:.6}{}",
+                ss.value as f32,
+                if c.pct { "%" } else { "" }
+            )),
+        ),
+        ("max_deviation", J::Float(ss.max_deviation)),
+        ("slope", J::Float(ss.slope)),
+        (
+            "data",
+            obj(vec![
+                ("bw_mean", J::UInt(ss.bw_mean)),
+                ("iops_mean", J::UInt(ss.iops_mean)),
+                ("iops", ints(&ss.iops)),
+                ("bw", ints(&ss.bw)),
+            ]),
+        ),
+    ])
 }
 
 /// The whole document, newline-terminated.

@@ -270,6 +270,33 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
         "     latency   : target=0, window=0, percentile=100.00%, depth={}",
         u.iodepth
     );
+    if let Some(ss) = &u.steadystate {
+        ss_line(s, u, ss);
+    }
+}
+
+/// `  steadystate  : attained=yes, bw=… (…), iops=…, iops mean dev=…` (§6.1).
+fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::steadystate::SsReport) {
+    let pow2 = u.kb_base == 1024;
+    let unit = if u.unit_base == 1 {
+        N2sUnit::BitPerSec
+    } else {
+        N2sUnit::BytePerSec
+    };
+    let kib = ss.bw_mean / u.kb_base;
+    let c = &ss.criterion;
+    let _ = writeln!(
+        s,
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+        if ss.attained { "yes" } else { "no" },
+        num2str(kib, u.sig_figs, u.kb_base, pow2, unit),
+        num2str(kib, u.sig_figs, u.kb_base, !pow2, unit),
+        num2str(ss.iops_mean, u.sig_figs, 1, false, N2sUnit::None),
+        if c.iops { "iops" } else { "bw" },
+        if c.slope { " slope" } else { " mean dev" },
+        ss.value as f32,
+        if c.pct { "%" } else { "" }
+    );
 }
 
 fn group_block(s: &mut String, g: &GroupReport) {

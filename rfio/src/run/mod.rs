@@ -4,11 +4,15 @@
 pub mod buffers;
 pub mod diskstats;
 pub mod distribution;
+pub mod errors;
 pub mod eta;
 pub mod files;
+pub mod filesize;
 pub mod logs;
 pub mod offsets;
+pub mod placement;
 pub mod sampler;
+pub mod steadystate;
 pub mod throttle;
 pub mod worker;
 
@@ -280,7 +284,7 @@ fn run_segment(
                         .state
                         .store(b'_', std::sync::atomic::Ordering::Relaxed);
                     let log_error = logs
-                        .and_then(|l| l.write(job).err())
+                        .and_then(|l| l.write().err())
                         .map(|e| format!("fio: failed to write log file: {e}\n"));
                     if job.exitall || (job.exitall_on_error && stats.error != 0) {
                         exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -288,12 +292,26 @@ fn run_segment(
                     if job.unlink {
                         files::unlink(&files.paths);
                     }
-                    let ctx = err.as_ref().map(|e| {
-                        format!(
-                            "file:io_u.c:1876, func=io_u error, error={}",
-                            strerror(e.errno)
-                        )
-                    });
+                    let ctx = err
+                        .as_ref()
+                        .map(|e| match &e.site {
+                            Some(s) => format!(
+                                "file:{}, func={}, error={}",
+                                s.at,
+                                s.func,
+                                strerror(e.errno)
+                            ),
+                            None => format!(
+                                "file:io_u.c:1876, func=io_u error, error={}",
+                                strerror(e.errno)
+                            ),
+                        })
+                        .or_else(|| errors::continued(job, &stats));
+                    // error_dump: the errors continued past, before the rest.
+                    let log_error = errors::dump_lines(&stats.dumped, &files.paths, &job.name)
+                        .into_iter()
+                        .chain(log_error)
+                        .reduce(|a, b| a + &b);
                     let mut err_paths = err;
                     if let Some(e) = err_paths.as_mut() {
                         e.file = e.file.min(files.paths.len().saturating_sub(1));
@@ -343,6 +361,20 @@ fn report_io_error(
     notice: &mut dyn FnMut(Stream, &str),
 ) {
     let msg = strerror(e.errno);
+    if let Some(site) = &e.site {
+        // Not an I/O's error (rate_min, placement): fio's td_verror lines.
+        if !site.note.is_empty() {
+            notice(Stream::Stderr, &site.note);
+        }
+        notice(
+            Stream::Stdout,
+            &format!(
+                "fio: pid={pid}, err={}/file:{}, func={}, error={msg}\n",
+                e.errno, site.at, site.func
+            ),
+        );
+        return;
+    }
     let name = path.map_or_else(|| job.name.clone(), |p| p.display().to_string());
     notice(
         Stream::Stderr,

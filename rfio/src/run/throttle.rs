@@ -1,42 +1,414 @@
-//! `rate` and `rate_iops` (§3): when each direction's next I/O may start.
+//! Rate and think time (§3): `rate`, `rate_iops`, `rate_process`,
+//! `rate_min`, `rate_iops_min`, `rate_cycle`, `thinktime*` and
+//! `rate_ignore_thinktime`. Everything here runs off the per-I/O path
+//! unless its option is set.
 
+use super::offsets::Rng;
+use crate::engine::IoKind;
 use crate::job::Job;
+use crate::stats::ThreadStats;
 
-/// `rate`/`rate_iops`: each direction's I/O may start only once the bytes
-/// and ios already issued fit the cap since the job started.
+/// `rate`/`rate_iops`: when each direction's next I/O may start. As in fio,
+/// an IOPS cap is a byte rate of `rate_iops × minimum block size`, and the
+/// next I/O of a direction is due once the bytes issued so far fit the rate
+/// (linear), or after an exponentially distributed gap (poisson).
 pub struct Throttle {
     pub on: bool,
-    rate: [u64; 3],
-    iops: [u64; 3],
-    pub bytes: [u64; 3],
-    pub ios: [u64; 3],
+    bps: [u64; 3],
+    min_bs: [u64; 3],
+    poisson: Option<[Rng; 3]>,
+    issue_bytes: [u64; 3],
+    /// Poisson clock: µs of the gaps drawn so far.
+    last_us: [u64; 3],
+    next_ns: [u64; 3],
+    ignore_think: bool,
 }
 
 impl Throttle {
-    pub fn new(job: &Job) -> Self {
+    pub fn new(job: &Job, seed: u64) -> Self {
+        let min_bs: [u64; 3] = std::array::from_fn(|d| {
+            job.bssplit[d]
+                .iter()
+                .map(|e| e.0)
+                .min()
+                .unwrap_or(job.bs[d].0)
+                .max(1)
+        });
+        let bps: [u64; 3] = std::array::from_fn(|d| {
+            if job.rate[d] > 0 {
+                job.rate[d]
+            } else {
+                job.rate_iops[d].saturating_mul(min_bs[d])
+            }
+        });
         Throttle {
-            on: job.rate.iter().chain(&job.rate_iops).any(|&r| r > 0),
-            rate: job.rate,
-            iops: job.rate_iops,
-            bytes: [0; 3],
-            ios: [0; 3],
+            on: bps.iter().any(|&b| b > 0),
+            bps,
+            min_bs,
+            poisson: job
+                .rate_poisson
+                .then(|| std::array::from_fn(|d| Rng::new(seed ^ (0x9015_5011 + d as u64)))),
+            issue_bytes: [0; 3],
+            last_us: [0; 3],
+            next_ns: [0; 3],
+            ignore_think: job.rate_ignore_thinktime,
         }
     }
 
-    /// Nanoseconds since the start before which this I/O may not start.
+    /// Nanoseconds since the start before which direction `d` may not issue.
+    #[inline]
+    pub fn due(&self, d: usize) -> u64 {
+        self.next_ns[d]
+    }
+
+    /// An I/O of `len` bytes went out in direction `d`: its successor's due
+    /// time (fio's `usec_for_io`).
     #[cold]
-    pub fn due_ns(&mut self, d: usize, len: u64) -> u64 {
-        let mut due = 0u64;
-        if self.rate[d] > 0 {
-            due = due
-                .max((u128::from(self.bytes[d]) * 1_000_000_000 / u128::from(self.rate[d])) as u64);
+    pub fn issued(&mut self, d: usize, len: u64) {
+        let bps = self.bps[d];
+        if bps == 0 {
+            return;
         }
-        if self.iops[d] > 0 {
-            due = due
-                .max((u128::from(self.ios[d]) * 1_000_000_000 / u128::from(self.iops[d])) as u64);
+        self.issue_bytes[d] += len;
+        self.next_ns[d] = match &mut self.poisson {
+            Some(rngs) => {
+                let iops = (bps / self.min_bs[d]).max(1);
+                // A uniform draw in (0, 1]: -ln of it is exponential.
+                let u = ((rngs[d].next() >> 11) + 1) as f64 / (1u64 << 53) as f64;
+                let gap = ((1_000_000 / iops) as f64 * -u.ln()) as u64;
+                self.last_us[d] += gap;
+                self.last_us[d] * 1000
+            }
+            None => (u128::from(self.issue_bytes[d]) * 1_000_000_000 / u128::from(bps)) as u64,
+        };
+    }
+
+    /// Whether an I/O of `kind` may go now (fio's `rate_ddir`): a direction
+    /// ahead of its rate gives way to the other one of a mixed job when that
+    /// one is due; otherwise the job waits for the earlier of the two, after
+    /// what is in flight has completed (`Hold` until then). `Stop`: the wait
+    /// would pass `limit`, the end of the runtime.
+    #[cold]
+    pub fn gate(
+        &self,
+        kind: &mut IoKind,
+        job: &Job,
+        now: u64,
+        limit: u64,
+        inflight: usize,
+    ) -> Gate {
+        let d = match kind {
+            IoKind::Read => 0,
+            IoKind::Write => 1,
+            IoKind::Trim => 2,
+            _ => return Gate::Go,
+        };
+        let mut due = self.due(d);
+        if due <= now {
+            return Gate::Go;
         }
-        self.bytes[d] += len;
-        self.ios[d] += 1;
-        due
+        let o = 1 - d.min(1);
+        let other_mixes = d < 2 && job.pattern.mixed() && {
+            let read_share = job.rwmixread.min(100);
+            if o == 0 {
+                read_share > 0
+            } else {
+                read_share < 100
+            }
+        };
+        if other_mixes {
+            let flip = |k: &mut IoKind| {
+                *k = if o == 0 { IoKind::Read } else { IoKind::Write };
+            };
+            if self.next_ns[o] <= now {
+                flip(kind);
+                return Gate::Go;
+            }
+            if self.next_ns[o] < due {
+                due = self.next_ns[o];
+                flip(kind);
+            }
+        }
+        if inflight > 0 {
+            return Gate::Hold;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(due.min(limit) - now));
+        if due > limit {
+            Gate::Stop
+        } else {
+            Gate::Go
+        }
+    }
+
+    /// `rate_ignore_thinktime`: the time spent thinking counts as if I/O
+    /// had gone out at the rate, less one block so the next goes at once.
+    #[cold]
+    pub fn thought(&mut self, d: usize, total_us: u64) {
+        let bps = self.bps[d];
+        if !self.ignore_think || bps == 0 || total_us == 0 {
+            return;
+        }
+        let missed = bps * total_us / 1_000_000;
+        let bs = self.min_bs[d];
+        let per_op_us = bs * 1_000_000 / bps;
+        let over = if per_op_us <= total_us { bs } else { 0 };
+        self.issue_bytes[d] += missed.saturating_sub(over);
+        self.last_us[d] += total_us;
+    }
+}
+
+/// What the rate allows the prepared I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    Go,
+    /// Reap what is in flight first; the unit waits.
+    Hold,
+    /// The runtime ends before the I/O is due.
+    Stop,
+}
+
+/// `rate_min`/`rate_iops_min`: after a 2 s settling period, every
+/// `rate_cycle` ms the rate over the last cycle must reach the minimum, or
+/// the job ends with EIO (fio's `check_min_rate`).
+pub struct MinRate {
+    pub on: bool,
+    bytes: [u64; 3],
+    iops: [u64; 3],
+    cycle_ms: u64,
+    last_bytes: [u64; 3],
+    last_ios: [u64; 3],
+    last_ns: [u64; 3],
+}
+
+impl MinRate {
+    pub fn new(job: &Job) -> Self {
+        MinRate {
+            on: job
+                .rate_min
+                .iter()
+                .chain(&job.rate_iops_min)
+                .any(|&r| r > 0),
+            bytes: job.rate_min,
+            iops: job.rate_iops_min,
+            cycle_ms: job.rate_cycle_ms,
+            last_bytes: [0; 3],
+            last_ios: [0; 3],
+            last_ns: [0; 3],
+        }
+    }
+
+    /// `since_ns`: time since measuring began. The message on a miss, as fio
+    /// words it (its stderr line).
+    #[cold]
+    pub fn check(&mut self, name: &str, since_ns: u64, st: &ThreadStats) -> Option<String> {
+        if since_ns < 2_000_000_000 {
+            return None;
+        }
+        for d in 0..3 {
+            let (bytes, ios) = (st.dir[d].io_bytes, st.dir[d].ios);
+            if bytes == 0 || (self.bytes[d] == 0 && self.iops[d] == 0) {
+                continue;
+            }
+            if self.last_bytes[d] != 0 || self.last_ios[d] != 0 {
+                let spent = since_ns.saturating_sub(self.last_ns[d]) / 1_000_000;
+                if spent < self.cycle_ms || spent == 0 {
+                    continue;
+                }
+                if self.bytes[d] > 0 {
+                    let got = bytes.saturating_sub(self.last_bytes[d]) * 1000 / spent;
+                    if got < self.bytes[d] {
+                        return Some(format!(
+                            "{name}: rate_min={}B/s not met, got {got}B/s\n",
+                            self.bytes[d]
+                        ));
+                    }
+                } else {
+                    let got = ios.saturating_sub(self.last_ios[d]) * 1000 / spent;
+                    if got < self.iops[d] {
+                        return Some(format!(
+                            "{name}: rate_iops_min={} not met, got {got} IOPS\n",
+                            self.iops[d]
+                        ));
+                    }
+                }
+            }
+            self.last_bytes[d] = bytes;
+            self.last_ios[d] = ios;
+            self.last_ns[d] = since_ns;
+        }
+        None
+    }
+}
+
+/// fio's checks of the rate options against each other (exit 1).
+pub fn validate(job: &Job) -> Result<(), String> {
+    let sum = |a: &[u64; 3]| a.iter().fold(0u64, |s, v| s.saturating_add(*v));
+    if (sum(&job.rate) > 0 && sum(&job.rate_iops) > 0)
+        || (sum(&job.rate_min) > 0 && sum(&job.rate_iops_min) > 0)
+    {
+        return Err("fio: rate and rate_iops are mutually exclusive\n".into());
+    }
+    let mut msg = String::new();
+    for d in 0..3 {
+        if (job.rate[d] > 0 && job.rate[d] < job.rate_min[d])
+            || (job.rate_iops[d] > 0 && job.rate_iops[d] < job.rate_iops_min[d])
+        {
+            msg.push_str(&format!("fio: minimum rate exceeds rate, ddir {d}\n"));
+        }
+    }
+    if msg.is_empty() {
+        Ok(())
+    } else {
+        Err(msg)
+    }
+}
+
+/// `thinktime`: stall the job after every `thinktime_blocks` blocks
+/// (completed, or issued with `thinktime_blocks_type=issue`), or once
+/// `thinktime_iotime` of I/O has passed.
+pub struct Think {
+    pub on: bool,
+    us: u64,
+    spin_us: u64,
+    blocks: u64,
+    on_issue: bool,
+    iotime_us: u64,
+    blocks_set: bool,
+    last_blocks: u64,
+    last_ns: u64,
+}
+
+impl Think {
+    pub fn new(job: &Job) -> Self {
+        Think {
+            on: job.thinktime_us > 0,
+            us: job.thinktime_us,
+            spin_us: job.thinktime_spin_us,
+            blocks: job.thinktime_blocks,
+            on_issue: job.thinktime_on_issue,
+            iotime_us: job.thinktime_iotime_us,
+            blocks_set: job.thinktime_blocks_set,
+            last_blocks: 0,
+            last_ns: 0,
+        }
+    }
+
+    /// Whether a stall is due (`now_ns`: since the job started).
+    #[cold]
+    pub fn due(&self, st: &ThreadStats, now_ns: u64) -> bool {
+        if self.iotime_us > 0 {
+            if now_ns.saturating_sub(self.last_ns) >= (self.iotime_us + self.us) * 1000 {
+                return true;
+            }
+            if !self.blocks_set {
+                return false;
+            }
+        }
+        self.count(st) >= self.last_blocks + self.blocks
+    }
+
+    fn count(&self, st: &ThreadStats) -> u64 {
+        if self.on_issue {
+            st.issued[..3].iter().sum()
+        } else {
+            st.dir.iter().map(|d| d.ios).sum()
+        }
+    }
+
+    /// Spin for thinktime_spin, sleep the rest; the µs spent.
+    #[cold]
+    pub fn stall(&mut self, st: &ThreadStats, now_ns: u64) -> u64 {
+        let t0 = std::time::Instant::now();
+        let spin = self.spin_us.min(self.us);
+        let until = t0 + std::time::Duration::from_micros(spin);
+        while std::time::Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        let rest = self.us - spin;
+        if rest > 0 {
+            std::thread::sleep(std::time::Duration::from_micros(rest));
+        }
+        self.last_blocks = self.count(st);
+        self.last_ns = now_ns;
+        t0.elapsed().as_micros() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(args: &[&str]) -> Job {
+        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
+        argv.extend(args.iter().map(|s| s.to_string()));
+        let plan = crate::cli::parse(&argv).unwrap();
+        crate::job::expand(&plan).unwrap().remove(0)
+    }
+
+    #[test]
+    fn linear_due_times_follow_the_bytes() {
+        let mut t = Throttle::new(&job(&["--rate=1m", "--bs=4k"]), 1);
+        assert!(t.on && t.due(0) == 0);
+        t.issued(0, 4096);
+        // 4 KiB at 1 MiB/s: 1/256 s.
+        assert_eq!(t.due(0), 1_000_000_000 / 256);
+        let mut t = Throttle::new(&job(&["--rate_iops=100", "--bsrange=4k-16k"]), 1);
+        t.issued(0, 16384);
+        // rate_iops counts in minimum blocks (fio): 16k is four of them.
+        assert_eq!(t.due(0), 40_000_000);
+    }
+
+    #[test]
+    fn poisson_gaps_average_out() {
+        let mut t = Throttle::new(&job(&["--rate_iops=1000", "--rate_process=poisson"]), 7);
+        for _ in 0..10_000 {
+            t.issued(0, 4096);
+        }
+        // 10 000 gaps of 1 ms on average.
+        let s = t.due(0) as f64 / 1e9;
+        assert!((9.5..10.5).contains(&s), "{s}");
+    }
+
+    #[test]
+    fn rate_checks() {
+        let mut j = job(&[]);
+        j.rate = [1 << 20; 3];
+        j.rate_iops = [10; 3];
+        assert!(validate(&j).is_err());
+        let mut j = job(&[]);
+        j.rate_iops = [10, 20, 20];
+        j.rate_iops_min = [5, 30, 30];
+        assert_eq!(
+            validate(&j).unwrap_err(),
+            "fio: minimum rate exceeds rate, ddir 1\nfio: minimum rate exceeds rate, ddir 2\n"
+        );
+        assert!(validate(&job(&["--rate=2m", "--rate_min=1m"])).is_ok());
+        assert!(crate::job::expand(
+            &crate::cli::parse(&[
+                "rfio".into(),
+                "--name=t".into(),
+                "--rate=1m".into(),
+                "--rate_min=2m".into()
+            ])
+            .unwrap()
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn min_rate_waits_two_seconds_then_a_cycle() {
+        let j = job(&["--rate_iops_min=100"]);
+        let mut m = MinRate::new(&j);
+        let mut st = ThreadStats::default();
+        st.dir[0].ios = 10;
+        st.dir[0].io_bytes = 40960;
+        assert!(m.check("t", 1_000_000_000, &st).is_none());
+        assert!(m.check("t", 2_000_000_000, &st).is_none());
+        st.dir[0].ios = 30;
+        assert!(m.check("t", 2_500_000_000, &st).is_none());
+        assert_eq!(
+            m.check("t", 3_000_000_000, &st).as_deref(),
+            Some("t: rate_iops_min=100 not met, got 20 IOPS\n")
+        );
     }
 }

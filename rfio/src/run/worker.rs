@@ -242,7 +242,11 @@ pub fn run(
             next_check = sampler.next_due();
             if measuring && (min_rate.on || steady.is_some()) {
                 let since = now - measure_start;
-                if let Some(note) = min_rate.on.then(|| min_rate.check(&job.name, since, &st)).flatten() {
+                if let Some(note) = min_rate
+                    .on
+                    .then(|| min_rate.check(&job.name, since, &st))
+                    .flatten()
+                {
                     error.get_or_insert(IoError {
                         errno: libc::EIO,
                         kind: IoKind::Read,
@@ -423,7 +427,13 @@ pub fn run(
                 };
             }
             if fill_writes && io.kind == IoKind::Write {
-                crate::verify::prepare_write(idx, io, &mut filler, verifier.as_mut());
+                crate::verify::prepare_write(
+                    idx,
+                    io,
+                    &mut filler,
+                    verifier.as_mut(),
+                    ns(io.start),
+                );
             }
             st.issued[match io.kind {
                 IoKind::Read => 0,
