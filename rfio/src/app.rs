@@ -147,6 +147,9 @@ pub fn main(args: &[String]) -> i32 {
     if jobs.is_empty() {
         return fail(Failure::stderr("No job(s) defined\n\n"));
     }
+    if let Err(m) = p.plot.as_deref().map_or(Ok(()), crate::plot::prepare) {
+        return fail(Failure::stderr(m));
+    }
     let out = Out {
         file: match &p.output {
             Some(path) => match File::create(path) {
@@ -216,7 +219,17 @@ pub fn main(args: &[String]) -> i32 {
         Stream::Stdout,
         &render(&plan, &jobs, &runs, &disks, started),
     );
-    let failed = runs.iter().filter(|r| r.stats.error != 0).count() as i32;
+    let mut failed = runs.iter().filter(|r| r.stats.error != 0).count() as i32;
+    if let Some(dir) = &p.plot {
+        let rep = result::build(&jobs, &runs, &plan.global_typed, p.json_plus, started);
+        if let Err(e) = crate::plot::write(dir, &rep, &crate::plot::take()) {
+            out.put(
+                Stream::Stderr,
+                &format!("rfio: failed to write plots to '{dir}': {e}\n"),
+            );
+            failed = failed.max(1);
+        }
+    }
     match signal {
         Some(_) => 128 + failed,
         None => failed,

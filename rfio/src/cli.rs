@@ -28,6 +28,8 @@ pub struct Program {
     pub eta_newline_us: Option<u64>,
     /// `--status-interval`, microseconds.
     pub status_interval_us: Option<u64>,
+    /// `--plot=DIR` (rfio only): SVG charts of the run written to DIR.
+    pub plot: Option<String>,
 }
 
 impl Default for Program {
@@ -47,6 +49,7 @@ impl Default for Program {
             eta: "auto".into(),
             eta_newline_us: None,
             status_interval_us: None,
+            plot: None,
         }
     }
 }
@@ -85,6 +88,7 @@ const PROGRAM_WITH_VALUE: &[&str] = &[
     "alloc-size",
     "max-jobs",
     "debug",
+    "plot",
 ];
 
 /// getopt's complaint (prefixed with argv[0]) and then fio's own.
@@ -297,6 +301,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                 }
                 match name {
                     "output" => p.output = Some(v),
+                    "plot" => p.plot = Some(v),
                     "output-format" => set_output_format(p, &v)?,
                     "terse-version" => match v.parse() {
                         Ok(n @ 2..=5) => p.terse_version = n,

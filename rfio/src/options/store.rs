@@ -58,7 +58,13 @@ impl JobOptions {
             .filter(|o| o.available_with(self.engine()))
             .ok_or(SetError::Unknown)?;
         let text = raw.unwrap_or("");
-        if raw.is_none() && opt.kind.needs_value() {
+        // fio's log options (FIO_OPT_STR with a callback) take a bare key
+        // in a job file: the job name is then the prefix (§10).
+        let bare_ok = matches!(
+            opt.name,
+            "write_bw_log" | "write_lat_log" | "write_iops_log" | "write_hist_log"
+        );
+        if raw.is_none() && opt.kind.needs_value() && !bare_ok {
             return Err(SetError::Bad {
                 opt,
                 err: ValueError {

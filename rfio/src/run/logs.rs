@@ -1,22 +1,24 @@
-//! fio's log files (`write_bw_log`, `write_lat_log`, `write_iops_log`, §10):
-//! per-I/O rows, or one row per direction per `log_avg_msec` window. Rows
-//! are kept as numbers during the run (storage reserved up front) and
-//! written as text after the job ends.
+//! fio's log files (§10): `write_bw_log`, `write_iops_log`, `write_lat_log`
+//! (lat, slat, clat) and `write_hist_log` (clat_hist), plus the trace that
+//! `--plot` draws. Rows are kept as numbers during the run (storage
+//! reserved up front, histogram counters allocated once) and written as
+//! text after the job ends, as fio does.
+//!
+//! Per-I/O rows carry the transfer's size, offset and priority. With
+//! `log_avg_msec` each direction has its own window: a latency window is
+//! closed by the first I/O that completes `log_avg_msec` or more after the
+//! window began (row time = that I/O's time, window start rounded down to a
+//! multiple of the period); bw/iops windows are fed by the bw/iops sampler
+//! (`sampler.rs`) and close one millisecond early (fio's LOG_MSEC_SLACK).
+//! The job's end closes every window that holds samples.
 
 use crate::job::Job;
+use crate::plot::trace::Trace;
+use crate::stats::ThreadStats;
+use rbench_common::histogram::{bucket_index, NR_BUCKETS};
 use std::io::Write;
 
-/// One row: time (ms), value, direction, block size, offset.
-#[derive(Debug, Clone, Copy)]
-pub struct Row {
-    pub t_ms: u64,
-    pub value: u64,
-    pub ddir: u8,
-    pub bs: u64,
-    pub offset: u64,
-}
-
-/// Which logs a job writes.
+/// The kinds of value logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Bw,
@@ -38,161 +40,486 @@ impl Kind {
     }
 }
 
+/// One row: time (ms), value, direction, block size, offset, priority.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    t_ms: u64,
+    value: u64,
+    ddir: u8,
+    bs: u64,
+    offset: u64,
+    prio: u16,
+}
+
+/// fio's averaging window (`avg_window`): mean rounded half up, or max.
 #[derive(Debug, Default, Clone, Copy)]
 struct Window {
-    sum: [u128; 3],
-    n: [u64; 3],
+    sum: u128,
+    n: u64,
+    max: u64,
 }
 
-/// The logs of one job thread.
+/// One value log file.
+struct ValueLog {
+    kind: Kind,
+    path: String,
+    /// 0: one row per I/O.
+    avg_ms: u64,
+    rows: Vec<Row>,
+    win: [Window; 3],
+    /// Start of each direction's current window (fio's `avg_last`).
+    last: [u64; 3],
+}
+
+impl ValueLog {
+    /// Add a sample to the direction's window; close the window once it
+    /// spans `avg_ms` (less `slack`).
+    fn sample(&mut self, t_ms: u64, d: usize, v: u64, slack: u64, log_max: bool) {
+        let w = &mut self.win[d];
+        w.sum += u128::from(v);
+        w.n += 1;
+        w.max = w.max.max(v);
+        if t_ms < self.last[d] || t_ms - self.last[d] + slack < self.avg_ms {
+            return;
+        }
+        self.close(d, t_ms, log_max);
+        self.last[d] = t_ms - t_ms % self.avg_ms;
+    }
+
+    fn close(&mut self, d: usize, t_ms: u64, log_max: bool) {
+        let w = std::mem::take(&mut self.win[d]);
+        if w.n == 0 {
+            return;
+        }
+        let value = if log_max {
+            w.max
+        } else {
+            ((w.sum + u128::from(w.n / 2)) / u128::from(w.n)) as u64
+        };
+        self.rows.push(Row {
+            t_ms,
+            value,
+            ddir: d as u8,
+            bs: 0,
+            offset: 0,
+            prio: 0,
+        });
+    }
+}
+
+/// One row of the histogram log: its non-zero buckets are
+/// `cells[start..start + len]`.
+struct HistRow {
+    t_ms: u64,
+    ddir: u8,
+    bs: u64,
+    start: usize,
+    len: usize,
+}
+
+/// `write_hist_log`: clat bucket counts per direction since the previous
+/// row of that direction, every `log_hist_msec`.
+struct HistLog {
+    path: String,
+    every_ms: u64,
+    coarseness: u32,
+    /// Counts since the last row, NR_BUCKETS per direction.
+    counts: Vec<u64>,
+    /// fio's `hist_last` per direction (0: not started).
+    last: [u64; 3],
+    /// Count clat buckets (fio fills them only with clat_percentiles).
+    counting: bool,
+    rows: Vec<HistRow>,
+    cells: Vec<(u16, u64)>,
+}
+
+impl HistLog {
+    /// Hot path when on: one increment and a compare per I/O.
+    #[inline]
+    fn io(&mut self, t_ms: u64, d: usize, bs: u64, clat: u64) {
+        if self.counting {
+            self.counts[d * NR_BUCKETS + bucket_index(clat)] += 1;
+        }
+        if self.every_ms == 0 {
+            return;
+        }
+        if self.last[d] == 0 {
+            self.last[d] = t_ms;
+        }
+        let window = t_ms.saturating_sub(self.last[d]);
+        if window >= self.every_ms {
+            self.row(t_ms, d, bs);
+            // Keep the drift: the next window starts where this one should
+            // have ended.
+            self.last[d] = t_ms - (window - self.every_ms);
+        }
+    }
+
+    /// Cold: once per log_hist_msec.
+    #[cold]
+    fn row(&mut self, t_ms: u64, d: usize, bs: u64) {
+        let start = self.cells.len();
+        let counts = &mut self.counts[d * NR_BUCKETS..(d + 1) * NR_BUCKETS];
+        for (i, c) in counts.iter_mut().enumerate() {
+            if *c > 0 {
+                self.cells.push((i as u16, std::mem::take(c)));
+            }
+        }
+        self.rows.push(HistRow {
+            t_ms,
+            ddir: d as u8,
+            bs,
+            start,
+            len: self.cells.len() - start,
+        });
+    }
+
+    /// fio's `flush_hist_samples`: groups of 2^coarseness buckets summed;
+    /// the last group always ends at the last bucket (with a coarseness
+    /// that does not divide 1856 it overlaps the one before, as in fio).
+    fn write(&self, f: &mut impl Write, epoch_ms: u64) -> std::io::Result<()> {
+        let stride = 1usize << self.coarseness.min(10);
+        let mut dense = vec![0u64; NR_BUCKETS];
+        let mut line = String::with_capacity(NR_BUCKETS * 3);
+        for r in &self.rows {
+            dense.iter_mut().for_each(|c| *c = 0);
+            for &(i, c) in &self.cells[r.start..r.start + r.len] {
+                dense[usize::from(i)] = c;
+            }
+            line.clear();
+            let sum = |j: usize| -> u64 { dense[j..j + stride].iter().sum() };
+            let last = NR_BUCKETS.saturating_sub(stride);
+            use std::fmt::Write as _;
+            let _ = write!(line, "{}, {}, {}, ", r.t_ms + epoch_ms, r.ddir, r.bs);
+            let mut j = 0;
+            while j < last {
+                let _ = write!(line, "{}, ", sum(j));
+                j += stride;
+            }
+            let _ = writeln!(line, "{}", dense[last..].iter().sum::<u64>());
+            f.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// The logs (and `--plot` trace) of one job thread.
 pub struct Logs {
-    /// (kind, file prefix, rows).
-    logs: Vec<(Kind, String, Vec<Row>)>,
-    pub avg_ms: u64,
-    windows: [Window; 5],
-    bytes: [u64; 3],
-    window_start_ms: u64,
+    values: Vec<ValueLog>,
+    hist: Option<HistLog>,
+    /// Whether the job loop must call [`Logs::io`] for every I/O.
+    pub per_io: bool,
+    log_max: bool,
+    log_offset: bool,
+    log_prio: bool,
+    unix_epoch: bool,
+    append: bool,
+    /// The job's I/O priority value (class << 13 | level), for log_prio.
+    ioprio: u16,
+    /// Unix ms at time 0 (log_unix_epoch), found at the end.
+    epoch_ms: u64,
+    pub trace: Option<Trace>,
 }
-
-const KINDS: [Kind; 5] = [Kind::Bw, Kind::Iops, Kind::Lat, Kind::Clat, Kind::Slat];
 
 impl Logs {
     pub fn new(job: &Job) -> Option<Logs> {
-        let mut logs = Vec::new();
-        let per_io = job.log_avg_ms == 0;
-        let cap = if per_io { 1 << 16 } else { 64 };
-        let prefix = |p: &String| {
-            if p.is_empty() {
-                job.name.clone()
+        // An empty prefix stands for the job name (fio's make_log_name).
+        let name = |p: &str, word: &str| {
+            let prefix = if p.is_empty() { job.name.as_str() } else { p };
+            if job.per_job_logs {
+                format!("{prefix}_{word}.{}.log", job.number)
             } else {
-                p.clone()
+                format!("{prefix}_{word}.log")
             }
         };
+        let mut values = Vec::new();
+        let mut add = |kind: Kind, path: String, avg_ms: u64| {
+            let cap = if avg_ms == 0 { 1 << 14 } else { 64 };
+            values.push(ValueLog {
+                kind,
+                path,
+                avg_ms,
+                rows: Vec::with_capacity(cap),
+                win: [Window::default(); 3],
+                last: [0; 3],
+            });
+        };
+        // bw/iops average over min(log_avg_msec, bwavgtime/iopsavgtime):
+        // job.rs already made the period log_avg_msec unless it was set.
+        let avg = job.log_avg_ms;
         if let Some(p) = &job.write_bw_log {
-            logs.push((Kind::Bw, prefix(p), Vec::with_capacity(cap)));
+            add(Kind::Bw, name(p, "bw"), avg.min(job.bwavgtime_ms));
         }
         if let Some(p) = &job.write_iops_log {
-            logs.push((Kind::Iops, prefix(p), Vec::with_capacity(cap)));
+            add(Kind::Iops, name(p, "iops"), avg.min(job.iopsavgtime_ms));
         }
         if let Some(p) = &job.write_lat_log {
-            for k in [Kind::Lat, Kind::Clat, Kind::Slat] {
-                logs.push((k, prefix(p), Vec::with_capacity(cap)));
+            // fio's order: lat, slat, clat, each unless disabled.
+            for (k, off) in [
+                (Kind::Lat, job.disable_lat),
+                (Kind::Slat, job.disable_slat),
+                (Kind::Clat, job.disable_clat),
+            ] {
+                if !off {
+                    add(k, name(p, k.word()), avg);
+                }
             }
         }
-        (!logs.is_empty()).then_some(Logs {
-            logs,
-            avg_ms: job.log_avg_ms,
-            windows: [Window::default(); 5],
-            bytes: [0; 3],
-            window_start_ms: 0,
+        let hist = job.write_hist_log.as_ref().map(|p| HistLog {
+            path: name(p, "clat_hist"),
+            every_ms: job.log_hist_ms,
+            coarseness: job.log_hist_coarseness,
+            counts: vec![0; 3 * NR_BUCKETS],
+            last: [0; 3],
+            counting: job.clat_percentiles,
+            rows: Vec::with_capacity(64),
+            cells: Vec::new(),
+        });
+        let trace = job.plot.then(|| Trace::new(job));
+        if values.is_empty() && hist.is_none() && trace.is_none() {
+            return None;
+        }
+        let per_io = hist.as_ref().is_some_and(|_| !job.disable_clat)
+            || values
+                .iter()
+                .any(|l| matches!(l.kind, Kind::Lat | Kind::Clat | Kind::Slat) || l.avg_ms == 0);
+        Some(Logs {
+            values,
+            hist,
+            per_io,
+            log_max: job.log_max_value,
+            log_offset: job.log_offset,
+            log_prio: job.log_prio,
+            unix_epoch: job.log_unix_epoch,
+            append: !job.per_job_logs,
+            ioprio: job.prio.map_or(0, |l| (2 << 13) | l as u16),
+            epoch_ms: 0,
+            trace,
         })
     }
 
-    /// Whether per-I/O (bw, iops) rows replace the summary samples.
+    /// Whether per-I/O (bw, iops) rows replace the summary samples (fio
+    /// samples bw and iops per I/O when their log is not averaged, §4).
     pub fn per_io_rates(&self) -> (bool, bool) {
-        let has = |k: Kind| self.avg_ms == 0 && self.logs.iter().any(|l| l.0 == k);
+        let has = |k: Kind| self.values.iter().any(|l| l.kind == k && l.avg_ms == 0);
         (has(Kind::Bw), has(Kind::Iops))
     }
 
-    fn slot(k: Kind) -> usize {
-        KINDS.iter().position(|&x| x == k).unwrap_or(0)
-    }
-
-    /// One completed I/O (latencies in ns; slat 0 when there is none).
-    pub fn io(&mut self, t_ms: u64, d: usize, bs: u64, offset: u64, lat: (u64, u64, u64)) {
+    /// One completed I/O: `since_ns` since the job's start, latencies in
+    /// ns (slat 0 when the engine completed it at submission).
+    pub fn io(&mut self, since_ns: u64, d: usize, bs: u64, offset: u64, lat: (u64, u64, u64)) {
         let (slat, clat, total) = lat;
-        if self.avg_ms == 0 {
-            for (k, _, rows) in &mut self.logs {
-                let value = match k {
-                    Kind::Bw => bs * 1_000_000 / clat.max(1),
-                    Kind::Iops => 1,
-                    Kind::Lat => total,
-                    Kind::Clat => clat,
-                    Kind::Slat if slat > 0 => slat,
-                    Kind::Slat => continue,
-                };
-                rows.push(Row {
+        let t_ms = since_ns / 1_000_000;
+        let prio = self.ioprio;
+        let log_max = self.log_max;
+        for l in &mut self.values {
+            let (value, t_ms) = match l.kind {
+                Kind::Lat => (total, t_ms),
+                Kind::Clat => (clat, t_ms),
+                // fio logs slat at submission time.
+                Kind::Slat if slat > 0 => (slat, since_ns.saturating_sub(clat) / 1_000_000),
+                Kind::Slat => continue,
+                // fio: bytes·10^6/clat, 0 when clat is 0.
+                Kind::Bw if l.avg_ms == 0 => {
+                    ((bs * 1_000_000).checked_div(clat).unwrap_or(0), t_ms)
+                }
+                Kind::Iops if l.avg_ms == 0 => (1, t_ms),
+                Kind::Bw | Kind::Iops => continue,
+            };
+            if l.avg_ms == 0 {
+                l.rows.push(Row {
                     t_ms,
                     value,
                     ddir: d as u8,
                     bs,
                     offset,
+                    prio,
                 });
-            }
-            return;
-        }
-        self.bytes[d] += bs;
-        for (k, v) in [(Kind::Lat, total), (Kind::Clat, clat), (Kind::Slat, slat)] {
-            if v > 0 || k != Kind::Slat {
-                let w = &mut self.windows[Self::slot(k)];
-                w.sum[d] += u128::from(v);
-                w.n[d] += 1;
-            }
-        }
-        self.windows[Self::slot(Kind::Iops)].n[d] += 1;
-        if t_ms >= self.window_start_ms + self.avg_ms {
-            self.flush(self.window_start_ms + self.avg_ms, false);
-        }
-    }
-
-    /// Close the current window at `t_ms` (also the final partial one).
-    pub fn flush(&mut self, t_ms: u64, last: bool) {
-        if self.avg_ms == 0 {
-            return;
-        }
-        let span = (t_ms - self.window_start_ms).max(1);
-        for (k, _, rows) in &mut self.logs {
-            let w = self.windows[Self::slot(*k)];
-            for d in 0..3 {
-                let value = match k {
-                    Kind::Bw if self.bytes[d] > 0 => self.bytes[d] * 1000 / span / 1024,
-                    Kind::Iops if w.n[d] > 0 => w.n[d] * 1000 / span,
-                    Kind::Lat | Kind::Clat | Kind::Slat if w.n[d] > 0 => {
-                        ((w.sum[d] + u128::from(w.n[d]) / 2) / u128::from(w.n[d])) as u64
-                    }
-                    _ => continue,
-                };
-                rows.push(Row {
-                    t_ms,
-                    value,
-                    ddir: d as u8,
-                    bs: 0,
-                    offset: 0,
-                });
-            }
-        }
-        self.windows = [Window::default(); 5];
-        self.bytes = [0; 3];
-        self.window_start_ms = if last {
-            t_ms
-        } else {
-            t_ms.max(self.window_start_ms + self.avg_ms)
-        };
-    }
-
-    /// Write every log as fio names it: `PREFIX_TYPE.N.log` (no `.N` with
-    /// per_job_logs=0).
-    pub fn write(&self, job: &Job) -> std::io::Result<()> {
-        for (k, prefix, rows) in &self.logs {
-            let name = if job.per_job_logs {
-                format!("{prefix}_{}.{}.log", k.word(), job.number)
             } else {
-                format!("{prefix}_{}.log", k.word())
-            };
-            let mut f = std::io::BufWriter::new(std::fs::File::create(&name)?);
-            for r in rows {
-                if job.log_offset {
-                    writeln!(
-                        f,
-                        "{}, {}, {}, {}, {}, 0",
-                        r.t_ms, r.value, r.ddir, r.bs, r.offset
-                    )?;
-                } else {
-                    writeln!(f, "{}, {}, {}, {}, 0", r.t_ms, r.value, r.ddir, r.bs)?;
+                l.sample(t_ms, d, value, 0, log_max);
+            }
+        }
+        if let Some(h) = &mut self.hist {
+            h.io(t_ms, d, bs, clat);
+        }
+    }
+
+    /// An averaged bw (KiB/s) or iops sample from the sampler. Cold.
+    pub fn rate(&mut self, kind: Kind, t_ms: u64, d: usize, value: u64) {
+        let log_max = self.log_max;
+        for l in &mut self.values {
+            if l.kind == kind && l.avg_ms > 0 {
+                // fio's LOG_MSEC_SLACK for logs fed by its helper thread.
+                l.sample(t_ms, d, value, 1, log_max);
+            }
+        }
+    }
+
+    /// The job ended at `t_ms`: close every window, finish the trace.
+    pub fn finish(&mut self, t_ms: u64, st: &ThreadStats) {
+        let log_max = self.log_max;
+        for l in &mut self.values {
+            if l.avg_ms > 0 {
+                for d in 0..3 {
+                    l.close(d, t_ms, log_max);
                 }
+            }
+        }
+        if self.unix_epoch {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            self.epoch_ms = now.saturating_sub(t_ms);
+        }
+        if let Some(t) = &mut self.trace {
+            t.finish(t_ms, st);
+        }
+    }
+
+    /// Write every log as fio names it (`PREFIX_TYPE.N.log`, no `.N` with
+    /// per_job_logs=0, which appends as fio does) and hand the trace to
+    /// the plot. Logs without rows are written empty, as in fio.
+    pub fn write(mut self) -> std::io::Result<()> {
+        if let Some(t) = self.trace.take() {
+            crate::plot::collect(t);
+        }
+        // fio locks each log file while writing: clones that share one
+        // (per_job_logs=0) append whole logs, never interleaved rows.
+        static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _guard = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+        for l in &self.values {
+            let mut f = std::io::BufWriter::new(self.open(&l.path)?);
+            for r in &l.rows {
+                self.write_row(&mut f, r)?;
             }
             f.flush()?;
         }
+        if let Some(h) = &self.hist {
+            let mut f = std::io::BufWriter::new(self.open(&h.path)?);
+            h.write(&mut f, self.epoch_ms)?;
+            f.flush()?;
+        }
         Ok(())
+    }
+
+    fn open(&self, path: &str) -> std::io::Result<std::fs::File> {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(self.append)
+            .truncate(!self.append)
+            .open(path)
+    }
+
+    /// fio's `flush_samples` line: `time, value, ddir, bs[, offset], prio`;
+    /// prio is 0/1 (real-time class) or `0x%04x` with log_prio.
+    fn write_row(&self, f: &mut impl Write, r: &Row) -> std::io::Result<()> {
+        write!(
+            f,
+            "{}, {}, {}, {}, ",
+            r.t_ms + self.epoch_ms,
+            r.value,
+            r.ddir,
+            r.bs
+        )?;
+        if self.log_offset {
+            write!(f, "{}, ", r.offset)?;
+        }
+        if self.log_prio {
+            writeln!(f, "0x{:04x}", r.prio)
+        } else {
+            writeln!(f, "{}", u8::from(r.prio >> 13 == 1))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value_log(avg_ms: u64) -> ValueLog {
+        ValueLog {
+            kind: Kind::Clat,
+            path: String::new(),
+            avg_ms,
+            rows: Vec::new(),
+            win: [Window::default(); 3],
+            last: [0; 3],
+        }
+    }
+
+    #[test]
+    fn windows_close_per_direction_at_the_io_that_ends_them() {
+        let mut l = value_log(100);
+        l.sample(10, 0, 3, 0, false);
+        l.sample(50, 1, 7, 0, false);
+        l.sample(99, 0, 4, 0, false);
+        assert!(l.rows.is_empty());
+        l.sample(103, 0, 5, 0, false);
+        assert_eq!(l.rows.len(), 1);
+        assert_eq!(
+            (l.rows[0].t_ms, l.rows[0].value, l.rows[0].ddir),
+            (103, 4, 0)
+        );
+        // The window restarts at 100, so 199 does not close it, 200 does.
+        l.sample(199, 0, 1, 0, false);
+        assert_eq!(l.rows.len(), 1);
+        l.sample(200, 0, 1, 0, false);
+        assert_eq!(l.rows.len(), 2);
+        for d in 0..3 {
+            l.close(d, 250, false);
+        }
+        assert_eq!(
+            (l.rows[2].t_ms, l.rows[2].value, l.rows[2].ddir),
+            (250, 7, 1)
+        );
+    }
+
+    #[test]
+    fn log_max_value_keeps_the_largest_sample() {
+        let mut l = value_log(10);
+        l.sample(1, 0, 3, 0, true);
+        l.sample(11, 0, 2, 0, true);
+        assert_eq!(l.rows[0].value, 3);
+    }
+
+    #[test]
+    fn hist_rows_hold_counts_since_the_previous_row() {
+        let mut h = HistLog {
+            path: String::new(),
+            every_ms: 100,
+            coarseness: 0,
+            counts: vec![0; 3 * NR_BUCKETS],
+            last: [0; 3],
+            counting: true,
+            rows: Vec::new(),
+            cells: Vec::new(),
+        };
+        h.io(5, 0, 4096, 50);
+        h.io(60, 0, 4096, 50);
+        h.io(105, 0, 4096, 1000);
+        h.io(150, 0, 4096, 50);
+        h.io(210, 0, 4096, 50);
+        assert_eq!(h.rows.len(), 2);
+        let mut out = Vec::new();
+        h.write(&mut out, 0).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<Vec<u64>> = text
+            .lines()
+            .map(|l| l.split(", ").map(|v| v.parse().unwrap()).collect())
+            .collect();
+        assert_eq!(rows[0].len(), 3 + NR_BUCKETS);
+        assert_eq!(rows[0][..3], [105, 0, 4096]);
+        assert_eq!(rows[0][3..].iter().sum::<u64>(), 3);
+        assert_eq!(rows[0][3 + 50], 2);
+        assert_eq!(rows[1][3..].iter().sum::<u64>(), 2);
+        h.coarseness = 7;
+        let mut out = Vec::new();
+        h.write(&mut out, 0).unwrap();
+        let first = String::from_utf8(out).unwrap();
+        let first = first.lines().next().unwrap();
+        // fio 3.33 with log_hist_coarseness=7: 14 full groups plus the
+        // overlapping last one.
+        assert_eq!(first.split(", ").count(), 3 + 15);
     }
 }

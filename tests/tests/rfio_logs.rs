@@ -1,0 +1,547 @@
+//! rfio's log files beside fio 3.33's (§10): the same file names for the
+//! same job, the same line shapes with numbers masked, row counts that agree
+//! (exactly for per-I/O logs of size-bounded jobs, within a few windows for
+//! averaged ones), histogram logs whose merged buckets agree with rfio's own
+//! percentiles, and rfio's `--plot` charts (well-formed SVG, one point per
+//! window, nothing written outside the directory).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+struct Ran {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+/// A fresh, empty directory for one run (removed when the test passes).
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "rfio-logs-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
+fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).current_dir(dir);
+    let out = run_bounded(&mut cmd, LIMIT);
+    Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// fio, then rfio, on the same arguments in fresh directories (with a job
+/// file when one is given). `None` when fio is not installed.
+fn both(args: &[&str], jobfile: Option<&str>) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
+    let fio = original("fio")?;
+    let d1 = temp_dir("fio");
+    let d2 = temp_dir("rfio");
+    for d in [&d1, &d2] {
+        if let Some(text) = jobfile {
+            std::fs::write(d.join("job.fio"), text).expect("write job file");
+        }
+    }
+    let theirs = run_in(&fio, &d1, args);
+    let ours = run_in(&our_bin("rfio"), &d2, args);
+    assert_eq!(theirs.code, 0, "fio {args:?}: {}", theirs.stderr);
+    assert_eq!(ours.code, 0, "rfio {args:?}: {}", ours.stderr);
+    Some(((theirs, d1), (ours, d2)))
+}
+
+fn cleanup(dirs: &[&Path]) {
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// The log files of a directory: name -> lines.
+fn logs(d: &Path) -> BTreeMap<String, Vec<String>> {
+    std::fs::read_dir(d)
+        .expect("read dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .map(|n| {
+            let text = std::fs::read_to_string(d.join(&n)).unwrap_or_default();
+            let lines = text.lines().map(str::to_string).collect();
+            (n, lines)
+        })
+        .collect()
+}
+
+/// The distinct line shapes of a log, numbers masked (hex prio included).
+fn shapes(lines: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = lines
+        .iter()
+        .map(|l| mask_numbers(l).replace("Nx", "N"))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Column `i` of every row, as numbers.
+fn column(lines: &[String], i: usize) -> Vec<u64> {
+    lines
+        .iter()
+        .map(|l| {
+            let f = l
+                .split(", ")
+                .nth(i)
+                .unwrap_or_else(|| panic!("no column {i}: {l}"));
+            f.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("column {i} of {l}"))
+        })
+        .collect()
+}
+
+fn parse_json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
+}
+
+/// Per-I/O logs of size-bounded jobs: the same files, the same line shapes
+/// and exactly one row per I/O, in every naming combination.
+#[test]
+fn per_io_logs_have_fio_names_shapes_and_row_counts() {
+    let cases: &[(&[&str], Option<&str>)] = &[
+        // A prefix, numjobs=2, offsets.
+        (
+            &[
+                "--name=pj",
+                "--size=1m",
+                "--rw=write",
+                "--numjobs=2",
+                "--write_bw_log=L",
+                "--write_lat_log=L",
+                "--write_iops_log=L",
+                "--write_hist_log=L",
+                "--log_offset=1",
+                "--output-format=json",
+            ],
+            None,
+        ),
+        // Clones sharing one file each (per_job_logs=0 appends).
+        (
+            &[
+                "--name=shared",
+                "--size=1m",
+                "--rw=read",
+                "--numjobs=2",
+                "--write_bw_log=S",
+                "--write_lat_log=S",
+                "--per_job_logs=0",
+                "--output-format=json",
+            ],
+            None,
+        ),
+        // No prefix (job names), priorities in hex, an async engine (slat).
+        (
+            &["job.fio", "--output-format=json"],
+            Some(
+                "[global]\nsize=512k\nioengine=libaio\niodepth=4\nlog_prio=1\nprio=3\n\
+                 [first]\nrw=randread\nwrite_bw_log\nwrite_lat_log=\n\
+                 [second]\nrw=write\nwrite_iops_log=\nlog_offset=1\n",
+            ),
+        ),
+    ];
+    for (args, jobfile) in cases {
+        let Some(((_, d1), (_, d2))) = both(args, *jobfile) else {
+            return;
+        };
+        let (ours, theirs) = (logs(&d2), logs(&d1));
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>(),
+            "log files of {args:?}"
+        );
+        for (name, lines) in &ours {
+            let want = &theirs[name];
+            assert_eq!(lines.len(), want.len(), "rows of {name} for {args:?}");
+            assert_eq!(shapes(lines), shapes(want), "line shapes of {name}");
+        }
+        cleanup(&[&d1, &d2]);
+    }
+}
+
+/// Rows per direction of an averaged log.
+fn rows_per_dir(lines: &[String]) -> [usize; 3] {
+    let mut n = [0; 3];
+    for d in column(lines, 2) {
+        n[d as usize] += 1;
+    }
+    n
+}
+
+/// log_avg_msec=100 over 2 s: about 20 rows per direction in every log, in
+/// both tools; averaged rows carry no block size or offset.
+#[test]
+fn averaged_logs_have_one_row_per_window_and_direction() {
+    let args = [
+        "--name=avg",
+        "--filename=data",
+        "--size=16m",
+        "--rw=randrw",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--runtime=2",
+        "--time_based",
+        "--write_bw_log=A",
+        "--write_lat_log=A",
+        "--write_iops_log=A",
+        "--log_avg_msec=100",
+        "--log_offset=1",
+        "--output-format=json",
+    ];
+    let Some(((_, d1), (_, d2))) = both(&args, None) else {
+        return;
+    };
+    let (ours, theirs) = (logs(&d2), logs(&d1));
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>()
+    );
+    for (name, lines) in &ours {
+        let want = &theirs[name];
+        assert_eq!(shapes(lines), shapes(want), "line shapes of {name}");
+        let (a, b) = (rows_per_dir(lines), rows_per_dir(want));
+        for d in 0..2 {
+            // 2000 ms / 100 ms windows; fio's helper thread drifts by a
+            // window or two on a loaded machine, and the job's end adds a
+            // partial window to latency logs.
+            assert!((17..=22).contains(&a[d]), "{name}: rfio rows {a:?}");
+            assert!(a[d].abs_diff(b[d]) <= 4, "{name}: rfio {a:?}, fio {b:?}");
+        }
+        assert!(column(lines, 3).iter().all(|&bs| bs == 0), "{name}");
+        assert!(column(lines, 4).iter().all(|&off| off == 0), "{name}");
+        let times = column(lines, 0);
+        assert!(times.iter().all(|&t| t <= 2200), "{name}: {times:?}");
+    }
+    cleanup(&[&d1, &d2]);
+}
+
+/// fio's plat_idx_to_val with edge 0.5 (as fiologparser_hist.py computes a
+/// coarse bin's latency): the middle of the coarse bin.
+fn bin_value(coarse_idx: usize, coarseness: u32) -> f64 {
+    let idx_val = |idx: usize, edge: f64| -> f64 {
+        if idx < 128 {
+            return idx as f64;
+        }
+        let error_bits = (idx >> 6) as i32 - 1;
+        let base = 2f64.powi(error_bits + 6);
+        base + ((idx % 64) as f64 + edge) * 2f64.powi(error_bits)
+    };
+    let stride = 1usize << coarseness;
+    let lower = idx_val(coarse_idx * stride, 0.0);
+    let upper = idx_val(coarse_idx * stride + stride, 1.0);
+    lower + (upper - lower) * 0.5
+}
+
+/// All rows of a direction merged, then the p-th percentile (ns).
+fn hist_percentile(lines: &[String], ddir: u64, coarseness: u32, p: f64) -> f64 {
+    let mut merged: Vec<u64> = Vec::new();
+    for l in lines {
+        let f: Vec<u64> = l
+            .split(", ")
+            .map(|v| v.trim().parse().unwrap_or(0))
+            .collect();
+        if f[1] != ddir {
+            continue;
+        }
+        merged.resize(f.len() - 3, 0);
+        for (m, v) in merged.iter_mut().zip(&f[3..]) {
+            *m += v;
+        }
+    }
+    let total: u64 = merged.iter().sum();
+    let want = (total as f64 * p / 100.0).ceil() as u64;
+    let mut seen = 0;
+    for (i, c) in merged.iter().enumerate() {
+        seen += c;
+        if seen >= want.max(1) {
+            return bin_value(i, coarseness);
+        }
+    }
+    0.0
+}
+
+/// Histogram logs: fio's row layout (time, ddir, bs, 1856 >> coarseness
+/// bucket counts), about one row per log_hist_msec, and buckets whose
+/// merged percentiles agree with the run's own clat percentiles.
+#[test]
+fn hist_logs_match_fio_and_agree_with_the_percentiles() {
+    for coarseness in ["0", "3"] {
+        let c = format!("--log_hist_coarseness={coarseness}");
+        let args = [
+            "--name=h",
+            "--filename=data",
+            "--size=16m",
+            "--rw=randread",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--runtime=2",
+            "--time_based",
+            "--write_hist_log=H",
+            "--log_hist_msec=100",
+            &c,
+            "--output-format=json",
+        ];
+        let Some(((_, d1), (ours_run, d2))) = both(&args, None) else {
+            return;
+        };
+        let (ours, theirs) = (logs(&d2), logs(&d1));
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            vec!["H_clat_hist.1.log"],
+            "{args:?}"
+        );
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>()
+        );
+        let (a, b) = (&ours["H_clat_hist.1.log"], &theirs["H_clat_hist.1.log"]);
+        let k: u32 = coarseness.parse().unwrap_or(0);
+        let width = |lines: &[String]| {
+            let mut w: Vec<usize> = lines.iter().map(|l| l.split(", ").count()).collect();
+            w.dedup();
+            w
+        };
+        assert_eq!(width(a), vec![3 + (1856 >> k)]);
+        assert_eq!(width(a), width(b));
+        assert!((17..=21).contains(&a.len()), "rfio rows: {}", a.len());
+        assert!(
+            a.len().abs_diff(b.len()) <= 4,
+            "rows {} vs fio {}",
+            a.len(),
+            b.len()
+        );
+        assert!(column(a, 1).iter().all(|&d| d == 0));
+        assert!(column(a, 2).iter().all(|&bs| bs == 4096));
+        // The rows miss only the I/Os after the last one (< 100 ms of 2 s),
+        // so their percentiles are the run's within the bucket width
+        // (1/64 at coarseness 0, 1/8 at 3) plus that sampling difference:
+        // 10% for the median, 25% for p99.
+        let doc = parse_json(&ours_run.stdout);
+        let pct = &doc["jobs"][0]["read"]["clat_ns"]["percentile"];
+        for (p, key, tol) in [(50.0, "50.000000", 0.10), (99.0, "99.000000", 0.25)] {
+            let want = pct[key].as_f64().unwrap_or(0.0);
+            let got = hist_percentile(a, 0, k, p);
+            assert!(
+                (got - want).abs() <= want * tol,
+                "p{p} from the hist log {got} vs JSON {want} (coarseness {k})"
+            );
+        }
+        cleanup(&[&d1, &d2]);
+    }
+}
+
+/// fio's own histogram parser (tools/hist/fiologparser_hist.py, which needs
+/// numpy and pandas) reads our log as it reads fio's: same columns, about
+/// the same number of intervals. Runs where the script is found through
+/// FIOLOGPARSER_HIST or on PATH; says so and passes otherwise.
+#[test]
+fn fiologparser_hist_reads_our_hist_log() {
+    let script = std::env::var_os("FIOLOGPARSER_HIST")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("PATH").and_then(|p| {
+                std::env::split_paths(&p)
+                    .map(|d| d.join("fiologparser_hist.py"))
+                    .find(|p| p.is_file())
+            })
+        });
+    let Some(script) = script else {
+        eprintln!("note: fiologparser_hist.py not found (FIOLOGPARSER_HIST); skipping");
+        return;
+    };
+    let args = [
+        "--name=h",
+        "--filename=data",
+        "--size=16m",
+        "--rw=randread",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--runtime=2",
+        "--time_based",
+        "--write_hist_log=H",
+        "--log_hist_msec=100",
+        "--output-format=json",
+    ];
+    let Some(((_, d1), (_, d2))) = both(&args, None) else {
+        return;
+    };
+    let parse = |d: &Path| -> Vec<String> {
+        let mut cmd = Command::new("python3");
+        cmd.arg(&script)
+            .args(["-i", "500", "H_clat_hist.1.log"])
+            .current_dir(d);
+        let out = run_bounded(&mut cmd, LIMIT);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let (ours, theirs) = (parse(&d2), parse(&d1));
+    assert_eq!(ours.first(), theirs.first(), "header");
+    assert!(
+        ours.len().abs_diff(theirs.len()) <= 1,
+        "{ours:?}\n{theirs:?}"
+    );
+    assert_eq!(shapes(&ours[1..]), shapes(&theirs[1..]), "rows");
+    cleanup(&[&d1, &d2]);
+}
+
+/// Every file under a directory, relative names.
+fn tree(d: &Path, base: &Path, out: &mut Vec<String>) {
+    for e in std::fs::read_dir(d).expect("read dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            tree(&p, base, out);
+        } else if let Ok(rel) = p.strip_prefix(base) {
+            out.push(rel.display().to_string());
+        }
+    }
+    out.sort();
+}
+
+/// Parse each SVG with python's XML parser; per file, the number of points
+/// of each `series` polyline.
+fn svg_points(d: &Path, files: &[&str]) -> BTreeMap<String, Vec<usize>> {
+    let script = "import sys, xml.etree.ElementTree as ET\n\
+        ns = '{http://www.w3.org/2000/svg}'\n\
+        for f in sys.argv[1:]:\n\
+        \x20   root = ET.parse(f).getroot()\n\
+        \x20   assert root.tag == ns + 'svg', root.tag\n\
+        \x20   lines = [p for p in root.iter(ns + 'polyline') if p.get('class') == 'series']\n\
+        \x20   print(f, *[len(p.get('points').split()) for p in lines])\n";
+    let mut cmd = Command::new("python3");
+    cmd.arg("-c").arg(script).args(files).current_dir(d);
+    let out = run_bounded(&mut cmd, LIMIT);
+    assert!(
+        out.status.success(),
+        "not well-formed SVG: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let mut w = l.split(' ');
+            let name = w.next().unwrap_or_default().to_string();
+            (name, w.filter_map(|n| n.parse().ok()).collect())
+        })
+        .collect()
+}
+
+/// `--plot=DIR`: the charts and the index in DIR, well-formed SVG with one
+/// point per 200 ms window of a 2 s run, and nothing but the logs the user
+/// asked for outside DIR.
+#[test]
+fn plot_draws_well_formed_charts_in_its_directory_only() {
+    let d = temp_dir("plot");
+    let ran = run_in(
+        &our_bin("rfio"),
+        &d,
+        &[
+            "--name=p",
+            "--filename=data",
+            "--size=8m",
+            "--rw=randrw",
+            "--runtime=2",
+            "--time_based",
+            "--log_avg_msec=200",
+            "--write_bw_log=B",
+            "--plot=charts",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    parse_json(&ran.stdout);
+    let mut files = Vec::new();
+    tree(&d, &d, &mut files);
+    assert_eq!(
+        files,
+        [
+            "B_bw.1.log",
+            "charts/bandwidth.svg",
+            "charts/clat_distribution.svg",
+            "charts/clat_percentiles_1.svg",
+            "charts/index.html",
+            "charts/iops.svg",
+            "data",
+        ]
+    );
+    let charts = d.join("charts");
+    let svgs = [
+        "bandwidth.svg",
+        "iops.svg",
+        "clat_percentiles_1.svg",
+        "clat_distribution.svg",
+    ];
+    let points = svg_points(&charts, &svgs);
+    // Read and write lines, ~10 windows each.
+    for f in ["bandwidth.svg", "iops.svg"] {
+        assert_eq!(points[f].len(), 2, "{f}");
+        assert!(
+            points[f].iter().all(|n| (9..=11).contains(n)),
+            "{f}: {points:?}"
+        );
+    }
+    // p50, p90, p99, p99.9 per direction.
+    assert_eq!(points["clat_percentiles_1.svg"].len(), 8);
+    assert!(points["clat_percentiles_1.svg"]
+        .iter()
+        .all(|n| (9..=11).contains(n)));
+    // The distribution: one line per direction, a point per used bucket.
+    assert_eq!(points["clat_distribution.svg"].len(), 2);
+    assert!(points["clat_distribution.svg"].iter().all(|&n| n > 1));
+    let index = std::fs::read_to_string(charts.join("index.html")).unwrap_or_default();
+    for f in svgs {
+        assert!(
+            index.contains(&format!("src=\"{f}\"")),
+            "{f} not in index.html"
+        );
+    }
+    assert!(index.contains("<td>p</td><td>read</td>"), "{index}");
+    cleanup(&[&d]);
+}
+
+/// A --plot directory that cannot be created fails before any job runs.
+#[test]
+fn plot_into_a_file_fails_before_running() {
+    let d = temp_dir("plotbad");
+    std::fs::write(d.join("taken"), "x").expect("write");
+    let ran = run_in(
+        &our_bin("rfio"),
+        &d,
+        &["--name=p", "--size=1m", "--plot=taken/charts"],
+    );
+    assert_eq!(ran.code, 1);
+    assert!(
+        ran.stderr.contains("cannot create plot directory"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!d.join("p.0.0").exists(), "the job ran");
+    cleanup(&[&d]);
+}
