@@ -236,6 +236,23 @@ impl Session {
         (sent, recv)
     }
 
+    /// The first error that stopped a stream while the test ran, waiting
+    /// up to `grace` for one: a peer that dies closes the control
+    /// connection and the data connections at once, and iperf3 reports the
+    /// failed send rather than the closed control connection.
+    pub fn stream_error(&self, grace: Duration) -> Option<String> {
+        let deadline = now_ns() + grace.as_nanos() as u64;
+        loop {
+            if let Some(e) = self.streams.iter().find_map(|s| s.counters.error(s.sender)) {
+                return Some(e);
+            }
+            if now_ns() >= deadline || self.shared.phase() != phase::RUNNING {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     pub fn all_senders_finished(&self) -> bool {
         let mut any = false;
         for s in self.streams.iter().filter(|s| s.sender) {

@@ -91,8 +91,19 @@ pub fn run(cfg: &Config) -> ClientEnd {
     }
 }
 
+const CONTROL_CLOSED: &str = "control socket has closed unexpectedly";
+
 fn read_state(ctrl: &mut Ctrl) -> Result<State, String> {
+    read_state_within(ctrl, None)
+}
+
+/// As [`read_state`], giving up after `limit` without a message.
+fn read_state_within(ctrl: &mut Ctrl, limit: Option<Duration>) -> Result<State, String> {
+    let start = now_ns();
     loop {
+        if limit.is_some_and(|l| now_ns() - start > l.as_nanos() as u64) {
+            return Err("unable to receive control message: Connection timed out".into());
+        }
         match ctrl.read_state(Duration::from_millis(200)) {
             Ok(s) => return Ok(s),
             Err(CtrlError::Timeout) => {
@@ -104,7 +115,7 @@ fn read_state(ctrl: &mut Ctrl) -> Result<State, String> {
             Err(CtrlError::UnknownState(_)) => {
                 return Err("received an unknown control message".into())
             }
-            Err(CtrlError::Closed) => return Err("control socket has closed unexpectedly".into()),
+            Err(CtrlError::Closed) => return Err(CONTROL_CLOSED.into()),
             Err(e) => return Err(format!("unable to receive control message: {e}")),
         }
     }
@@ -225,6 +236,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                     continue;
                 }
             }
+        } else if local_end_done {
+            // After TEST_END the server answers at once; 3.12 would wait
+            // forever for a server cut off mid-test, riperf gives up after
+            // --rcv-timeout (default 120 s).
+            read_state_within(&mut ctrl, Some(Duration::from_millis(cfg.rcv_timeout_ms)))?
         } else {
             read_state(&mut ctrl)?
         };
@@ -468,7 +484,20 @@ fn wait_running(
         }
         let wait = Duration::from_nanos(deadline.saturating_sub(now).min(200_000_000));
         if net::wait_readable(ctrl.fd(), wait) {
-            return read_state(ctrl).map(Some);
+            return read_state(ctrl).map(Some).map_err(|e| {
+                if e == CONTROL_CLOSED {
+                    session
+                        .stream_error(Duration::from_millis(100))
+                        .unwrap_or(e)
+                } else {
+                    e
+                }
+            });
+        }
+        // A stream that failed (peer gone, --snd-timeout) ends the test
+        // with its error, as in iperf3.
+        if let Some(e) = session.stream_error(Duration::ZERO) {
+            return Err(e);
         }
         let now = now_ns();
         if now >= end_ns && !session.omitting {

@@ -93,6 +93,10 @@ pub trait StrError {
 
 impl StrError for std::io::Error {
     fn to_string_c(&self) -> String {
+        // std's connect_timeout reports its own "timed out", not ETIMEDOUT.
+        if self.raw_os_error().is_none() && self.kind() == std::io::ErrorKind::TimedOut {
+            return "Connection timed out".into();
+        }
         let s = self.to_string();
         let s = match s.rfind(" (os error ") {
             Some(i) => s[..i].to_string(),

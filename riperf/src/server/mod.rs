@@ -30,12 +30,23 @@ use std::time::Duration;
 /// How long a client may take for each control step before it is dropped.
 const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The bound on each control step: 10 s, or `--idle-timeout` when shorter
+/// ("restart idle server after # seconds in case it got stuck").
+pub(crate) fn step_timeout(cfg: &Config) -> Duration {
+    match cfg.idle_timeout {
+        Some(t) => STEP_TIMEOUT.min(Duration::from_secs(t.max(1))),
+        None => STEP_TIMEOUT,
+    }
+}
+
 const BANNER_RULE: &str = "-----------------------------------------------------------";
 
 /// A failed test: what to tell the client (SERVER_ERROR code) and the log.
 pub(crate) struct TestError {
     i_errno: Option<i32>,
     msg: String,
+    /// Printed as `iperf3: <msg>` (iperf3's iperf_err), not `iperf3: error - <msg>`.
+    plain: bool,
 }
 
 impl TestError {
@@ -43,12 +54,23 @@ impl TestError {
         TestError {
             i_errno: None,
             msg: msg.into(),
+            plain: false,
         }
     }
     fn code(n: i32) -> TestError {
         TestError {
             i_errno: Some(n),
             msg: crate::protocol::errors::message(n).0,
+            plain: false,
+        }
+    }
+    /// The client vanished mid-test: 3.12 says so without "error - " and
+    /// prints no partial interval.
+    fn client_closed() -> TestError {
+        TestError {
+            i_errno: None,
+            msg: "the client has unexpectedly closed the connection".into(),
+            plain: true,
         }
     }
 }
@@ -132,7 +154,7 @@ pub fn run(cfg: &Config) -> u8 {
             ));
             out.line(BANNER_RULE);
         }
-        let ctrl = match accept_control(cfg, &listener) {
+        let ctrl = match accept_control(&listener) {
             Some(c) => c,
             None => {
                 if should_stop() {
@@ -141,7 +163,6 @@ pub fn run(cfg: &Config) -> u8 {
                     eprintln!("iperf3: interrupt - the server has terminated");
                     return 1;
                 }
-                // --idle-timeout: restart (a fresh banner) after idling.
                 continue;
             }
         };
@@ -163,17 +184,13 @@ pub fn run(cfg: &Config) -> u8 {
     }
 }
 
-/// Wait for a control connection (honouring `--idle-timeout` and signals).
-fn accept_control(cfg: &Config, l: &TcpListener) -> Option<TcpStream> {
-    let start = now_ns();
+/// Wait for a control connection, or a signal (None).
+/// No `--idle-timeout` here: 3.12 restarts a server stuck in a test, not
+/// one waiting for a client (it prints no new banner while idle).
+fn accept_control(l: &TcpListener) -> Option<TcpStream> {
     loop {
         if should_stop() {
             return None;
-        }
-        if let Some(t) = cfg.idle_timeout {
-            if now_ns() - start > t * 1_000_000_000 {
-                return None;
-            }
         }
         if net::wait_readable(l.as_raw_fd(), Duration::from_millis(200)) {
             if let Ok((s, _)) = l.accept() {
@@ -195,7 +212,7 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
         Err(_) => return Served::Done,
     };
     let mut cookie = [0u8; COOKIE_SIZE];
-    if ctrl.read_exact(&mut cookie, STEP_TIMEOUT).is_err() {
+    if ctrl.read_exact(&mut cookie, step_timeout(cfg)).is_err() {
         // Silent or short client: drop it (3.12 would hang here, CVE-2023-7250).
         return Served::Done;
     }
@@ -256,6 +273,8 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
             if !e.msg.is_empty() {
                 if matches!(report.kind, OutputKind::Json | OutputKind::JsonStream) {
                     report.finish(Some(&e.msg));
+                } else if e.plain {
+                    eprintln!("iperf3: {}", e.msg);
                 } else {
                     eprintln!("iperf3: error - {}", e.msg);
                 }
@@ -318,7 +337,7 @@ fn run_test(
     };
     send(ctrl, State::ParamExchange)?;
     let v = ctrl
-        .read_json(MAX_PARAMS_LEN, STEP_TIMEOUT)
+        .read_json(MAX_PARAMS_LEN, step_timeout(cfg))
         .map_err(|e| match e {
             CtrlError::Closed => {
                 TestError::log("the client has unexpectedly closed the connection")
@@ -329,6 +348,7 @@ fn run_test(
             other => TestError {
                 i_errno: Some(code::IERECVPARAMS),
                 msg: format!("unable to receive parameters from client: {other}"),
+                plain: false,
             },
         })?;
     crate::client::debug_json(cfg.debug, "get_parameters:", &v);
@@ -509,6 +529,9 @@ fn running_loop(
         } else if now - last_progress > idle_ns {
             return Err(TestError::log("idle timeout for receiving data"));
         }
+        if let Some(e) = session.stream_error(Duration::ZERO) {
+            return Err(TestError::log(e));
+        }
         let wait =
             Duration::from_nanos(session.next_deadline().saturating_sub(now).min(200_000_000));
         if !net::wait_readable(ctrl.fd(), wait) {
@@ -524,12 +547,7 @@ fn running_loop(
         let b = match ctrl.read_byte(Duration::from_millis(100)) {
             Ok(b) => b,
             Err(CtrlError::Timeout) => continue,
-            Err(CtrlError::Closed) => {
-                session.end(report, false);
-                return Err(TestError::log(
-                    "the client has unexpectedly closed the connection",
-                ));
-            }
+            Err(CtrlError::Closed) => return Err(TestError::client_closed()),
             Err(e) => {
                 return Err(TestError::log(format!(
                     "unable to receive control message: {e}"
@@ -565,7 +583,7 @@ fn running_loop(
         ))
     })?;
     let v = ctrl
-        .read_json(MAX_RESULTS_LEN.min(16 * 1024 * 1024), STEP_TIMEOUT)
+        .read_json(MAX_RESULTS_LEN.min(16 * 1024 * 1024), step_timeout(cfg))
         .map_err(|e| TestError::log(format!("unable to receive results: {e}")))?;
     crate::client::debug_json(cfg.debug, "get_results", &v);
     let client = PeerResults::from_json(&v).map_err(|e| TestError::log(e.to_string()))?;
@@ -594,7 +612,7 @@ fn running_loop(
         ))
     })?;
     // Wait (bounded) for IPERF_DONE; a client that just closes is fine too.
-    match ctrl.read_byte(STEP_TIMEOUT) {
+    match ctrl.read_byte(step_timeout(cfg)) {
         Ok(b) if State::from_byte(b) == Some(State::IperfDone) => {}
         Ok(_) => return Err(TestError::log("received an unknown control message")),
         Err(_) => {}

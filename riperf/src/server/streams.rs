@@ -48,7 +48,8 @@ pub fn accept_streams(
         pacing_timer_us: p.pacing_timer.max(1) as u64,
     };
     let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
-    let deadline = now_ns() + 30_000_000_000;
+    // 30 s for every stream to arrive (less with --idle-timeout).
+    let deadline = now_ns() + 3 * super::step_timeout(cfg).as_nanos() as u64;
     for i in 0..nstreams {
         // Client stream i: the first P send in bidir mode (so we receive).
         let sender = if p.bidirectional {

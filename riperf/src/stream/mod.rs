@@ -5,7 +5,7 @@
 pub mod tcp;
 pub mod udp;
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -90,11 +90,40 @@ pub struct Counters {
     pub finished: AtomicBool,
     /// A receiver found its socket idle after the test ended.
     pub drained: AtomicBool,
+    /// The errno of the send or receive that stopped this stream while the
+    /// test ran (0: none); the control thread reports it as iperf3 does.
+    pub errno: AtomicI32,
 }
 
 impl Counters {
     pub fn jitter(&self) -> f64 {
         f64::from_bits(self.jitter_bits.load(Ordering::Relaxed))
+    }
+
+    /// Record the error that stopped the stream, unless the test was
+    /// already ending (a peer closing at the end is no failure).
+    pub fn fail(&self, test: &TestShared, e: &std::io::Error) {
+        if test.phase() <= phase::RUNNING {
+            let n = match e.kind() {
+                std::io::ErrorKind::TimedOut => libc::ETIMEDOUT,
+                _ => e.raw_os_error().unwrap_or(libc::EIO),
+            };
+            self.errno.store(n.max(1), Ordering::SeqCst);
+        }
+    }
+
+    /// The error that stopped this stream, as iperf3 words it.
+    pub fn error(&self, sender: bool) -> Option<String> {
+        let n = self.errno.load(Ordering::SeqCst);
+        (n != 0).then(|| {
+            format!(
+                "unable to {} stream socket: {}",
+                if sender { "write to" } else { "read from" },
+                crate::protocol::errors::StrError::to_string_c(&std::io::Error::from_raw_os_error(
+                    n
+                ))
+            )
+        })
     }
 }
 

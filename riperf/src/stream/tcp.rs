@@ -45,6 +45,12 @@ pub struct TcpReceiver {
     pub file: Option<std::fs::File>,
 }
 
+/// A socket timeout (EAGAIN from SO_SNDTIMEO/SO_RCVTIMEO) or a signal:
+/// try again. Anything else, ETIMEDOUT included, ends the stream.
+fn is_transient(e: &std::io::Error) -> bool {
+    matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted)
+}
+
 fn wait_for_start(test: &TestShared) -> bool {
     loop {
         match test.phase() {
@@ -119,12 +125,13 @@ impl TcpSender {
                         sent += n as u64;
                         c.bytes.store(sent, Ordering::Relaxed);
                     }
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                        ) => {}
-                    Err(_) => return,
+                    // The socket's send timeout (EAGAIN) lets the loop see the
+                    // phase; ETIMEDOUT (--snd-timeout) is a real failure.
+                    Err(e) if is_transient(&e) => {}
+                    Err(e) => {
+                        c.fail(test, &e);
+                        return;
+                    }
                 }
             }
         }
@@ -164,17 +171,15 @@ impl TcpSender {
                         sent += k as u64;
                         c.bytes.store(sent, Ordering::Relaxed);
                     }
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                        ) =>
-                    {
+                    Err(e) if is_transient(&e) => {
                         if test.phase() != phase::RUNNING {
                             return;
                         }
                     }
-                    Err(_) => return,
+                    Err(e) => {
+                        c.fail(test, &e);
+                        return;
+                    }
                 }
             }
         }
@@ -207,17 +212,13 @@ impl StreamIo for TcpReceiver {
                         }
                     }
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                    ) =>
-                {
+                Err(e) if is_transient(&e) => {
                     if p >= phase::ENDING {
                         c.drained.store(true, Ordering::SeqCst);
                     }
                 }
-                Err(_) => {
+                Err(e) => {
+                    c.fail(test, &e);
                     c.drained.store(true, Ordering::SeqCst);
                     return;
                 }

@@ -264,7 +264,10 @@ impl UdpSender {
                         segs = 1;
                         max = BATCH;
                     }
-                    _ => return,
+                    _ => {
+                        c.fail(test, &e);
+                        return;
+                    }
                 }
             }
         }
@@ -352,7 +355,10 @@ impl StreamIo for UdpReceiver {
                         }
                         continue;
                     }
-                    _ => return,
+                    _ => {
+                        c.fail(test, &e);
+                        return;
+                    }
                 }
             }
             if p > phase::RUNNING {
