@@ -59,6 +59,11 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         Value::Required,
         "Enable debug logging (accepted, no effect)",
     ),
+    (
+        "plot",
+        Value::Required,
+        "rfio: write SVG charts of the run to this directory",
+    ),
     ("version", Value::None, "Print version info and exit"),
     ("help", Value::None, "Print this page"),
     (

@@ -47,7 +47,13 @@ pub fn render() -> String {
          Parse options only.\n.TP\n\\fB\\-\\-showcmd\\fR\nPrint job files as a command line.\n.TP\n\
          \\fB\\-\\-cmdhelp\\fR[=\\fIoption\\fR]\nHelp on one option, or all.\n.TP\n\
          \\fB\\-\\-readonly\\fR\nRefuse jobs that write.\n.TP\n\\fB\\-\\-section\\fR=\\fIname\\fR\n\
-         Run only the named job-file section (repeatable).\n.TP\n\\fB\\-\\-version\\fR\nPrint \
+         Run only the named job-file section (repeatable).\n.TP\n\
+         \\fB\\-\\-plot\\fR=\\fIdir\\fR\nrfio only: after the run, write SVG charts to \\fIdir\\fR \
+         (created if needed): bandwidth.svg and iops.svg over time, clat_percentiles_N.svg \
+         (p50, p90, p99 and p99.9 of completion latency per window, for job N), \
+         clat_distribution.svg (the cumulative clat distribution of the whole run) and \
+         index.html listing them beside a table of the results. Windows are log_avg_msec \
+         long when set, else 100 ms. Nothing else is written.\n.TP\n\\fB\\-\\-version\\fR\nPrint \
          fio\\-3.33 (rfio, rbench): fio's first word, then which tool this is.\n",
     );
     s.push_str(".SH JOB OPTIONS\n");

@@ -178,6 +178,10 @@ const USAGE: &[(&str, &str)] = &[
     ),
     ("--eta-interval=t", "Accepted for compatibility; no effect"),
     ("--append-terse", "Append terse output to the normal output"),
+    (
+        "--plot=dir",
+        "rfio: write SVG charts of the run and an index.html to dir",
+    ),
 ];
 
 /// `--help` text: version, then `PROG [options]…` (argv[0], as fio prints it).
