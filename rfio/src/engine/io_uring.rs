@@ -6,7 +6,21 @@ use super::{Engine, IoKind, IoUnit, Queued};
 use crate::job::Job;
 use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
+
+/// `io_uring_enter` flags and the ring-fd registration opcode
+/// (linux/io_uring.h), for the direct enter calls of a local ring.
+const ENTER_GETEVENTS: libc::c_long = 1;
+const ENTER_REGISTERED_RING: libc::c_long = 1 << 4;
+const REGISTER_RING_FDS: libc::c_long = 20;
+
+/// `struct io_uring_rsrc_update`.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
 
 pub struct Uring {
     ring: IoUring,
@@ -26,6 +40,10 @@ pub struct Uring {
     /// and waits in one io_uring_enter (no thinktime in between).
     batch_into_wait: bool,
     unlink_each_loop: bool,
+    /// What `io_uring_enter` is called with on a local ring: the ring's
+    /// registered index (no file lookup per call) or its descriptor.
+    enter_fd: libc::c_long,
+    enter_flags: libc::c_long,
 }
 
 impl Uring {
@@ -65,11 +83,14 @@ impl Uring {
             plain(&mut b);
             b.build(entries)?
         };
+        let enter_fd = libc::c_long::from(ring.as_raw_fd());
         Ok(Uring {
             ring,
             local,
             unlink_each_loop: job.unlink_each_loop,
             batch_into_wait: local && job.thinktime_us == 0,
+            enter_fd,
+            enter_flags: 0,
             fixedbufs: job.fixedbufs,
             registerfiles: job.registerfiles,
             pending: 0,
@@ -78,6 +99,61 @@ impl Uring {
             depth: job.iodepth,
             sqpoll: job.sqthread_poll,
         })
+    }
+}
+
+impl Uring {
+    /// Register the ring's own descriptor (Linux 5.18): every enter then
+    /// skips the descriptor lookup. Only the registering thread may use the
+    /// index, which is why only a local (single-issuer) ring does it.
+    fn register_ring_fd(&mut self) {
+        let mut up = RsrcUpdate {
+            offset: u32::MAX,
+            resv: 0,
+            data: self.ring.as_raw_fd() as u64,
+        };
+        // SAFETY: io_uring_register with a valid pointer to one update.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                self.ring.as_raw_fd(),
+                REGISTER_RING_FDS,
+                &mut up as *mut RsrcUpdate,
+                1,
+            )
+        };
+        if r == 1 {
+            self.enter_fd = libc::c_long::from(up.offset);
+            self.enter_flags = ENTER_REGISTERED_RING;
+        }
+    }
+
+    /// Submit everything in the submission queue and wait for `min`
+    /// completions, in one `io_uring_enter`. A local ring always asks for
+    /// events: its completions are posted only by such a call.
+    #[inline]
+    fn enter(&mut self, min: usize) -> io::Result<usize> {
+        if !self.local {
+            return self.ring.submit_and_wait(min);
+        }
+        let to_submit = self.ring.submission().len() as libc::c_long;
+        // SAFETY: io_uring_enter on our ring with no extra argument.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                min as libc::c_long,
+                self.enter_flags | ENTER_GETEVENTS,
+                std::ptr::null::<libc::c_void>(),
+                0 as libc::c_long,
+            )
+        };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r as usize)
+        }
     }
 }
 
@@ -90,7 +166,9 @@ impl Engine for Uring {
         if self.local {
             // The enabling thread becomes the ring's single issuer.
             self.ring.submitter().register_enable_rings()?;
+            self.register_ring_fd();
         }
+        super::skip_atime(fds);
         let iov: Vec<libc::iovec> = units
             .iter()
             .map(|u| libc::iovec {
@@ -180,7 +258,7 @@ impl Engine for Uring {
             // the wait, one syscall for every refill of this pass.
             self.deferred += n;
         } else {
-            self.ring.submit()?;
+            self.enter(0)?;
         }
         self.inflight += n;
         self.pending = 0;
@@ -199,7 +277,7 @@ impl Engine for Uring {
             if self.deferred > 0 {
                 let ready = self.ring.completion().len();
                 let want = min.saturating_sub(ready);
-                match self.ring.submit_and_wait(want) {
+                match self.enter(want) {
                     Ok(_) => self.deferred = 0,
                     Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                     Err(e) => return Err(e),
@@ -208,7 +286,7 @@ impl Engine for Uring {
             if self.local && self.ring.submission().taskrun() && self.ring.completion().is_empty() {
                 // Completions are waiting as deferred task work: a
                 // non-blocking enter posts them (a peek with min 0).
-                match self.ring.submit_and_wait(0) {
+                match self.enter(0) {
                     Ok(_) => {}
                     Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                     Err(e) => return Err(e),
@@ -226,7 +304,7 @@ impl Engine for Uring {
             if n >= min || n >= max || self.inflight == n {
                 break;
             }
-            match self.ring.submit_and_wait(min - n) {
+            match self.enter(min - n) {
                 Ok(_) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(e) => return Err(e),

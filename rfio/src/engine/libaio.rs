@@ -33,6 +33,16 @@ impl Libaio {
 }
 
 impl Engine for Libaio {
+    fn init(
+        &mut self,
+        _units: &[IoUnit],
+        fds: &[std::os::fd::RawFd],
+        _sizes: &[u64],
+    ) -> io::Result<()> {
+        super::skip_atime(fds);
+        Ok(())
+    }
+
     #[inline]
     fn queue(&mut self, idx: usize, io: &mut IoUnit) -> Queued {
         if self.inflight + self.pending.len() >= self.depth {

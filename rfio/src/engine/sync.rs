@@ -24,6 +24,16 @@ impl Sync {
 }
 
 impl Engine for Sync {
+    fn init(
+        &mut self,
+        _units: &[IoUnit],
+        fds: &[std::os::fd::RawFd],
+        _sizes: &[u64],
+    ) -> std::io::Result<()> {
+        super::skip_atime(fds);
+        Ok(())
+    }
+
     #[inline]
     fn queue(&mut self, _idx: usize, io: &mut IoUnit) -> Queued {
         let write = match io.kind {

@@ -98,21 +98,13 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     let existing: Vec<Option<(u64, bool)>> =
         job.filenames.iter().map(|p| existing_size(p)).collect();
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
-    // filesize: each file's size, drawn from the range when it is one (fio
-    // draws with its own generator, so the sizes differ from fio's); in
-    // whole minimum blocks. Without size=, the job's size is their sum.
+    // filesize: each file's size, drawn from the range as fio draws it
+    // (run/filesize.rs). Without size=, the job's size is their sum.
     let file_sizes: Option<Vec<u64>> = job.filesize.map(|(lo, hi)| {
-        let mut rng = Rng::new(0x6669_6c65 ^ job.clone as u64);
-        (0..nfiles)
-            .map(|_| {
-                let s = if hi > lo {
-                    lo + rng.below(hi - lo + 1)
-                } else {
-                    lo
-                };
-                (s / min_bs * min_bs).max(lo.min(min_bs))
-            })
-            .collect()
+        let sizes: Vec<Option<u64>> = (0..nfiles)
+            .map(|i| existing.get(i).copied().flatten().map(|e| e.0))
+            .collect();
+        super::filesize::sizes(job, lo, hi, &sizes, min_bs)
     });
     let total = match job.size {
         None if file_sizes.is_some() => file_sizes.iter().flatten().sum(),
