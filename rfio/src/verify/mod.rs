@@ -883,13 +883,19 @@ impl PassError {
 /// Prepare a write's buffer: verifiable contents when verifying, else
 /// the buffer options' refill or scramble. Called only when one is on.
 #[inline]
-pub fn prepare_write(idx: usize, io: &IoUnit, fill: &mut Filler, v: Option<&mut Verifier<'_>>) {
+pub fn prepare_write(
+    idx: usize,
+    io: &IoUnit,
+    fill: &mut Filler,
+    v: Option<&mut Verifier<'_>>,
+    now_ns: u64,
+) {
     match v {
         Some(v) => v.seal(idx, io, fill),
         None => {
             // SAFETY: the unit's buffer holds at least `len` bytes.
             let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
-            fill.on_write(buf, io.offset, io.start);
+            fill.on_write(buf, io.offset, now_ns);
         }
     }
 }
