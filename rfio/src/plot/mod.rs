@@ -106,6 +106,7 @@ fn over_time(
         x_label: "time since the job started (s)".into(),
         y_label: format!("{what} ({u})"),
         log_x: false,
+        log_y: false,
         series,
     }
 }
@@ -138,8 +139,10 @@ fn percentiles_chart(t: &Trace) -> Chart {
             t.every_ms, t.name, t.job
         ),
         x_label: "time since the job started (s)".into(),
-        y_label: format!("completion latency ({u})"),
+        // Tail percentiles are often orders of magnitude above the median.
+        y_label: format!("completion latency ({u}, log scale)"),
         log_x: false,
+        log_y: true,
         series,
     }
 }
@@ -176,6 +179,7 @@ fn distribution_chart(traces: &[Trace]) -> Chart {
         x_label: format!("completion latency ({u}, log scale)"),
         y_label: "I/Os completed within (%)".into(),
         log_x: true,
+        log_y: false,
         series,
     }
 }

@@ -1,5 +1,5 @@
 //! A small, dependency-free SVG line chart: axes with "nice" ticks (linear,
-//! or decades for a log x axis), grid, axis labels with units, one
+//! or decades on a log axis), grid, axis labels with units, one
 //! polyline per series and a legend. The output is a standalone SVG 1.1
 //! document (no scripts, no external references).
 
@@ -29,8 +29,9 @@ pub struct Chart {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
-    /// Log scale (base 10) on x; points with x <= 0 are left out.
+    /// Log scales (base 10); points at or below 0 on them are left out.
     pub log_x: bool,
+    pub log_y: bool,
     pub series: Vec<Series>,
 }
 
@@ -87,63 +88,76 @@ fn linear_ticks(min: f64, max: f64) -> (f64, f64, Vec<f64>) {
     (lo, hi, ticks)
 }
 
+/// One axis: its range (powers of ten on a log axis) and labelled ticks.
+struct Axis {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    ticks: Vec<(f64, String)>,
+}
+
+impl Axis {
+    /// An axis over the values `v` (none: a unit range).
+    fn new(v: impl Iterator<Item = f64>, log: bool) -> Axis {
+        let (min, max) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        if log {
+            let (a, b) = if min.is_finite() {
+                let a = min.log10().floor();
+                (a, max.log10().ceil().max(a + 1.0))
+            } else {
+                (0.0, 1.0)
+            };
+            let ticks = (a as i32..=b as i32)
+                .map(|e| {
+                    let v = 10f64.powi(e);
+                    (v, tick_label(v, v))
+                })
+                .collect();
+            return Axis {
+                lo: a,
+                hi: b,
+                log,
+                ticks,
+            };
+        }
+        let (lo, hi, t) = if min.is_finite() {
+            linear_ticks(min, max)
+        } else {
+            linear_ticks(0.0, 1.0)
+        };
+        let step = t.get(1).map_or(1.0, |s| s - t[0]);
+        Axis {
+            lo,
+            hi,
+            log,
+            ticks: t.iter().map(|&v| (v, tick_label(v, step))).collect(),
+        }
+    }
+
+    /// Where `v` sits on the axis, 0 to 1.
+    fn frac(&self, v: f64) -> f64 {
+        let v = if self.log { v.log10() } else { v };
+        (v - self.lo) / (self.hi - self.lo)
+    }
+}
+
 /// Render the chart as a standalone SVG document.
 pub fn render(c: &Chart) -> String {
-    let usable = |p: &(f64, f64)| p.0.is_finite() && p.1.is_finite() && (!c.log_x || p.0 > 0.0);
+    let usable = |p: &(f64, f64)| {
+        p.0.is_finite() && p.1.is_finite() && (!c.log_x || p.0 > 0.0) && (!c.log_y || p.1 > 0.0)
+    };
     let all: Vec<(f64, f64)> = c
         .series
         .iter()
         .flat_map(|s| s.points.iter().copied())
         .filter(usable)
         .collect();
-    let fold = |f: fn(&(f64, f64)) -> f64, init: f64, pick: fn(f64, f64) -> f64| {
-        all.iter().map(f).fold(init, pick)
-    };
-    let (xmin, xmax) = (
-        fold(|p| p.0, f64::INFINITY, f64::min),
-        fold(|p| p.0, f64::NEG_INFINITY, f64::max),
-    );
-    let (ymin, ymax) = (
-        fold(|p| p.1, f64::INFINITY, f64::min),
-        fold(|p| p.1, f64::NEG_INFINITY, f64::max),
-    );
-    let (ylo, yhi, yticks) = if all.is_empty() {
-        linear_ticks(0.0, 1.0)
-    } else {
-        linear_ticks(ymin, ymax)
-    };
-    // x: decades on a log axis, else linear from 0.
-    let (xlo, xhi, xticks): (f64, f64, Vec<(f64, String)>) = if c.log_x {
-        let (a, b) = if all.is_empty() {
-            (0.0, 1.0)
-        } else {
-            (
-                xmin.log10().floor(),
-                xmax.log10().ceil().max(xmin.log10().floor() + 1.0),
-            )
-        };
-        let ticks = (a as i32..=b as i32)
-            .map(|e| (f64::from(e), tick_label(10f64.powi(e), 10f64.powi(e))))
-            .collect();
-        (a, b, ticks)
-    } else {
-        let (lo, hi, t) = if all.is_empty() {
-            linear_ticks(0.0, 1.0)
-        } else {
-            linear_ticks(xmin.min(0.0), xmax)
-        };
-        let step = t.get(1).map_or(1.0, |s| s - t[0]);
-        (
-            lo,
-            hi,
-            t.iter().map(|&v| (v, tick_label(v, step))).collect(),
-        )
-    };
-    let sx = |x: f64| {
-        let x = if c.log_x { x.log10() } else { x };
-        LEFT + (x - xlo) / (xhi - xlo) * (RIGHT - LEFT)
-    };
-    let sy = |y: f64| BOTTOM - (y - ylo) / (yhi - ylo) * (BOTTOM - TOP);
+    let x = Axis::new(all.iter().map(|p| p.0), c.log_x);
+    let y = Axis::new(all.iter().map(|p| p.1), c.log_y);
+    let sx = |v: f64| LEFT + x.frac(v) * (RIGHT - LEFT);
+    let sy = |v: f64| BOTTOM - y.frac(v) * (BOTTOM - TOP);
 
     let mut s = String::with_capacity(16 * 1024);
     let _ = writeln!(
@@ -160,24 +174,20 @@ pub fn render(c: &Chart) -> String {
         (LEFT + RIGHT) / 2.0,
         escape(&c.title)
     );
-    // Grid and ticks.
+    // Grid, axes, tick labels.
     s.push_str("<g class=\"grid\" stroke=\"#e0e0e0\" stroke-width=\"1\">\n");
-    for &y in &yticks {
+    for (v, _) in &y.ticks {
         let _ = writeln!(
             s,
             "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{RIGHT}\" y2=\"{0:.1}\"/>",
-            sy(y)
+            sy(*v)
         );
     }
-    for (x, _) in &xticks {
-        let px = if c.log_x {
-            LEFT + (x - xlo) / (xhi - xlo) * (RIGHT - LEFT)
-        } else {
-            sx(*x)
-        };
+    for (v, _) in &x.ticks {
         let _ = writeln!(
             s,
-            "<line x1=\"{px:.1}\" y1=\"{TOP}\" x2=\"{px:.1}\" y2=\"{BOTTOM}\"/>"
+            "<line x1=\"{0:.1}\" y1=\"{TOP}\" x2=\"{0:.1}\" y2=\"{BOTTOM}\"/>",
+            sx(*v)
         );
     }
     s.push_str("</g>\n<g class=\"axes\" stroke=\"black\" stroke-width=\"1\">\n");
@@ -187,25 +197,20 @@ pub fn render(c: &Chart) -> String {
          <line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{BOTTOM}\"/>"
     );
     s.push_str("</g>\n<g class=\"ticks\">\n");
-    let ystep = yticks.get(1).map_or(1.0, |v| v - yticks[0]);
-    for &y in &yticks {
+    for (v, label) in &y.ticks {
         let _ = writeln!(
             s,
             "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             LEFT - 6.0,
-            sy(y) + 4.0,
-            tick_label(y, ystep)
+            sy(*v) + 4.0,
+            escape(label)
         );
     }
-    for (x, label) in &xticks {
-        let px = if c.log_x {
-            LEFT + (x - xlo) / (xhi - xlo) * (RIGHT - LEFT)
-        } else {
-            sx(*x)
-        };
+    for (v, label) in &x.ticks {
         let _ = writeln!(
             s,
-            "<text x=\"{px:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            sx(*v),
             BOTTOM + 18.0,
             escape(label)
         );
@@ -304,6 +309,7 @@ mod tests {
             x_label: "time (s)".into(),
             y_label: "MiB/s".into(),
             log_x: false,
+            log_y: false,
             series: vec![Series {
                 label: "job<1>".into(),
                 points: vec![(0.1, 1.0), (0.2, 2.0), (0.3, f64::NAN)],
