@@ -51,7 +51,7 @@ fn warn(msg: &str) {
 }
 
 /// Checks fio makes before anything runs (§1.4: parse errors exit 1).
-fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
+pub(crate) fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
     for j in jobs {
         let min_bs = j.bs.iter().map(|b| b.0).min().unwrap_or(4096);
         if let Some(SizeOrPercent::Bytes(s)) = j.size {

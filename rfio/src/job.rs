@@ -83,6 +83,8 @@ pub struct Job {
     pub loops: u64,
     pub number_ios: u64,
     pub thread: bool,
+    /// `submitters=N` (rbench extension): threads sharing the job's depth.
+    pub submitters: usize,
     pub group_reporting: bool,
     pub stonewall: bool,
     pub new_group: bool,
@@ -454,6 +456,7 @@ fn build(
         loops: o.int("loops").max(1) as u64,
         number_ios: o.int("number_ios") as u64,
         thread: o.flag("thread"),
+        submitters: o.int("submitters").max(1) as usize,
         group_reporting: o.flag("group_reporting"),
         stonewall: o.flag("stonewall") || def.stonewall,
         new_group: o.flag("new_group"),
@@ -583,6 +586,40 @@ fn split_filenames(s: &str) -> Vec<String> {
     out
 }
 
+/// fio 3.33 runs at most 4088 jobs (its shared memory segment holds no
+/// more; measured: 4088 run, 4089 fail with these two lines).
+const MAX_JOBS: usize = 4088;
+
+/// More files than this in all (`nrfiles` x clones) and fio runs out of its
+/// smalloc pool and aborts; rfio refuses them before building any.
+const MAX_FILES: usize = 1 << 20;
+
+/// Count the clones and files of one definition into `counts` (jobs, files
+/// so far) and refuse them past fio's limits, before any is built.
+fn check_job_count(
+    counts: &mut (usize, usize),
+    o: &JobOptions,
+    numjobs: usize,
+) -> Result<(), Failure> {
+    counts.0 = counts.0.saturating_add(numjobs);
+    if counts.0 > MAX_JOBS {
+        return Err(Failure::stderr(
+            "error: maximum number of jobs reached.\nerror: failed to setup shm segment\n",
+        ));
+    }
+    if o.text("filename").is_none() {
+        let nrfiles = o.int("nrfiles").max(1) as usize;
+        counts.1 = counts.1.saturating_add(numjobs.saturating_mul(nrfiles));
+        if counts.1 > MAX_FILES {
+            return Err(Failure::stderr(format!(
+                "fio: nrfiles={nrfiles}: too many files ({} in all, at most {MAX_FILES})\n",
+                counts.1
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Expand definitions into jobs (clones included) and number the groups:
 /// a job with `stonewall` or `new_group` opens a new group when the current
 /// one already has jobs (§4).
@@ -600,6 +637,7 @@ fn avg_time(o: &JobOptions, period: &'static str, log: &'static str) -> u64 {
 
 pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
     let mut jobs: Vec<Job> = Vec::new();
+    let mut counts = (0usize, 0usize);
     let mut group = 0u32;
     for def in &plan.jobs {
         let o = &def.opts;
@@ -616,6 +654,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
                 )));
             }
         }
+        check_job_count(&mut counts, o, numjobs)?;
         for c in 0..numjobs {
             let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
             j.plot = plan.program.plot.is_some();

@@ -1,4 +1,5 @@
-//! `rfio`: a drop-in replacement for fio 3.33.
+// `rfio`: a drop-in replacement for fio 3.33. This module list is also the
+// library's: `lib.rs` includes this file (hence `//`, not `//!`, above).
 
 mod app;
 mod cli;
@@ -8,6 +9,7 @@ mod failure;
 mod job;
 mod man;
 mod options;
+mod parse_check;
 mod plot;
 mod report;
 mod result;
