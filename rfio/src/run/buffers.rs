@@ -121,12 +121,9 @@ impl Content {
         // Scramble unless zero_buffers was asked for; it is skipped for
         // refilled, compressed or verified writes (get_io_u).
         let zero_asked = o.is_set("zero_buffers") && o.flag("zero_buffers");
-        c.scramble = c.scramble
-            && !zero_asked
-            && !c.refill
-            && c.compress_pct == 0
-            && c.dedupe_pct == 0
-            && !verify;
+        // Giving either compress or dedupe option turns fio's TD_F_COMPRESS on.
+        let compress_flag = o.is_set("buffer_compress_percentage") || o.is_set("dedupe_percentage");
+        c.scramble = c.scramble && !zero_asked && !c.refill && !compress_flag && !verify;
         Ok(c)
     }
 
