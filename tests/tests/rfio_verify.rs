@@ -190,7 +190,7 @@ fn a_flipped_byte_is_caught_as_fio_reports_it() {
         assert!(r.stdout.contains(&err_line(true)), "{name}: {}", r.stdout);
         assert!(
             r.stdout
-                .contains(&format!("v: (groupid=0, jobs=1): err=84 (file:io_u.c:2152")),
+                .contains("v: (groupid=0, jobs=1): err=84 (file:io_u.c:2152"),
             "{name}"
         );
         // A read job with verify= checks each block it reads (flags=8).
