@@ -384,6 +384,13 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                     return Err(unrecognized(prog, arg, name, target.engine()));
                 };
                 let value = match inline {
+                    // fio: `--bs=` (an empty value for an option that takes
+                    // one) is "requires an argument", not the default.
+                    Some(v) if v.is_empty() && opt.kind.needs_value() => {
+                        return Err(Failure::stderr(format!(
+                            "fio: option {name} requires an argument\n"
+                        )));
+                    }
                     Some(v) => Some(v),
                     None if opt.kind.needs_value() => match args.get(i) {
                         Some(v) => {
