@@ -128,6 +128,7 @@ complete -c rfio -l steadystate_ramp_time -r -d 'Delay before initiation of data
 complete -c rfio -l startdelay -r -d 'Only start job when this period has passed'
 complete -c rfio -l loops -r -d 'Number of times to run the job'
 complete -c rfio -l numjobs -r -d 'Duplicate this job this many times'
+complete -c rfio -l submitters -r -d 'rbench extension, not in fio: spread this job\'s iodepth and its...'
 complete -c rfio -l thread -d 'Use threads instead of processes'
 complete -c rfio -l group_reporting -d 'Do reporting on a per-group basis'
 complete -c rfio -l stonewall -d 'Insert a hard barrier between this job and previous'

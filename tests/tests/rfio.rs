@@ -267,6 +267,8 @@ fn cmdhelp_of_every_option_matches_fio() {
         "fixedbufs",
         "registerfiles",
         "sqthread_poll",
+        // rbench's own extension: fio has no such option.
+        "submitters",
     ];
     let names: Vec<&str> = all
         .stdout

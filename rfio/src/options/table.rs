@@ -1107,6 +1107,14 @@ pub static OPTIONS: &[OptDef] = &[
         "Job",
         "Duplicate this job this many times",
     ),
+    // rbench extension (no fio option has this name): see run/submitters.rs.
+    opt(
+        "submitters",
+        Kind::Int { min: 1, max: 1024 },
+        Some("1"),
+        "Job",
+        "rbench extension, not in fio: spread this job's iodepth and its region over this many submitter threads, each with its own engine, reported as one job",
+    ),
     opt(
         "thread",
         Kind::Flag,

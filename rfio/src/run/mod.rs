@@ -13,6 +13,7 @@ pub mod offsets;
 pub mod placement;
 pub mod sampler;
 pub mod steadystate;
+pub mod submitters;
 pub mod throttle;
 pub mod worker;
 
@@ -279,7 +280,7 @@ fn run_segment(
                         std::sync::atomic::Ordering::Relaxed,
                     );
                     let (stats, err, logs) =
-                        worker::run(job, traits, eng, &files, exit_all, progress);
+                        submitters::run(job, traits, eng, &files, exit_all, progress);
                     progress
                         .state
                         .store(b'_', std::sync::atomic::Ordering::Relaxed);
