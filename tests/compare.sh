@@ -27,7 +27,7 @@ SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024
            rsysbench-fileio-rndrd rsysbench-fileio-seqwr
            riperf-tcp-1 riperf-tcp-4 riperf-tcp-8 riperf-tcp-cpu riperf-udp-64
            rfio-null-randread rfio-psync-randread rfio-uring-randread-cpu
-           rfio-libaio-write-1m"
+           rfio-uring-randread-iops rfio-libaio-write-1m rfio-null-submitters-2"
 
 # mbw/rmbw: the Copy value of the (single) AVG line, in MiB/s; with
 # COMPARE_METRIC=best, the best single run's Copy instead (a run can only
@@ -215,6 +215,17 @@ scenario() {
         DESC="ioengine=io_uring, 4k randread, direct, iodepth=32, 3 s: CPU ns (usr+sys) per I/O"
         fio_pair "--filename=$FIO_FILE --ioengine=io_uring --direct=1 --iodepth=32 --rw=randread --bs=4k --size=1G --time_based --runtime=3"
         SETUP=fio_setup CLEANUP=fio_cleanup EXTRACT=extract_fio_cpu_ns_per_io UNIT="ns/IO" BETTER=lower ;;
+    rfio-uring-randread-iops)
+        DESC="ioengine=io_uring, 4k randread, direct, iodepth=32, 3 s (read IOPS)"
+        fio_pair "--filename=$FIO_FILE --ioengine=io_uring --direct=1 --iodepth=32 --rw=randread --bs=4k --size=1G --time_based --runtime=3"
+        SETUP=fio_setup CLEANUP=fio_cleanup EXTRACT=extract_fio_read_iops UNIT="IOPS" ;;
+    # rbench's submitters=N extension against rfio itself (fio has none):
+    # "original" is the same job on one submitter thread.
+    rfio-null-submitters-2)
+        DESC="ioengine=null, 4k randread, 3 s: rfio submitters=2 vs rfio submitters=1 (read IOPS)"
+        fio_pair "--ioengine=null --rw=randread --bs=4k --size=1G --time_based --runtime=3"
+        ORIG="$OURS --submitters=1" OURS="$OURS --submitters=2"
+        EXTRACT=extract_fio_read_iops UNIT="IOPS" ;;
     rfio-libaio-write-1m)
         DESC="ioengine=libaio, 1M sequential write, direct, iodepth=8, 3 s (write MiB/s)"
         fio_pair "--filename=$FIO_FILE --ioengine=libaio --direct=1 --iodepth=8 --rw=write --bs=1M --size=1G --time_based --runtime=3"
