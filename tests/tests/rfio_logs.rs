@@ -351,6 +351,15 @@ fn hist_logs_match_fio_and_agree_with_the_percentiles() {
     }
 }
 
+/// A program on PATH (fio's helper tools are optional: not originals).
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
 /// fio's own histogram parser (tools/hist/fiologparser_hist.py, which needs
 /// numpy and pandas) reads our log as it reads fio's: same columns, about
 /// the same number of intervals. Runs where the script is found through
@@ -359,13 +368,7 @@ fn hist_logs_match_fio_and_agree_with_the_percentiles() {
 fn fiologparser_hist_reads_our_hist_log() {
     let script = std::env::var_os("FIOLOGPARSER_HIST")
         .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("PATH").and_then(|p| {
-                std::env::split_paths(&p)
-                    .map(|d| d.join("fiologparser_hist.py"))
-                    .find(|p| p.is_file())
-            })
-        });
+        .or_else(|| on_path("fiologparser_hist.py"));
     let Some(script) = script else {
         eprintln!("note: fiologparser_hist.py not found (FIOLOGPARSER_HIST); skipping");
         return;
@@ -544,4 +547,91 @@ fn plot_into_a_file_fails_before_running() {
     );
     assert!(!d.join("p.0.0").exists(), "the job ran");
     cleanup(&[&d]);
+}
+
+/// per_job_logs=0 appends (fio opens the shared file with "a"): a second
+/// run doubles every log, and `--write_bw_log=` is fio's usage error.
+#[test]
+fn shared_logs_append_and_empty_names_fail_as_fio_does() {
+    let Some(fio) = original("fio") else {
+        return;
+    };
+    let args = [
+        "--name=ap",
+        "--size=256k",
+        "--rw=write",
+        "--write_lat_log=P",
+        "--per_job_logs=0",
+        "--output-format=json",
+    ];
+    let (d1, d2) = (temp_dir("fio"), temp_dir("rfio"));
+    for _ in 0..2 {
+        assert_eq!(run_in(&fio, &d1, &args).code, 0);
+        assert_eq!(run_in(&our_bin("rfio"), &d2, &args).code, 0);
+    }
+    let (ours, theirs) = (logs(&d2), logs(&d1));
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(ours["P_clat.log"].len(), 2 * 64);
+    assert_eq!(ours["P_clat.log"].len(), theirs["P_clat.log"].len());
+    let bad = ["--name=e", "--size=64k", "--write_bw_log="];
+    let (a, b) = (run_in(&our_bin("rfio"), &d2, &bad), run_in(&fio, &d1, &bad));
+    assert_eq!((a.code, a.stderr.as_str()), (b.code, b.stderr.as_str()));
+    assert_eq!(a.stderr, "fio: option write_bw_log requires an argument\n");
+    cleanup(&[&d1, &d2]);
+}
+
+/// fio's fio_generate_plots (gnuplot) draws the same charts from our
+/// averaged logs as from fio's. Skipped, saying so, without gnuplot.
+#[test]
+fn fio_generate_plots_reads_our_logs() {
+    let (Some(plots), Some(_)) = (on_path("fio_generate_plots"), on_path("gnuplot")) else {
+        eprintln!("note: fio_generate_plots or gnuplot not installed; skipping");
+        return;
+    };
+    let args = [
+        "--name=g",
+        "--filename=data",
+        "--size=8m",
+        "--rw=randrw",
+        "--runtime=1",
+        "--time_based",
+        "--write_bw_log=g",
+        "--write_iops_log=g",
+        "--write_lat_log=g",
+        "--log_avg_msec=100",
+        "--output-format=json",
+    ];
+    let Some(((_, d1), (_, d2))) = both(&args, None) else {
+        return;
+    };
+    let draw = |d: &Path| -> Vec<(String, bool)> {
+        let mut cmd = Command::new(&plots);
+        cmd.arg("g").current_dir(d);
+        let out = run_bounded(&mut cmd, LIMIT);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut svgs: Vec<(String, bool)> = std::fs::read_dir(d)
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".svg"))
+            .map(|n| {
+                let text = std::fs::read_to_string(d.join(&n)).unwrap_or_default();
+                // A drawn line: gnuplot's path elements with data.
+                (n, text.matches("<path").count() > 5)
+            })
+            .collect();
+        svgs.sort();
+        svgs
+    };
+    let (ours, theirs) = (draw(&d2), draw(&d1));
+    assert_eq!(ours.len(), 5, "{ours:?}");
+    assert_eq!(ours, theirs);
+    cleanup(&[&d1, &d2]);
 }
