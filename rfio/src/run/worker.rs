@@ -445,10 +445,10 @@ pub fn run(
             match engine.queue(idx, io) {
                 Queued::Completed => {
                     let end = clock.now();
-                    if io.result == 0
+                    let resid = io.result == 0
                         && io.len > 0
-                        && matches!(io.kind, IoKind::Read | IoKind::Write)
-                    {
+                        && matches!(io.kind, IoKind::Read | IoKind::Write);
+                    if resid {
                         // fio's "full resid": a synchronous transfer that
                         // moved nothing (a read at end of file) is EIO.
                         io.result = -i64::from(libc::EIO);
@@ -484,7 +484,15 @@ pub fn run(
                             offset: io.offset,
                             len: io.len,
                             file: io.file,
-                            site: None,
+                            // fio reports a full resid from backend.c, with
+                            // no `io_u error` line.
+                            site: resid.then(|| {
+                                Box::new(super::errors::Site {
+                                    at: "backend.c:471",
+                                    func: "full resid",
+                                    note: String::new(),
+                                })
+                            }),
                         });
                     }
                     if let Some(v) = verifier.as_mut() {
