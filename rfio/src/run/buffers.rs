@@ -369,12 +369,19 @@ fn chunk(c: &Content, min_write: usize) -> usize {
 fn scramble(buf: &mut [u8], offset: u64, stamp: u64) {
     let line = (((stamp ^ offset) & 7) as usize) << 6;
     let (sec, nsec) = (stamp / 1_000_000_000, stamp % 1_000_000_000);
-    let mut off = offset;
-    for block in buf.chunks_exact_mut(512) {
-        block[line..line + 8].copy_from_slice(&off.to_le_bytes());
-        block[48..56].copy_from_slice(&sec.to_le_bytes());
-        block[56..64].copy_from_slice(&nsec.to_le_bytes());
-        off += 512;
+    let blocks = buf.len() / 512;
+    let p = buf.as_mut_ptr();
+    for b in 0..blocks {
+        // SAFETY: block `b` spans bytes b*512..(b+1)*512 of `buf`; every
+        // write below stays inside it (line + 8 <= 512, 64 <= 512).
+        unsafe {
+            let at = p.add(b * 512);
+            at.add(line)
+                .cast::<u64>()
+                .write_unaligned((offset + (b as u64) * 512).to_le());
+            at.add(48).cast::<u64>().write_unaligned(sec.to_le());
+            at.add(56).cast::<u64>().write_unaligned(nsec.to_le());
+        }
     }
 }
 
