@@ -341,7 +341,19 @@ fn open(job: &Job, p: &Path) -> Result<RawFd, SetupError> {
         .write(writes)
         .custom_flags(flags)
         .open(p)
-        .map_err(|e| SetupError::os(format!("open({})", p.display()), &e))?;
+        .map_err(|e| {
+            let mut err = SetupError::os(format!("open({})", p.display()), &e);
+            // A file system without O_DIRECT (ramfs; tmpfs before Linux
+            // 6.6) refuses the open with EINVAL: fio says why first.
+            if job.direct && err.errno == libc::EINVAL {
+                err.message = Some(
+                    "fio: looks like your file system does not support direct=1/buffered=0\n\
+                     fio: destination does not support O_DIRECT\n"
+                        .into(),
+                );
+            }
+            err
+        })?;
     Ok(f.into_raw_fd())
 }
 
