@@ -225,7 +225,11 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             )
         });
         for (p, size) in &to_layout {
-            layout(job, p, *size)?;
+            layout(job, p, *size).inspect_err(|e| {
+                if e.errno == libc::ENOSPC && !e.in_job {
+                    notices.push("fio: ENOSPC on laying out file, stopping\n".into());
+                }
+            })?;
         }
     }
     for (i, p) in job.filenames.iter().enumerate() {
@@ -315,8 +319,12 @@ fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
         let mut left = size.saturating_sub(old);
         while left > 0 {
             let n = left.min(chunk.len() as u64) as usize;
-            f.write_all(&chunk[..n])
-                .map_err(|e| SetupError::os("write".into(), &e))?;
+            // fio fails the layout before the job starts (pid=0,
+            // filesetup.c:240).
+            f.write_all(&chunk[..n]).map_err(|e| SetupError {
+                in_job: false,
+                ..SetupError::os("write".into(), &e)
+            })?;
             left -= n as u64;
         }
         f.sync_all()

@@ -177,6 +177,9 @@ fn run_segment(
                 }
                 let (stream, pid, line) = if e.in_job {
                     (Stream::Stdout, std::process::id(), 805)
+                } else if e.func == "write" {
+                    // A failed layout write (fio's extend_file).
+                    (Stream::Stderr, 0, 240)
                 } else {
                     (Stream::Stderr, 0, 1155)
                 };
