@@ -22,7 +22,7 @@ impl Buffers {
     /// `units` buffers of `unit_len` bytes, filled once as fio fills them
     /// at allocation (zeros with `zero_buffers`, else random or pattern).
     pub fn new(units: usize, unit_len: usize, fill: &mut Filler) -> Option<Self> {
-        let size = (units * unit_len).max(4096);
+        let size = units.checked_mul(unit_len)?.max(4096);
         let layout = Layout::from_size_align(size, 4096).ok()?;
         // SAFETY: non-zero size, valid layout.
         let ptr = unsafe { alloc_zeroed(layout) };

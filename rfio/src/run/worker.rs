@@ -86,11 +86,26 @@ pub fn run(
         })
         .max()
         .unwrap_or(4096) as usize;
-    let unit_len = max_bs.div_ceil(4096) * 4096;
+    let unit_len = max_bs.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
     let mut filler = super::buffers::Filler::new(job, job.clone as u64, files.io_size);
     let Some(bufs) = Buffers::new(depth, unit_len, &mut filler) else {
+        // iodepth x bs more than memory can hold: fio's iomem allocation
+        // failure, not an abort.
         st.error = libc::ENOMEM;
-        return (st, None, None);
+        let site = super::errors::Site {
+            at: "memory.c:332",
+            func: "iomem allocation",
+            note: String::new(),
+        };
+        let e = IoError {
+            errno: libc::ENOMEM,
+            kind: IoKind::Read,
+            offset: 0,
+            len: 0,
+            file: 0,
+            site: Some(Box::new(site)),
+        };
+        return (st, Some(e), None);
     };
     let mut units: Vec<IoUnit> = (0..depth)
         // SAFETY: each unit gets its own `unit_len` slice of the allocation.
