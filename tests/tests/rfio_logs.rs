@@ -175,6 +175,17 @@ fn per_io_logs_have_fio_names_shapes_and_row_counts() {
             let want = &theirs[name];
             assert_eq!(lines.len(), want.len(), "rows of {name} for {args:?}");
             assert_eq!(shapes(lines), shapes(want), "line shapes of {name}");
+            // The priority column (0/1, or 0x%04x with log_prio) as fio's.
+            let prios = |l: &[String]| -> Vec<String> {
+                let mut v: Vec<String> = l
+                    .iter()
+                    .filter_map(|r| r.rsplit(", ").next())
+                    .map(str::to_string)
+                    .collect();
+                v.dedup();
+                v
+            };
+            assert_eq!(prios(lines), prios(want), "priorities in {name}");
         }
         cleanup(&[&d1, &d2]);
     }

@@ -55,11 +55,16 @@ pub struct Trace {
 
 impl Trace {
     pub fn new(job: &Job) -> Trace {
+        let dirs = [job.pattern.read, job.pattern.write, job.pattern.trim];
+        Trace::with(job.number, job.name.clone(), every_ms(job), dirs)
+    }
+
+    fn with(job: usize, name: String, every_ms: u64, dirs: [bool; 3]) -> Trace {
         Trace {
-            job: job.number,
-            name: job.name.clone(),
-            every_ms: every_ms(job),
-            dirs: [job.pattern.read, job.pattern.write, job.pattern.trim],
+            job,
+            name,
+            every_ms,
+            dirs,
             points: Vec::with_capacity(256),
             clat_bins: Default::default(),
             last_t: 0,
@@ -119,5 +124,44 @@ impl Trace {
         for d in 0..3 {
             self.clat_bins[d] = st.dir[d].clat.bins().collect();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_holds_its_own_rates_and_percentiles() {
+        let mut t = Trace::with(1, "j".into(), 100, [true, false, false]);
+        let mut st = ThreadStats::default();
+        for _ in 0..100 {
+            st.dir[0].clat.record(1000);
+        }
+        st.dir[0].io_bytes = 100 * 4096;
+        st.dir[0].ios = 100;
+        t.tick(100, &st);
+        // The next window: 10 slow I/Os only.
+        for _ in 0..10 {
+            st.dir[0].clat.record(1_000_000);
+        }
+        st.dir[0].io_bytes += 10 * 4096;
+        st.dir[0].ios += 10;
+        t.tick(200, &st);
+        // Too short a last window (< half) is left out.
+        t.finish(240, &st);
+        assert_eq!(t.points.len(), 2);
+        let (a, b) = (&t.points[0], &t.points[1]);
+        assert_eq!((a.ios[0], b.ios[0]), (100, 10));
+        assert_eq!(a.iops[0], 1000.0);
+        assert_eq!(b.bw[0], 10.0 * 4096.0 * 10.0);
+        let near = |v: u64, want: u64| v.abs_diff(want) * 64 <= want;
+        assert!(a.clat[0].iter().all(|&v| near(v, 1000)), "{:?}", a.clat[0]);
+        assert!(
+            b.clat[0].iter().all(|&v| near(v, 1_000_000)),
+            "{:?}",
+            b.clat[0]
+        );
+        assert_eq!(t.clat_bins[0].iter().map(|b| b.1).sum::<u64>(), 110);
     }
 }
