@@ -210,10 +210,14 @@ pub fn main(args: &[String]) -> i32 {
     };
     let signal = rbench_common::stop::last_signal();
     if let Some(sig) = signal {
-        out.put(
-            Stream::Stdout,
-            &format!("\nfio: terminating on signal {sig}\n"),
-        );
+        // fio prints this on stdout even before JSON; ours keeps the JSON,
+        // terse and CSV reports valid by sending it to stderr then.
+        let stream = if normal_on {
+            Stream::Stdout
+        } else {
+            Stream::Stderr
+        };
+        out.put(stream, &format!("\nfio: terminating on signal {sig}\n"));
     }
     out.put(
         Stream::Stdout,
