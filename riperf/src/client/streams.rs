@@ -2,16 +2,15 @@
 //! present the cookie, UDP sockets that say hello and wait for the reply,
 //! and the thread bodies that will drive them.
 
-use crate::net::{self, show_ip, SockOpts};
+use crate::net::{self, SockOpts};
 use crate::options::Config;
 use crate::protocol::errors::{server_error_text, StrError};
 use crate::protocol::udp::{is_reply, HELLO};
 use crate::protocol::{Cookie, Protocol};
-use crate::report::{Connected, Report, StartInfo};
+use crate::report::{Report, StartInfo};
 use crate::session::Session;
-use crate::stream::tcp::{TcpReceiver, TcpSender};
-use crate::stream::udp::{UdpReceiver, UdpSender};
-use crate::stream::{payload, stream_id, Counters, Pacing, Stream, StreamIo, TestShared};
+use crate::stream::setup::{register, tcp_body, udp_body, BodySpec, NewStream};
+use crate::stream::{payload, Pacing, StreamIo, TestShared};
 use std::io::Write;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
@@ -55,6 +54,16 @@ pub fn create_streams(
         pacing_timer_us: cfg.pacing_timer.max(1) as u64,
     };
     let _ = shared;
+    let spec = BodySpec {
+        len: blksize as usize,
+        block: &block,
+        pacing,
+        udp_counters_64bit: cfg.udp_counters_64bit,
+        grow_buffer: cfg.window == 0,
+        zerocopy: cfg.zerocopy,
+        file: cfg.file.as_deref(),
+        count_tail: false,
+    };
     let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
     for i in 0..n {
         let sender = if cfg.bidir {
@@ -63,11 +72,9 @@ pub fn create_streams(
             !cfg.reverse
         };
         #[allow(clippy::type_complexity)]
-        let (socket, local, remote, fd, io, keep): (
+        let (fd, local, io, keep): (
             i32,
             SocketAddr,
-            SocketAddr,
-            i32,
             Box<dyn StreamIo>,
             Arc<dyn std::any::Any + Send + Sync>,
         ) = if udp {
@@ -75,30 +82,7 @@ pub fn create_streams(
             let local = s.local_addr().map_err(|e| e.to_string_c())?;
             let fd = s.as_raw_fd();
             let s = Arc::new(s);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(UdpSender {
-                    sock: s.clone(),
-                    len: blksize as usize,
-                    payload: block.clone(),
-                    pacing,
-                    counters_64bit: cfg.udp_counters_64bit,
-                })
-            } else {
-                Box::new(UdpReceiver {
-                    sock: s.clone(),
-                    len: blksize as usize,
-                    counters_64bit: cfg.udp_counters_64bit,
-                    grow_buffer: cfg.window == 0,
-                })
-            };
-            (
-                fd,
-                local,
-                peer,
-                fd,
-                io,
-                s as Arc<dyn std::any::Any + Send + Sync>,
-            )
+            (fd, local, udp_body(&s, sender, &spec), s)
         } else {
             let label = cfg.flowlabel.max(0) as u32;
             let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
@@ -123,63 +107,18 @@ pub fn create_streams(
             let local = t.local_addr().map_err(|e| e.to_string_c())?;
             let fd = t.as_raw_fd();
             let t = Arc::new(t);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(TcpSender {
-                    sock: t.clone(),
-                    block: block.clone(),
-                    pacing,
-                    zerocopy: cfg.zerocopy,
-                    file: crate::stream::open_file(cfg.file.as_deref(), true)?,
-                })
-            } else {
-                Box::new(TcpReceiver {
-                    sock: t.clone(),
-                    buf: vec![0u8; blksize as usize],
-                    count_tail: false,
-                    file: crate::stream::open_file(cfg.file.as_deref(), false)?,
-                })
-            };
-            (
-                fd,
-                local,
-                peer,
-                fd,
-                io,
-                t as Arc<dyn std::any::Any + Send + Sync>,
-            )
+            (fd, local, tcp_body(&t, sender, &spec)?, t)
         };
-        if i == 0 {
-            let (snd, rcv) = net::buffer_sizes(fd);
-            info.sndbuf_actual = snd;
-            info.rcvbuf_actual = rcv;
-        }
-        report.text(&format!(
-            "[{:>3}] local {} port {} connected to {} port {}",
-            socket,
-            show_ip(&local),
-            local.port(),
-            show_ip(&remote),
-            remote.port()
-        ));
-        info.connected.push(Connected {
-            socket,
-            local_host: show_ip(&local),
-            local_port: local.port(),
-            remote_host: show_ip(&remote),
-            remote_port: remote.port(),
-        });
-        session.streams.push(Stream {
-            id: stream_id(i),
-            socket,
+        let new = NewStream {
+            index: i,
+            fd,
             sender,
             udp,
             local,
-            remote,
-            counters: Arc::new(Counters::default()),
-            thread: None,
-            fd,
-            keep: Some(keep),
-        });
+            remote: peer,
+            keep,
+        };
+        register(new, session, report, info);
         bodies.push(io);
     }
     session.pending = bodies;

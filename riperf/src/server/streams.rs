@@ -5,15 +5,14 @@
 use super::accept::{bind_udp, tcp_accept, udp_accept};
 use super::TestError;
 use crate::ctrl::Ctrl;
-use crate::net::{self, show_ip, SockOpts};
+use crate::net::{self, SockOpts};
 use crate::options::Config;
 use crate::protocol::errors::code;
 use crate::protocol::{Cookie, TestParams};
-use crate::report::{Connected, Report, StartInfo};
+use crate::report::{Report, StartInfo};
 use crate::session::Session;
-use crate::stream::tcp::{TcpReceiver, TcpSender};
-use crate::stream::udp::{UdpReceiver, UdpSender};
-use crate::stream::{payload, stream_id, Counters, Pacing, Stream, StreamIo};
+use crate::stream::setup::{register, tcp_body, udp_body, BodySpec, NewStream};
+use crate::stream::{payload, Pacing, StreamIo};
 use rbench_common::clock::now_ns;
 use std::net::{IpAddr, SocketAddr, TcpListener, UdpSocket};
 use std::os::fd::AsRawFd;
@@ -46,6 +45,16 @@ pub fn accept_streams(
         rate: p.bandwidth,
         burst: p.burst.max(0) as u64,
         pacing_timer_us: p.pacing_timer.max(1) as u64,
+    };
+    let spec = BodySpec {
+        len: p.len as usize,
+        block: &block,
+        pacing,
+        udp_counters_64bit: p.udp_counters_64bit,
+        grow_buffer: p.window == 0,
+        zerocopy: p.zerocopy,
+        file: cfg.file.as_deref(),
+        count_tail: true,
     };
     let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
     // 30 s for every stream to arrive (less with --idle-timeout).
@@ -81,29 +90,7 @@ pub fn accept_streams(
                 .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
             let fd = s.as_raw_fd();
             let s = Arc::new(s);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(UdpSender {
-                    sock: s.clone(),
-                    len: p.len as usize,
-                    payload: block.clone(),
-                    pacing,
-                    counters_64bit: p.udp_counters_64bit,
-                })
-            } else {
-                Box::new(UdpReceiver {
-                    sock: s.clone(),
-                    len: p.len as usize,
-                    counters_64bit: p.udp_counters_64bit,
-                    grow_buffer: p.window == 0,
-                })
-            };
-            (
-                fd,
-                local,
-                remote,
-                io,
-                s as Arc<dyn std::any::Any + Send + Sync>,
-            )
+            (fd, local, remote, udp_body(&s, sender, &spec), s)
         } else {
             let t = tcp_accept(listener, ctrl, cookie, deadline)?;
             {
@@ -120,64 +107,19 @@ pub fn accept_streams(
                 .map_err(|_| TestError::code(code::IESTREAMACCEPT))?;
             let fd = t.as_raw_fd();
             let t = Arc::new(t);
-            let io: Box<dyn StreamIo> = if sender {
-                Box::new(TcpSender {
-                    sock: t.clone(),
-                    block: block.clone(),
-                    pacing,
-                    zerocopy: p.zerocopy,
-                    file: crate::stream::open_file(cfg.file.as_deref(), true)
-                        .map_err(|_| TestError::log("unable to open -F file"))?,
-                })
-            } else {
-                Box::new(TcpReceiver {
-                    sock: t.clone(),
-                    buf: vec![0u8; (p.len as usize).max(1)],
-                    count_tail: true,
-                    file: crate::stream::open_file(cfg.file.as_deref(), false)
-                        .map_err(|_| TestError::log("unable to open -F file"))?,
-                })
-            };
-            (
-                fd,
-                local,
-                remote,
-                io,
-                t as Arc<dyn std::any::Any + Send + Sync>,
-            )
+            let io = tcp_body(&t, sender, &spec).map_err(TestError::log)?;
+            (fd, local, remote, io, t)
         };
-        if i == 0 {
-            let (snd, rcv) = net::buffer_sizes(fd);
-            info.sndbuf_actual = snd;
-            info.rcvbuf_actual = rcv;
-        }
-        report.text(&format!(
-            "[{:>3}] local {} port {} connected to {} port {}",
+        let new = NewStream {
+            index: i,
             fd,
-            show_ip(&local),
-            local.port(),
-            show_ip(&remote),
-            remote.port()
-        ));
-        info.connected.push(Connected {
-            socket: fd,
-            local_host: show_ip(&local),
-            local_port: local.port(),
-            remote_host: show_ip(&remote),
-            remote_port: remote.port(),
-        });
-        session.streams.push(Stream {
-            id: stream_id(i),
-            socket: fd,
             sender,
             udp,
             local,
             remote,
-            counters: Arc::new(Counters::default()),
-            thread: None,
-            fd,
-            keep: Some(keep),
-        });
+            keep,
+        };
+        register(new, session, report, info);
         bodies.push(io);
     }
     drop(udp_sock);

@@ -2,6 +2,7 @@
 //! threads publish running totals in atomics (single writer, no lock); the
 //! control thread samples them once per interval.
 
+pub mod setup;
 pub mod tcp;
 pub mod udp;
 
