@@ -1,6 +1,7 @@
 //! The `-J` document (spec §6): the same keys, order and number types as
 //! iperf3 3.12, built as a JSON tree and printed by the cJSON printer.
 
+use super::sum::IntervalSum;
 use super::{Ctx, StartInfo, Summary};
 use crate::measure::{Interval, StreamInterval};
 use crate::protocol::cjson::num;
@@ -145,54 +146,27 @@ fn stream_interval(ctx: &Ctx, s: &StreamInterval) -> Value {
 }
 
 fn interval_sum(ctx: &Ctx, mine: &[&StreamInterval], sender: bool) -> Value {
-    let first = mine[0];
-    let bytes: u64 = mine.iter().map(|s| s.bytes).sum();
-    let bps = if first.seconds > 0.0 {
-        bytes as f64 * 8.0 / first.seconds
-    } else {
-        0.0
-    };
+    let sum = IntervalSum::of(ctx, mine);
     let mut v = vec![
-        ("start", num(first.start)),
-        ("end", num(first.end)),
-        ("seconds", num(first.seconds)),
-        ("bytes", bytes.into()),
-        ("bits_per_second", num(bps)),
+        ("start", num(sum.start)),
+        ("end", num(sum.end)),
+        ("seconds", num(sum.seconds)),
+        ("bytes", sum.bytes.into()),
+        ("bits_per_second", num(sum.byte_rate() * 8.0)),
     ];
     if ctx.udp {
-        let packets: i64 = mine.iter().map(|s| s.udp.map_or(0, |u| u.packets)).sum();
         if sender {
-            v.push(("packets", packets.into()));
+            v.push(("packets", sum.packets.into()));
         } else {
-            let lost: i64 = mine
-                .iter()
-                .map(|s| s.udp.map_or(0, |u| u.lost_packets))
-                .sum();
-            let jitter: f64 = mine
-                .iter()
-                .map(|s| s.udp.map_or(0.0, |u| u.jitter_ms))
-                .sum::<f64>()
-                / ctx.num_streams as f64;
-            v.push(("jitter_ms", num(jitter)));
-            v.push(("lost_packets", lost.into()));
-            v.push(("packets", packets.into()));
-            v.push((
-                "lost_percent",
-                num(if packets > 0 {
-                    100.0 * lost as f64 / packets as f64
-                } else {
-                    0.0
-                }),
-            ));
+            v.push(("jitter_ms", num(sum.jitter_ms)));
+            v.push(("lost_packets", sum.lost.into()));
+            v.push(("packets", sum.packets.into()));
+            v.push(("lost_percent", num(sum.lost_percent)));
         }
     } else if ctx.sender_has_retransmits && sender {
-        let r: i64 = mine
-            .iter()
-            .map(|s| s.tcp.map_or(0, |t| t.retransmits))
-            .sum();
-        v.push(("retransmits", r.into()));
+        v.push(("retransmits", sum.retransmits.into()));
     }
-    v.push(("omitted", first.omitted.into()));
+    v.push(("omitted", sum.omitted.into()));
     v.push(("sender", sender.into()));
     obj(v)
 }
@@ -329,51 +303,62 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
                 })
             };
             let avg_jit = jit / ctx.num_streams as f64 * 1000.0;
-            sums.push((
-                format!("sum{sfx}"),
+            let total = |end: f64,
+                         seconds: f64,
+                         bytes: u64,
+                         bits: Value,
+                         lost: i64,
+                         packets: i64,
+                         jitter: f64,
+                         sender: bool| {
                 obj(vec![
                     ("start", 0.into()),
-                    ("end", num(receiver_time)),
-                    ("seconds", num(receiver_time)),
-                    ("bytes", ts.into()),
-                    ("bits_per_second", bps(ts, sender_time)),
-                    ("jitter_ms", num(avg_jit)),
+                    ("end", num(end)),
+                    ("seconds", num(seconds)),
+                    ("bytes", bytes.into()),
+                    ("bits_per_second", bits),
+                    ("jitter_ms", num(jitter)),
                     ("lost_packets", lost.into()),
                     ("packets", packets.into()),
                     ("lost_percent", lp(lost, packets)),
-                    ("sender", must_send.into()),
-                ]),
-            ));
-            sums.push((
-                format!("sum_sent{sfx}"),
-                obj(vec![
-                    ("start", 0.into()),
-                    ("end", num(sender_time)),
-                    ("seconds", num(sender_time)),
-                    ("bytes", ts.into()),
-                    ("bits_per_second", bps(ts, sender_time)),
-                    ("jitter_ms", 0.into()),
-                    ("lost_packets", 0.into()),
-                    ("packets", spk.into()),
-                    ("lost_percent", 0.into()),
-                    ("sender", true.into()),
-                ]),
-            ));
-            sums.push((
-                format!("sum_received{sfx}"),
-                obj(vec![
-                    ("start", 0.into()),
-                    ("end", num(receiver_time)),
-                    ("seconds", num(receiver_time)),
-                    ("bytes", tr.into()),
-                    ("bits_per_second", bps(tr, receiver_time)),
-                    ("jitter_ms", num(avg_jit)),
-                    ("lost_packets", lost.into()),
-                    ("packets", rpk.into()),
-                    ("lost_percent", lp(lost, rpk)),
-                    ("sender", false.into()),
-                ]),
-            ));
+                    ("sender", sender.into()),
+                ])
+            };
+            // `sum` mixes the sender's bytes and rate with the receiver's
+            // times and loss (3.12's legacy object, spec §6.4).
+            let legacy = total(
+                receiver_time,
+                receiver_time,
+                ts,
+                bps(ts, sender_time),
+                lost,
+                packets,
+                avg_jit,
+                must_send,
+            );
+            let sent = total(
+                sender_time,
+                sender_time,
+                ts,
+                bps(ts, sender_time),
+                0,
+                spk,
+                0.0,
+                true,
+            );
+            let received = total(
+                receiver_time,
+                receiver_time,
+                tr,
+                bps(tr, receiver_time),
+                lost,
+                rpk,
+                avg_jit,
+                false,
+            );
+            sums.push((format!("sum{sfx}"), legacy));
+            sums.push((format!("sum_sent{sfx}"), sent));
+            sums.push((format!("sum_received{sfx}"), received));
         } else {
             let mut sv = vec![
                 ("start", 0.into()),

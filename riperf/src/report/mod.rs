@@ -4,6 +4,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod sum;
 pub mod text;
 
 use crate::measure::Interval;

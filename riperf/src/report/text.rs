@@ -1,6 +1,7 @@
 //! The human-readable report, line for line as iperf3 3.12 prints it
 //! (spec §5; templates from iperf3's report strings, trailing blanks kept).
 
+use super::sum::IntervalSum;
 use super::{Ctx, Summary};
 use crate::measure::{Interval, StreamInterval};
 use rbench_common::units::iperf::{format_rate, format_transfer, unit_string};
@@ -145,56 +146,48 @@ pub fn interval_lines(ctx: &Ctx, iv: &Interval, first: bool) -> Vec<String> {
 }
 
 fn sum_interval_line(ctx: &Ctx, mine: &[&StreamInterval], sender: bool) -> String {
-    let first = mine[0];
-    let bytes: u64 = mine.iter().map(|s| s.bytes).sum();
-    let rate = if first.seconds > 0.0 {
-        bytes as f64 / first.seconds
-    } else {
-        0.0
-    };
+    let sum = IntervalSum::of(ctx, mine);
     let head = format!(
         "[SUM]{} {:6.2}-{:<6.2} sec  {}  {}",
         tag(ctx, sender),
-        first.start,
-        first.end,
-        format_transfer(bytes as f64),
-        format_rate(rate, ctx.format)
+        sum.start,
+        sum.end,
+        format_transfer(sum.bytes as f64),
+        format_rate(sum.byte_rate(), ctx.format)
     );
-    let o = omitted(first.omitted);
+    let o = omitted(sum.omitted);
     if ctx.udp {
-        let packets: i64 = mine.iter().map(|s| s.udp.map_or(0, |u| u.packets)).sum();
         if sender {
             let z = if ctx.bidir { "          " } else { "" };
-            format!("{head} {z} {packets}  {o}")
+            format!("{head} {z} {}  {o}", sum.packets)
         } else {
-            let lost: i64 = mine
-                .iter()
-                .map(|s| s.udp.map_or(0, |u| u.lost_packets))
-                .sum();
-            let jitter: f64 = mine
-                .iter()
-                .map(|s| s.udp.map_or(0.0, |u| u.jitter_ms))
-                .sum::<f64>()
-                / ctx.num_streams as f64;
-            let pct = if packets > 0 {
-                100.0 * lost as f64 / packets as f64
-            } else {
-                0.0
-            };
             format!(
-                "{head}  {jitter:5.3} ms  {lost}/{packets} ({})  {o}",
-                percent(pct)
+                "{head}  {:5.3} ms  {}/{} ({})  {o}",
+                sum.jitter_ms,
+                sum.lost,
+                sum.packets,
+                percent(sum.lost_percent)
             )
         }
     } else if ctx.sender_has_retransmits && sender {
-        let r: i64 = mine
-            .iter()
-            .map(|s| s.tcp.map_or(0, |t| t.retransmits))
-            .sum();
-        format!("{head}  {r:3}             {o}")
+        format!("{head}  {:3}             {o}", sum.retransmits)
     } else {
         format!("{head}                  {o}")
     }
+}
+
+/// A summary line up to the rate: `[  5]   0.00-3.00   sec  1.2 GBytes  3.4 Gbits/sec`.
+fn summary_head(ctx: &Ctx, label: &str, bytes: u64, secs: f64) -> String {
+    format!(
+        "{label} {:6.2}-{:<6.2} sec  {}  {}",
+        0.0,
+        secs,
+        format_transfer(bytes as f64),
+        format_rate(
+            if secs > 0.0 { bytes as f64 / secs } else { 0.0 },
+            ctx.format
+        )
+    )
 }
 
 /// The end-of-test block: separator, header, per-stream sender/receiver
@@ -244,19 +237,8 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
             recv_pk += st.receiver_packets;
             lost += st.lost;
             jitter += st.jitter;
-            let head = |bytes: u64, secs: f64| {
-                format!(
-                    "[{:>3}]{t} {:6.2}-{:<6.2} sec  {}  {}",
-                    st.socket,
-                    0.0,
-                    secs,
-                    format_transfer(bytes as f64),
-                    format_rate(
-                        if secs > 0.0 { bytes as f64 / secs } else { 0.0 },
-                        ctx.format
-                    )
-                )
-            };
+            let label = format!("[{:>3}]{t}", st.socket);
+            let head = |bytes: u64, secs: f64| summary_head(ctx, &label, bytes, secs);
             if ctx.udp {
                 if show_sender {
                     out.push(format!(
@@ -339,18 +321,8 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
             }
         }
         if ctx.num_streams > 1 {
-            let head = |bytes: u64, secs: f64| {
-                format!(
-                    "[SUM]{t} {:6.2}-{:<6.2} sec  {}  {}",
-                    0.0,
-                    secs,
-                    format_transfer(bytes as f64),
-                    format_rate(
-                        if secs > 0.0 { bytes as f64 / secs } else { 0.0 },
-                        ctx.format
-                    )
-                )
-            };
+            let label = format!("[SUM]{t}");
+            let head = |bytes: u64, secs: f64| summary_head(ctx, &label, bytes, secs);
             if ctx.udp {
                 if show_sender {
                     out.push(format!(
