@@ -180,8 +180,7 @@ const CPUS_ALLOWED_POLICY: &[(&str, &str)] = &[
     ("split", "Mask split between threads"),
 ];
 
-/// fio's verify types (rfio refuses crc64, crc16, crc7, sha512 and sha3-*
-/// with a message; see verify/mod.rs).
+/// fio's verify types (see verify/mod.rs).
 const VERIFY_TYPES: &[(&str, &str)] = &[
     ("0", "Don't do IO verification"),
     ("md5", "Use md5 checksums for verification"),
@@ -953,6 +952,20 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "Log files",
         "Use Unix time in log files",
+    ),
+    opt(
+        "log_alternate_epoch",
+        Kind::Bool,
+        None,
+        "Log files",
+        "Use alternate epoch time in log files. Uses the same epoch as that is used by clock_gettime with specified log_alternate_epoch_clock_id.",
+    ),
+    opt(
+        "log_alternate_epoch_clock_id",
+        UNBOUNDED,
+        None,
+        "Log files",
+        "If log_alternate_epoch or log_unix_epoch is true, this option specifies the clock_id from clock_gettime whose epoch should be used. If neither of those is true, this option has no effect. Default value is 0, or CLOCK_REALTIME",
     ),
     opt(
         "log_prio",

@@ -9,7 +9,12 @@
 //! - sha256: a 64-byte field holding fio's final padded block (whose bit
 //!   count is little-endian), its first 8 bytes replaced by the low byte
 //!   of each state word;
-//! - md5 is the standard digest; xxhash is XXH32 with seed 1.
+//! - sha512: no digest at all (fio never finalizes it): the 128-byte
+//!   field is the hash's input buffer, i.e. the data's first 128 bytes
+//!   with the last partial block copied over their start;
+//! - crc64: CRC-64/REDIS (Jones polynomial, reflected, initial 0);
+//!   crc16: CRC-16/ARC; crc7: CRC-7/MMC, one byte;
+//! - md5 and sha3-* are the standard digests; xxhash is XXH32 with seed 1.
 
 use md5::Digest;
 
@@ -29,6 +34,10 @@ const FIO_CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::Algorithm {
     residue: 0,
 });
 
+const FIO_CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
+const FIO_CRC16: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_ARC);
+const FIO_CRC7: crc::Crc<u8> = crc::Crc::<u8>::new(&crc::CRC_7_MMC);
+
 /// Compute the trailer for `kind` (its `trailer_len` bytes) over `data`.
 pub fn fill(kind: super::Kind, data: &[u8], out: &mut [u8]) {
     use super::Kind::*;
@@ -44,7 +53,27 @@ pub fn fill(kind: super::Kind, data: &[u8], out: &mut [u8]) {
             }
         }
         Sha256 => fio_sha256(data, &mut out[..64]),
+        Crc64 => out[..8].copy_from_slice(&FIO_CRC64.checksum(data).to_le_bytes()),
+        Crc16 => out[..2].copy_from_slice(&FIO_CRC16.checksum(data).to_le_bytes()),
+        Crc7 => out[0] = FIO_CRC7.checksum(data),
+        Sha512 => fio_sha512(data, &mut out[..128]),
+        Sha3_224 => out[..28].copy_from_slice(&sha3::Sha3_224::digest(data)),
+        Sha3_256 => out[..32].copy_from_slice(&sha3::Sha3_256::digest(data)),
+        Sha3_384 => out[..48].copy_from_slice(&sha3::Sha3_384::digest(data)),
+        Sha3_512 => out[..64].copy_from_slice(&sha3::Sha3_512::digest(data)),
         Meta | Pattern | PatternNoHdr | Null => {}
+    }
+}
+
+/// fio's sha512 field (see the module comment). Past data shorter than
+/// 128 bytes fio leaves whatever was there; rfio zeroes it.
+fn fio_sha512(data: &[u8], out: &mut [u8]) {
+    out.fill(0);
+    let first = data.len().min(128);
+    out[..first].copy_from_slice(&data[..first]);
+    if data.len() >= 128 {
+        let rem = (data.len() - 128) % 128;
+        out[..rem].copy_from_slice(&data[data.len() - rem..]);
     }
 }
 
@@ -96,6 +125,16 @@ mod tests {
     fn crc32c_is_castagnoli_without_final_inversion() {
         // crc32c("123456789") = 0xe3069283; fio keeps it inverted.
         assert_eq!(fio_crc32c(b"123456789"), !0xe306_9283);
+    }
+
+    #[test]
+    fn sha512_is_the_input_buffer() {
+        let data: Vec<u8> = (0..300u32).map(|i| i as u8).collect();
+        let mut out = [0u8; 128];
+        fio_sha512(&data, &mut out);
+        // 300 = 128 + 128 + 44: the last 44 bytes over the first 128.
+        assert_eq!(&out[..44], &data[256..]);
+        assert_eq!(&out[44..], &data[44..128]);
     }
 
     #[test]

@@ -30,9 +30,17 @@ use std::path::PathBuf;
 pub enum Kind {
     Meta = 1,
     Md5 = 2,
+    Crc64 = 3,
     Crc32 = 4,
     Crc32c = 5,
+    Crc16 = 7,
+    Crc7 = 8,
     Sha256 = 9,
+    Sha512 = 10,
+    Sha3_224 = 11,
+    Sha3_256 = 12,
+    Sha3_384 = 13,
+    Sha3_512 = 14,
     Xxhash = 15,
     Sha1 = 16,
     /// Header plus pattern (`verify_pattern` without `verify`).
@@ -42,15 +50,18 @@ pub enum Kind {
     Null = 19,
 }
 
-/// The types fio offers and rfio does not (refused with a message).
-const UNSUPPORTED: &[&str] = &[
-    "crc64", "crc16", "crc7", "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512",
-];
-
 impl Kind {
     fn from_word(w: &str) -> Option<Kind> {
         Some(match w {
             "md5" => Kind::Md5,
+            "crc64" => Kind::Crc64,
+            "crc16" => Kind::Crc16,
+            "crc7" => Kind::Crc7,
+            "sha512" => Kind::Sha512,
+            "sha3-224" => Kind::Sha3_224,
+            "sha3-256" => Kind::Sha3_256,
+            "sha3-384" => Kind::Sha3_384,
+            "sha3-512" => Kind::Sha3_512,
             "crc32" => Kind::Crc32,
             "crc32c" | "crc32c-intel" => Kind::Crc32c,
             "sha1" => Kind::Sha1,
@@ -67,6 +78,14 @@ impl Kind {
     fn name(self) -> &'static str {
         match self {
             Kind::Md5 => "md5",
+            Kind::Crc64 => "crc64",
+            Kind::Crc16 => "crc16",
+            Kind::Crc7 => "crc7",
+            Kind::Sha512 => "sha512",
+            Kind::Sha3_224 => "sha3-224",
+            Kind::Sha3_256 => "sha3-256",
+            Kind::Sha3_384 => "sha3-384",
+            Kind::Sha3_512 => "sha3-512",
             Kind::Crc32 => "crc32",
             Kind::Crc32c => "crc32c",
             Kind::Sha1 => "sha1",
@@ -81,6 +100,14 @@ impl Kind {
     fn trailer_len(self) -> usize {
         match self {
             Kind::Md5 => 16,
+            Kind::Crc64 => 8,
+            Kind::Crc16 => 2,
+            Kind::Crc7 => 1,
+            Kind::Sha512 => 128,
+            Kind::Sha3_224 => 28,
+            Kind::Sha3_256 => 32,
+            Kind::Sha3_384 => 48,
+            Kind::Sha3_512 => 64,
             Kind::Crc32 | Kind::Crc32c | Kind::Xxhash => 4,
             Kind::Sha1 => 20,
             Kind::Sha256 => 64,
@@ -100,6 +127,14 @@ impl Kind {
         Some(match n {
             1 => Kind::Meta,
             2 => Kind::Md5,
+            3 => Kind::Crc64,
+            7 => Kind::Crc16,
+            8 => Kind::Crc7,
+            10 => Kind::Sha512,
+            11 => Kind::Sha3_224,
+            12 => Kind::Sha3_256,
+            13 => Kind::Sha3_384,
+            14 => Kind::Sha3_512,
             4 => Kind::Crc32,
             5 | 6 => Kind::Crc32c,
             9 => Kind::Sha256,
@@ -162,12 +197,6 @@ impl Spec {
             "0" | "" | "none" => return Ok(None),
             w => match Kind::from_word(w) {
                 Some(k) => k,
-                None if UNSUPPORTED.contains(&w) => {
-                    return Err(format!(
-                        "rfio: verify={w} is not supported; use md5, crc32c, crc32, sha1, \
-                         sha256, xxhash, meta, pattern or null\nfio: failed parsing verify={w}\n"
-                    ))
-                }
                 None => return Err(format!("fio: failed parsing verify={w}\n")),
             },
         };
@@ -515,7 +544,7 @@ impl<'a> Verifier<'a> {
                 }
             } else if chunk.len() > hs {
                 let (head, data) = chunk.split_at(hs);
-                let mut want = [0u8; 64];
+                let mut want = [0u8; 128];
                 let n = kind.trailer_len();
                 checksum::fill(kind, data, &mut want[..n]);
                 if want[..n] != head[header::LEN..header::LEN + n] {
@@ -963,6 +992,11 @@ mod tests {
 
     const KINDS: &[Kind] = &[
         Kind::Md5,
+        Kind::Crc64,
+        Kind::Crc16,
+        Kind::Crc7,
+        Kind::Sha3_224,
+        Kind::Sha3_512,
         Kind::Crc32,
         Kind::Crc32c,
         Kind::Sha1,
