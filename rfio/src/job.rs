@@ -118,7 +118,9 @@ pub struct Job {
     pub log_hist_ms: u64,
     pub log_hist_coarseness: u32,
     pub log_max_value: bool,
-    pub log_unix_epoch: bool,
+    /// log_unix_epoch / log_alternate_epoch: the clock whose time the
+    /// log rows start from (log_alternate_epoch_clock_id, 0 = realtime).
+    pub log_epoch_clock: Option<i32>,
     pub log_prio: bool,
     /// `--plot=DIR` was given: keep a trace of the run for the charts.
     pub plot: bool,
@@ -487,7 +489,8 @@ fn build(
         log_hist_ms: o.int("log_hist_msec") as u64,
         log_hist_coarseness: o.int("log_hist_coarseness").clamp(0, 63) as u32,
         log_max_value: o.flag("log_max_value"),
-        log_unix_epoch: o.flag("log_unix_epoch"),
+        log_epoch_clock: (o.flag("log_unix_epoch") || o.flag("log_alternate_epoch"))
+            .then(|| o.int("log_alternate_epoch_clock_id") as i32),
         log_prio: o.flag("log_prio"),
         plot: false,
         rate: o.per_dir("rate").unwrap_or([0; 3]),

@@ -692,3 +692,60 @@ fn fio_generate_plots_reads_our_logs() {
     assert_eq!(ours, theirs);
     cleanup(&[&d1, &d2]);
 }
+
+/// log_unix_epoch and log_alternate_epoch (with its clock id) move the time
+/// column to that clock, as in fio: Unix ms, or CLOCK_MONOTONIC's ms.
+#[test]
+fn log_epochs_follow_the_chosen_clock() {
+    let unix_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+    };
+    let uptime_ms = || -> u64 {
+        let text = std::fs::read_to_string("/proc/uptime").unwrap_or_default();
+        let secs: f64 = text
+            .split(' ')
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0.0);
+        (secs * 1000.0) as u64
+    };
+    let cases: [(&[&str], &dyn Fn() -> u64); 2] = [
+        (&["--log_unix_epoch=1"], &unix_ms),
+        (
+            &[
+                "--log_alternate_epoch=1",
+                "--log_alternate_epoch_clock_id=1",
+            ],
+            &uptime_ms,
+        ),
+    ];
+    for (extra, clock) in cases {
+        let mut args = vec![
+            "--name=e",
+            "--size=64k",
+            "--rw=read",
+            "--write_bw_log=E",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let before = clock();
+        let Some(((_, d1), (_, d2))) = both(&args, None) else {
+            return;
+        };
+        let after = clock();
+        for d in [&d2, &d1] {
+            let rows = &logs(d)["E_bw.1.log"];
+            assert_eq!(rows.len(), 16, "{args:?}");
+            for t in column(rows, 0) {
+                assert!(
+                    (before..=after).contains(&t),
+                    "{args:?}: {t} not in {before}..{after} ({})",
+                    d.display()
+                );
+            }
+        }
+        cleanup(&[&d1, &d2]);
+    }
+}

@@ -778,6 +778,36 @@ pub static OPTIONS: &[OptDef] = &[
         "integer value (opt=100)",
         Some("min=0, max=-1"),
     ),
+    // Accepted for fio's job files; rfio writes and reads no verify state
+    // files and checks on the job's own thread (README).
+    opt(
+        "verify_state_save",
+        Kind::Bool,
+        Some("1"),
+        "Verify",
+        "Save verify state on termination",
+    ),
+    opt(
+        "verify_state_load",
+        Kind::Bool,
+        None,
+        "Verify",
+        "Load verify termination state",
+    ),
+    opt(
+        "verify_async_cpus",
+        Kind::Text,
+        None,
+        "Verify",
+        "Set CPUs allowed for async verify threads",
+    ),
+    opt(
+        "experimental_verify",
+        Kind::Bool,
+        None,
+        "Verify",
+        "Enable experimental verification",
+    ),
     opt(
         "continue_on_error",
         Kind::Choice(CONTINUE_ON_ERROR),

@@ -203,6 +203,20 @@ impl HistLog {
     }
 }
 
+/// Milliseconds of clock `id` (clock_gettime); 0 for a clock the system
+/// does not have (fio prints an uninitialised value then).
+fn clock_ms(id: i32) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    if unsafe { libc::clock_gettime(id as libc::clockid_t, &mut ts) } != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
 /// The logs (and `--plot` trace) of one job thread.
 pub struct Logs {
     values: Vec<ValueLog>,
@@ -212,11 +226,12 @@ pub struct Logs {
     log_max: bool,
     log_offset: bool,
     log_prio: bool,
-    unix_epoch: bool,
+    /// log_unix_epoch / log_alternate_epoch: the clock of time 0.
+    epoch_clock: Option<i32>,
     append: bool,
     /// The job's I/O priority value (class << 13 | level), for log_prio.
     ioprio: u16,
-    /// Unix ms at time 0 (log_unix_epoch), found at the end.
+    /// The epoch clock's ms at time 0, found at the end.
     epoch_ms: u64,
     pub trace: Option<Trace>,
 }
@@ -290,7 +305,7 @@ impl Logs {
             log_max: job.log_max_value,
             log_offset: job.log_offset,
             log_prio: job.log_prio,
-            unix_epoch: job.log_unix_epoch,
+            epoch_clock: job.log_epoch_clock,
             append: !job.per_job_logs,
             ioprio: job.prio.map_or(0, |l| (2 << 13) | l as u16),
             epoch_ms: 0,
@@ -365,11 +380,8 @@ impl Logs {
                 }
             }
         }
-        if self.unix_epoch {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64);
-            self.epoch_ms = now.saturating_sub(t_ms);
+        if let Some(clock) = self.epoch_clock {
+            self.epoch_ms = clock_ms(clock).saturating_sub(t_ms);
         }
         if let Some(t) = &mut self.trace {
             t.finish(t_ms, st);
