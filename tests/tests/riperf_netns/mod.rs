@@ -261,22 +261,33 @@ pub struct NsServer {
     pub stderr: PathBuf,
 }
 
-static SERVERS: AtomicU32 = AtomicU32::new(0);
+static SPAWNED: AtomicU32 = AtomicU32::new(0);
+
+/// Spawn `cmd` with stdout and stderr in fresh files of the pair's scratch
+/// directory, named after `role`.
+fn spawn_logged(pair: &NetPair, mut cmd: Command, role: &str) -> (Child, PathBuf, PathBuf) {
+    let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
+    let stdout = pair.file(&format!("{role}{n}.out"));
+    let stderr = pair.file(&format!("{role}{n}.err"));
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout).expect("stdout file"))
+        .stderr(File::create(&stderr).expect("stderr file"))
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {role}: {e}"));
+    (child, stdout, stderr)
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_default()
+}
 
 impl NsServer {
     pub fn start(pair: &NetPair, bin: &Path, extra: &[&str]) -> NsServer {
-        let n = SERVERS.fetch_add(1, Ordering::SeqCst);
-        let stdout = pair.file(&format!("server{n}.out"));
-        let stderr = pair.file(&format!("server{n}.err"));
-        let child = pair
-            .cmd(Side::Server, bin)
-            .args(["-s", "-p", &PORT.to_string(), "--forceflush"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(File::create(&stdout).expect("server stdout"))
-            .stderr(File::create(&stderr).expect("server stderr"))
-            .spawn()
-            .expect("spawn server");
+        let mut cmd = pair.cmd(Side::Server, bin);
+        cmd.args(["-s", "-p", &PORT.to_string(), "--forceflush"])
+            .args(extra);
+        let (child, stdout, stderr) = spawn_logged(pair, cmd, "server");
         let srv = NsServer {
             child,
             stdout,
@@ -318,11 +329,11 @@ impl NsServer {
     }
 
     pub fn stdout_text(&self) -> String {
-        std::fs::read_to_string(&self.stdout).unwrap_or_default()
+        read(&self.stdout)
     }
 
     pub fn stderr_text(&self) -> String {
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        read(&self.stderr)
     }
 
     /// Wait (bounded) until the server's stderr holds `needle`.
@@ -364,18 +375,10 @@ pub struct NsClient {
 
 impl NsClient {
     pub fn start(pair: &NetPair, bin: &Path, args: &[&str]) -> NsClient {
-        let n = SERVERS.fetch_add(1, Ordering::SeqCst);
-        let stdout = pair.file(&format!("client{n}.out"));
-        let stderr = pair.file(&format!("client{n}.err"));
-        let child = pair
-            .cmd(Side::Client, bin)
-            .args(["-c", SERVER_IP, "-p", &PORT.to_string(), "--forceflush"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(File::create(&stdout).expect("client stdout"))
-            .stderr(File::create(&stderr).expect("client stderr"))
-            .spawn()
-            .expect("spawn client");
+        let mut cmd = pair.cmd(Side::Client, bin);
+        cmd.args(["-c", SERVER_IP, "-p", &PORT.to_string(), "--forceflush"])
+            .args(args);
+        let (child, stdout, stderr) = spawn_logged(pair, cmd, "client");
         NsClient {
             child,
             stdout,
@@ -384,11 +387,11 @@ impl NsClient {
     }
 
     pub fn stdout_text(&self) -> String {
-        std::fs::read_to_string(&self.stdout).unwrap_or_default()
+        read(&self.stdout)
     }
 
     pub fn stderr_text(&self) -> String {
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        read(&self.stderr)
     }
 
     /// Wait (bounded) until the client has printed `n` interval lines.
