@@ -151,6 +151,19 @@ fn per_io_logs_have_fio_names_shapes_and_row_counts() {
             ],
             None,
         ),
+        // The real-time class: prio column 1 without log_prio (root only,
+        // as for fio).
+        (
+            &[
+                "--name=rt",
+                "--size=256k",
+                "--rw=read",
+                "--prioclass=1",
+                "--write_iops_log=R",
+                "--output-format=json",
+            ],
+            None,
+        ),
         // No prefix (job names), priorities in hex, an async engine (slat).
         (
             &["job.fio", "--output-format=json"],

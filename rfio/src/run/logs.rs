@@ -307,7 +307,7 @@ impl Logs {
             log_prio: job.log_prio,
             epoch_clock: job.log_epoch_clock,
             append: !job.per_job_logs,
-            ioprio: job.prio.map_or(0, |l| (2 << 13) | l as u16),
+            ioprio: super::placement::ioprio_value(job.prioclass, job.prio).map_or(0, |v| v as u16),
             epoch_ms: 0,
             trace,
         })
