@@ -650,6 +650,17 @@ fn shared_logs_append_and_empty_names_fail_as_fio_does() {
     let (a, b) = (run_in(&our_bin("rfio"), &d2, &bad), run_in(&fio, &d1, &bad));
     assert_eq!((a.code, a.stderr.as_str()), (b.code, b.stderr.as_str()));
     assert_eq!(a.stderr, "fio: option write_bw_log requires an argument\n");
+    // A log that cannot be opened: fio's perror line per file, the run
+    // goes on and succeeds.
+    let bad = [
+        "--name=e",
+        "--size=64k",
+        "--write_lat_log=/nonexistent-rfio-dir/x",
+        "--output-format=json",
+    ];
+    let (a, b) = (run_in(&our_bin("rfio"), &d2, &bad), run_in(&fio, &d1, &bad));
+    assert_eq!((a.code, a.stderr.as_str()), (b.code, b.stderr.as_str()));
+    assert_eq!(a.stderr, "fopen log: No such file or directory\n".repeat(3));
     cleanup(&[&d1, &d2]);
 }
 

@@ -390,8 +390,10 @@ impl Logs {
 
     /// Write every log as fio names it (`PREFIX_TYPE.N.log`, no `.N` with
     /// per_job_logs=0, which appends as fio does) and hand the trace to
-    /// the plot. Logs without rows are written empty, as in fio.
-    pub fn write(mut self) -> std::io::Result<()> {
+    /// the plot. Logs without rows are written empty, as in fio. A log that
+    /// cannot be written is fio's `fopen log: <error>` line (the others are
+    /// still written); the lines are returned.
+    pub fn write(mut self) -> Option<String> {
         if let Some(t) = self.trace.take() {
             crate::plot::collect(t);
         }
@@ -399,19 +401,34 @@ impl Logs {
         // (per_job_logs=0) append whole logs, never interleaved rows.
         static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _guard = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut errors = String::new();
         for l in &self.values {
-            let mut f = std::io::BufWriter::new(self.open(&l.path)?);
-            for r in &l.rows {
-                self.write_row(&mut f, r)?;
-            }
-            f.flush()?;
+            let r = self.write_file(&l.path, |f| {
+                l.rows.iter().try_for_each(|r| self.write_row(f, r))
+            });
+            errors.extend(r.err());
         }
         if let Some(h) = &self.hist {
-            let mut f = std::io::BufWriter::new(self.open(&h.path)?);
-            h.write(&mut f, self.epoch_ms)?;
-            f.flush()?;
+            let r = self.write_file(&h.path, |f| h.write(f, self.epoch_ms));
+            errors.extend(r.err());
         }
-        Ok(())
+        (!errors.is_empty()).then_some(errors)
+    }
+
+    /// One log file: fio's message when it cannot be written.
+    fn write_file(
+        &self,
+        path: &str,
+        body: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) -> Result<(), String> {
+        let reason = |e: std::io::Error| {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            format!("fopen log: {}\n", super::strerror(errno))
+        };
+        let mut f = std::io::BufWriter::new(self.open(path).map_err(reason)?);
+        body(&mut f)
+            .and_then(|()| f.flush())
+            .map_err(|e| format!("fio: failed to write log file {path}: {e}\n"))
     }
 
     fn open(&self, path: &str) -> std::io::Result<std::fs::File> {

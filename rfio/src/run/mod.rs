@@ -287,9 +287,8 @@ fn run_segment(
                     progress
                         .state
                         .store(b'_', std::sync::atomic::Ordering::Relaxed);
-                    let log_error = logs
-                        .and_then(|l| l.write().err())
-                        .map(|e| format!("fio: failed to write log file: {e}\n"));
+                    // fio's perror line for each log it cannot write.
+                    let log_error = logs.and_then(|l| l.write());
                     if job.exitall || (job.exitall_on_error && stats.error != 0) {
                         exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
