@@ -66,7 +66,7 @@ pub fn run(cfg: &Config) -> ClientEnd {
             }
             ClientEnd::Ok
         }
-        Err(e) if e == "\u{0}interrupt" => {
+        Err(e) if e == INTERRUPTED => {
             // The partial report is already out in text; JSON gets it now,
             // with the interrupt as its error (3.12 does the same).
             if matches!(
@@ -92,6 +92,8 @@ pub fn run(cfg: &Config) -> ClientEnd {
 }
 
 const CONTROL_CLOSED: &str = "control socket has closed unexpectedly";
+/// The error value of an interrupted run (reported by `run`, not printed as an error).
+const INTERRUPTED: &str = "\u{0}interrupt";
 
 fn read_state(ctrl: &mut Ctrl) -> Result<State, String> {
     read_state_within(ctrl, None)
@@ -109,7 +111,7 @@ fn read_state_within(ctrl: &mut Ctrl, limit: Option<Duration>) -> Result<State, 
             Err(CtrlError::Timeout) => {
                 if rbench_common::stop::should_stop() {
                     let _ = ctrl.send_state(State::ClientTerminate);
-                    return Err("\u{0}interrupt".into());
+                    return Err(INTERRUPTED.into());
                 }
             }
             Err(CtrlError::UnknownState(_)) => {
@@ -240,7 +242,23 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
             // After TEST_END the server answers at once; 3.12 would wait
             // forever for a server cut off mid-test, riperf gives up after
             // --rcv-timeout (default 120 s).
-            read_state_within(&mut ctrl, Some(Duration::from_millis(cfg.rcv_timeout_ms)))?
+            match read_state_within(&mut ctrl, Some(Duration::from_millis(cfg.rcv_timeout_ms))) {
+                Ok(s) => s,
+                Err(e) => {
+                    // Interrupted while waiting for the server: 3.12 prints
+                    // what this side measured before its interrupt message.
+                    if e == INTERRUPTED && report.is_text() {
+                        if let Some(iv) = session.last_interval.take() {
+                            report.interval(&iv);
+                        }
+                        if let Ok(s) = session.summary(None, report.ctx.sender_has_retransmits) {
+                            report.summary(&s);
+                        }
+                    }
+                    session.stop();
+                    return Err(e);
+                }
+            }
         } else {
             read_state(&mut ctrl)?
         };
@@ -475,7 +493,7 @@ fn wait_running(
                 report.summary(&s);
             }
             session.stop();
-            return Err("\u{0}interrupt".into());
+            return Err(INTERRUPTED.into());
         }
         let now = now_ns();
         let mut deadline = session.next_deadline().min(end_ns);
