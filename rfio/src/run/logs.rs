@@ -415,6 +415,16 @@ impl Logs {
         (!errors.is_empty()).then_some(errors)
     }
 
+    /// (time, value, direction) of a log's rows, for tests.
+    #[cfg(test)]
+    pub fn rows(&self, kind: Kind) -> Vec<(u64, u64, u8)> {
+        self.values
+            .iter()
+            .filter(|l| l.kind == kind)
+            .flat_map(|l| l.rows.iter().map(|r| (r.t_ms, r.value, r.ddir)))
+            .collect()
+    }
+
     /// One log file: fio's message when it cannot be written.
     fn write_file(
         &self,

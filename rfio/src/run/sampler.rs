@@ -131,3 +131,70 @@ impl Sampler {
         self.bw_next.min(self.iops_next).min(plot)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(args: &[&str]) -> Job {
+        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
+        argv.extend(args.iter().map(|s| s.to_string()));
+        let plan = crate::cli::parse(&argv).expect("command line");
+        crate::job::expand(&plan).expect("job").remove(0)
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn windows_keep_to_their_boundaries_and_stop_at_the_runtime() {
+        let j = job(&["--rw=read", "--runtime=1", "--time_based"]);
+        let mut s = Sampler::new(&j, 0);
+        let mut st = ThreadStats::default();
+        assert_eq!(s.next_due(), 500 * MS);
+        st.dir[0].io_bytes = 1 << 20;
+        st.dir[0].ios = 256;
+        // A late tick: the rate is over the time that passed, the next
+        // window still closes at 1000 ms.
+        s.sample(700 * MS, &mut st, None);
+        assert_eq!(st.dir[0].bw.n, 1);
+        assert_eq!(st.dir[0].bw.max, (1 << 20) * 1000 / 700 / 1024);
+        assert_eq!(s.next_due(), 1000 * MS);
+        // No write I/O: no write sample (fio's __add_samples).
+        assert_eq!(st.dir[1].bw.n, 0);
+        // The job's runtime is over: no more samples.
+        st.dir[0].io_bytes *= 2;
+        s.sample(1000 * MS, &mut st, None);
+        assert_eq!(st.dir[0].bw.n, 1);
+    }
+
+    #[test]
+    fn averaged_bw_logs_take_the_sampler_windows() {
+        let j = job(&[
+            "--rw=read",
+            "--write_bw_log=x",
+            "--write_iops_log=x",
+            "--log_avg_msec=100",
+        ]);
+        // bwavgtime follows log_avg_msec when it was not given (fio).
+        assert_eq!((j.bwavgtime_ms, j.iopsavgtime_ms), (100, 100));
+        let mut logs = Logs::new(&j).expect("logs");
+        assert!(!logs.per_io, "averaged bw/iops logs need nothing per I/O");
+        assert_eq!(logs.per_io_rates(), (false, false));
+        let mut s = Sampler::new(&j, 0);
+        let mut st = ThreadStats::default();
+        for k in 1..=3 {
+            st.dir[0].io_bytes = k * 102_400;
+            st.dir[0].ios = k * 25;
+            s.sample(k * 100 * MS, &mut st, Some(&mut logs));
+        }
+        assert_eq!((st.dir[0].bw.n, st.dir[0].iops.n), (3, 3));
+        assert_eq!(st.dir[0].bw.max, 1000);
+        assert_eq!(st.dir[0].iops.max, 250);
+        // One row per window, time = the window's end, bs and offset 0.
+        let want: Vec<(u64, u64, u8)> = (1..=3).map(|k| (k * 100, 1000, 0)).collect();
+        assert_eq!(logs.rows(Kind::Bw), want);
+        assert_eq!(logs.rows(Kind::Iops)[2], (300, 250, 0));
+        let j = job(&["--write_bw_log=x", "--log_avg_msec=100", "--bwavgtime=300"]);
+        assert_eq!(j.bwavgtime_ms, 300);
+    }
+}
