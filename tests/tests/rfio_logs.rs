@@ -773,3 +773,52 @@ fn log_epochs_follow_the_chosen_clock() {
         cleanup(&[&d1, &d2]);
     }
 }
+
+/// fio's fio2gnuplot reads our bw log as it reads fio's: the same data
+/// files, with the same line shapes (numbers masked).
+#[test]
+fn fio2gnuplot_reads_our_logs() {
+    let Some(tool) = on_path("fio2gnuplot") else {
+        eprintln!("note: fio2gnuplot not installed; skipping");
+        return;
+    };
+    let args = [
+        "--name=g",
+        "--filename=data",
+        "--size=8m",
+        "--rw=randrw",
+        "--runtime=1",
+        "--time_based",
+        "--write_bw_log=g",
+        "--log_avg_msec=100",
+        "--output-format=json",
+    ];
+    let Some(((_, d1), (_, d2))) = both(&args, None) else {
+        return;
+    };
+    let read = |d: &Path| -> BTreeMap<String, Vec<String>> {
+        let mut cmd = Command::new(&tool);
+        cmd.args(["-p", "g_bw*.log"]).current_dir(d);
+        let out = run_bounded(&mut cmd, LIMIT);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_dir(d)
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("g_bw") && !n.ends_with(".log") || n.starts_with("gnuplot"))
+            .map(|n| {
+                let text = std::fs::read_to_string(d.join(&n)).unwrap_or_default();
+                let lines: Vec<String> = text.lines().map(str::to_string).collect();
+                (n, shapes(&lines))
+            })
+            .collect()
+    };
+    let (ours, theirs) = (read(&d2), read(&d1));
+    assert!(ours.contains_key("g_bw.global"), "{ours:?}");
+    assert_eq!(ours, theirs);
+    cleanup(&[&d1, &d2]);
+}
