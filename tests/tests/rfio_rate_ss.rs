@@ -1,0 +1,677 @@
+//! rfio beside fio 3.33 for rate limits, think time, steady state, CPU and
+//! I/O priority placement, and I/O errors (continue_on_error, ignore_error,
+//! error_dump) on a full tmpfs. The same command lines run with both tools
+//! in fresh directories; what a user compares is compared: messages and exit
+//! codes, JSON keys and types, line layouts with numbers masked, and counts
+//! in the same ballpark where a clock decides them (tolerances below).
+//! Rate accuracy itself is measured by tests/rate_check.sh, not asserted.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use rbench_tests::{mask_numbers, original, our_bin, run_bounded, wait_output_bounded};
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+struct Ran {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+/// A fresh, empty directory for one run (removed when dropped).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let d = std::env::temp_dir().join(format!(
+            "rfio-rate-{}-{}-{tag}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("create temp dir");
+        TempDir(d)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A 1 MiB tmpfs mounted for one run, unmounted when dropped (also when a
+/// test fails).
+struct Tmpfs(TempDir);
+
+impl Tmpfs {
+    /// None when mounting is not possible here (not root, no tmpfs).
+    fn new(tag: &str) -> Option<Tmpfs> {
+        let d = TempDir::new(tag);
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+            .arg(&d.0)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(Tmpfs(d))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0 .0).status();
+    }
+}
+
+fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).current_dir(dir);
+    let out = run_bounded(&mut cmd, LIMIT);
+    Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// fio then rfio on the same arguments, each in a fresh directory. `None`
+/// when fio is not installed.
+fn both(args: &[&str]) -> Option<(Ran, Ran)> {
+    let fio = original("fio")?;
+    let d1 = TempDir::new("fio");
+    let d2 = TempDir::new("rfio");
+    let theirs = run_in(&fio, &d1.0, args);
+    let ours = run_in(&our_bin("rfio"), &d2.0, args);
+    Some((theirs, ours))
+}
+
+/// fio's notices that share stdout with its JSON when stdout is a pipe
+/// (`fio: pid=...` lines ahead of the document; rfio sends them to stderr so
+/// its stdout stays one document), and the document itself.
+fn fio_json(r: &Ran) -> (String, Value) {
+    let at = r.stdout.find("{\n").unwrap_or(0);
+    let notices = format!("{}{}", r.stderr, &r.stdout[..at]);
+    (notices, json(&r.stdout[at..]))
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
+}
+
+/// Pids, dates and numbers differ from run to run.
+fn masked(s: &str) -> String {
+    mask_numbers(s)
+        .lines()
+        .filter(|l| !l.contains(" CET ") && !l.contains("UTC"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The unit header line (`j: (groupid=...): err=...`), numbers masked.
+fn header_line(out: &str) -> String {
+    out.lines()
+        .find(|l| l.contains("(groupid="))
+        .map(|l| mask_numbers(&l[..l.find(": pid=").unwrap_or(l.len())]))
+        .unwrap_or_default()
+}
+
+/// Lines starting with `prefix`, numbers masked.
+fn lines_with(out: &str, prefix: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.trim_start().starts_with(prefix))
+        .map(mask_numbers)
+        .collect()
+}
+
+/// The same JSON shape: key paths and value types (not values).
+fn shape(v: &Value, path: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                shape(x, &format!("{path}.{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            out.push(format!("{path}[] ({})", a.len()));
+            if let Some(x) = a.first() {
+                shape(x, &format!("{path}[0]"), out);
+            }
+        }
+        Value::Number(n) => out.push(format!(
+            "{path}: {}",
+            if n.is_f64() { "float" } else { "int" }
+        )),
+        Value::String(_) => out.push(format!("{path}: string")),
+        Value::Bool(_) => out.push(format!("{path}: bool")),
+        Value::Null => out.push(format!("{path}: null")),
+    }
+}
+
+fn shape_of(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    shape(v, "", &mut out);
+    out
+}
+
+/// Same exit code and the same stderr/stdout text.
+#[test]
+fn option_errors_match_fio() {
+    let cases: &[&[&str]] = &[
+        &["--rate=1m", "--rate_iops=10"],
+        &["--rate_min=1m", "--rate_iops_min=10"],
+        &["--rate=1m", "--rate_min=2m"],
+        &["--rate_iops=10,20", "--rate_iops_min=5,30"],
+        &["--rate_process=bursty"],
+        &["--ss=iops"],
+        &["--ss=iops:abc"],
+        &["--ss=bw:x%"],
+        &["--ss=foo:1"],
+        &["--ignore_error=EFOO"],
+        &["--ignore_error=0"],
+        &["--cpumask=0x100000"],
+        &["--cpus_allowed_policy=bad"],
+        &["--prioclass=4"],
+        &["--prio=8"],
+        &["--continue_on_error=sometimes"],
+        &["--thinktime_blocks_type=later"],
+    ];
+    for extra in cases {
+        let mut args = vec!["--name=j", "--size=64k", "--ioengine=null"];
+        args.extend_from_slice(extra);
+        let Some((theirs, ours)) = both(&args) else {
+            return;
+        };
+        assert_eq!(ours.code, theirs.code, "exit code for {args:?}");
+        assert_eq!(ours.stderr, theirs.stderr, "stderr for {args:?}");
+        assert_eq!(ours.stdout, theirs.stdout, "stdout for {args:?}");
+    }
+}
+
+#[test]
+fn cmdhelp_of_the_new_options_matches_fio() {
+    for o in [
+        "rate_min",
+        "ratemin",
+        "rate_iops_min",
+        "rate_process",
+        "rate_cycle",
+        "rate_ignore_thinktime",
+        "thinktime_blocks_type",
+        "thinktime_iotime",
+        "steadystate",
+        "ss",
+        "ss_dur",
+        "ss_ramp",
+        "cpus_allowed_policy",
+        "cpumask",
+        "prioclass",
+        "ignore_error",
+        "error_dump",
+    ] {
+        let arg = format!("--cmdhelp={o}");
+        let Some((theirs, ours)) = both(&[&arg]) else {
+            return;
+        };
+        assert_eq!(ours.stdout, theirs.stdout, "{arg}");
+        assert_eq!(ours.code, theirs.code, "{arg}");
+    }
+}
+
+/// Total ios of a rate_iops=500 job over 2 s: 1000 expected; each tool
+/// within 15% of that (start-up and the last partial interval), for the
+/// linear and the poisson process (poisson: 30%, its gaps are random).
+#[test]
+fn rate_iops_gives_the_same_ballpark_of_ios() {
+    for (process, tol) in [("linear", 0.15), ("poisson", 0.30)] {
+        let p = format!("--rate_process={process}");
+        let args = [
+            "--name=j",
+            "--size=1m",
+            "--ioengine=null",
+            "--rw=randread",
+            "--rate_iops=500",
+            &p,
+            "--runtime=2",
+            "--time_based",
+            "--output-format=json",
+        ];
+        let Some((theirs, ours)) = both(&args) else {
+            return;
+        };
+        assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+        let ios = |r: &Ran| {
+            json(&r.stdout)["jobs"][0]["read"]["total_ios"]
+                .as_f64()
+                .unwrap_or(0.0)
+        };
+        for (tool, n) in [("fio", ios(&theirs)), ("rfio", ios(&ours))] {
+            assert!(
+                (n - 1000.0).abs() <= 1000.0 * tol,
+                "{tool} did {n} ios at rate_iops=500 for 2 s ({process})"
+            );
+        }
+    }
+}
+
+/// Per-direction caps (`rate=1m,2m`) on a mixed job: both tools move about
+/// twice as many write bytes as read bytes.
+#[test]
+fn per_direction_rates_split_a_mixed_job() {
+    let args = [
+        "--name=j",
+        "--size=1m",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--rate=1m,2m",
+        "--runtime=2",
+        "--time_based",
+        "--output-format=json",
+    ];
+    let Some((theirs, ours)) = both(&args) else {
+        return;
+    };
+    for (tool, r) in [("fio", &theirs), ("rfio", &ours)] {
+        let j = &json(&r.stdout)["jobs"][0];
+        let rd = j["read"]["io_bytes"].as_f64().unwrap_or(0.0);
+        let wr = j["write"]["io_bytes"].as_f64().unwrap_or(0.0);
+        assert!(
+            rd > 0.0 && (wr / rd - 2.0).abs() < 0.3,
+            "{tool}: read {rd} write {wr}"
+        );
+    }
+}
+
+/// thinktime: 20 ms after every 5 blocks over 1 s is at most 50 stalls of 5
+/// blocks (250 ios) plus the first burst; both tools near that, and
+/// rate_ignore_thinktime runs. (thinktime_spin is left out: fio 3.33 with
+/// it hangs now and then under a test harness.)
+#[test]
+fn thinktime_stalls_both_alike() {
+    for extra in [
+        &["--thinktime=20ms", "--thinktime_blocks=5"][..],
+        &[
+            "--thinktime=20ms",
+            "--thinktime_blocks=5",
+            "--thinktime_blocks_type=issue",
+        ],
+        &[
+            "--thinktime=20ms",
+            "--rate_iops=400",
+            "--rate_ignore_thinktime=1",
+        ],
+    ] {
+        let mut args = vec![
+            "--name=j",
+            "--size=1m",
+            "--ioengine=null",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let Some((theirs, ours)) = both(&args) else {
+            return;
+        };
+        assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+        let ios = |r: &Ran| {
+            json(&r.stdout)["jobs"][0]["read"]["total_ios"]
+                .as_f64()
+                .unwrap_or(0.0)
+        };
+        let (f, o) = (ios(&theirs), ios(&ours));
+        assert!(
+            o > 0.0 && (o / f - 1.0).abs() < 0.35,
+            "{extra:?}: rfio {o} ios, fio {f}"
+        );
+    }
+}
+
+/// rate_iops_min not met (thinktime holds the job to 20 IOPS): after fio's
+/// 2 s settling period and one rate_cycle, the job ends with EIO, the same
+/// lines on the same streams and exit status 1; JSON stays one document.
+#[test]
+fn rate_min_ends_the_job_as_fio() {
+    let base = [
+        "--name=j",
+        "--size=1m",
+        "--ioengine=null",
+        "--thinktime=50ms",
+        "--runtime=8",
+        "--time_based",
+    ];
+    for extra in [&["--rate_iops_min=100"][..], &["--rate_min=1m"]] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let Some((theirs, ours)) = both(&args) else {
+            return;
+        };
+        assert_eq!((ours.code, theirs.code), (1, 1));
+        assert_eq!(masked(&ours.stderr), masked(&theirs.stderr), "{extra:?}");
+        assert!(theirs.stderr.starts_with("j: rate_"), "{}", theirs.stderr);
+        assert_eq!(
+            lines_with(&ours.stdout, "fio: pid="),
+            lines_with(&theirs.stdout, "fio: pid="),
+        );
+        assert_eq!(header_line(&ours.stdout), header_line(&theirs.stdout));
+        args.push("--output-format=json");
+        let (theirs, ours) = both(&args).unwrap_or_else(|| unreachable!());
+        assert_eq!((ours.code, theirs.code), (1, 1));
+        let (notices, t) = fio_json(&theirs);
+        let o = json(&ours.stdout);
+        assert_eq!(masked(&ours.stderr), masked(&notices), "{extra:?}");
+        assert_eq!(o["jobs"][0]["error"], 5);
+        assert_eq!(t["jobs"][0]["error"], 5);
+        // Well before the 8 s runtime: after the 2 s settling and a cycle.
+        let rt = |v: &Value| v["jobs"][0]["job_runtime"].as_u64().unwrap_or(0);
+        assert!(rt(&o) < 6000 && rt(&t) < 6000, "{} {}", rt(&o), rt(&t));
+    }
+}
+
+/// A flat, rate-limited job reaches steady state: both end early, and the
+/// `steadystate` JSON block has fio's keys, order and types; the normal
+/// line has fio's layout.
+#[test]
+fn steadystate_ends_a_settled_job() {
+    for ss in ["iops:10%", "bw:5%", "iops_slope:20", "bw_slope:1%"] {
+        let s = format!("--ss={ss}");
+        let args = [
+            "--name=j",
+            "--size=1m",
+            "--ioengine=null",
+            "--rate_iops=1000",
+            &s,
+            "--ss_dur=2",
+            "--runtime=15",
+            "--time_based",
+            "--output-format=json",
+        ];
+        let Some((theirs, ours)) = both(&args) else {
+            return;
+        };
+        assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+        let (t, o) = (fio_json(&theirs).1, json(&ours.stdout));
+        let (tj, oj) = (&t["jobs"][0], &o["jobs"][0]);
+        let keys = |j: &Value| -> Vec<String> {
+            j.as_object()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(keys(oj), keys(tj), "{ss}");
+        assert_eq!(
+            shape_of(&oj["steadystate"]),
+            shape_of(&tj["steadystate"]),
+            "{ss}"
+        );
+        assert_eq!(oj["steadystate"]["ss"], tj["steadystate"]["ss"]);
+        for j in [tj, oj] {
+            assert_eq!(
+                j["steadystate"]["attained"], 1,
+                "{ss}: {}",
+                j["steadystate"]
+            );
+            assert!(
+                j["job_runtime"].as_u64().unwrap_or(u64::MAX) < 10_000,
+                "{ss}"
+            );
+        }
+    }
+    let args = [
+        "--name=j",
+        "--size=1m",
+        "--ioengine=null",
+        "--rate_iops=1000",
+        "--ss=iops:50%",
+        "--ss_dur=2",
+        "--ss_ramp=1",
+        "--runtime=15",
+        "--time_based",
+    ];
+    let Some((theirs, ours)) = both(&args) else {
+        return;
+    };
+    assert_eq!(
+        lines_with(&ours.stdout, "steadystate"),
+        lines_with(&theirs.stdout, "steadystate")
+    );
+    assert_eq!(lines_with(&ours.stdout, "steadystate").len(), 1);
+}
+
+/// Without attaining (a limit nobody meets) the job runs its runtime and
+/// reports attained=0 with a full window.
+#[test]
+fn steadystate_not_attained_runs_to_the_end() {
+    let args = [
+        "--name=j",
+        "--size=1m",
+        "--ioengine=null",
+        "--rate_iops=1000",
+        "--ss=iops:0",
+        "--ss_dur=1",
+        "--runtime=3",
+        "--time_based",
+        "--output-format=json",
+    ];
+    let Some((theirs, ours)) = both(&args) else {
+        return;
+    };
+    for r in [&theirs, &ours] {
+        let j = &json(&r.stdout)["jobs"][0];
+        assert_eq!(j["steadystate"]["attained"], 0);
+        assert_eq!(
+            j["steadystate"]["data"]["iops"].as_array().map(Vec::len),
+            Some(1)
+        );
+        assert!(j["job_runtime"].as_u64().unwrap_or(0) >= 2900);
+    }
+}
+
+/// Write 2 MiB into a 1 MiB tmpfs: ENOSPC. Without continue_on_error the job
+/// stops with fio's lines and exit 1; with ignore_error=,ENOSPC it continues
+/// (errors line, exit 0); error_dump prints each error. JSON output stays one
+/// document with fio's error fields.
+#[test]
+fn enospc_on_a_full_tmpfs_is_reported_as_fio() {
+    if original("fio").is_none() {
+        return;
+    }
+    let cases: &[&[&str]] = &[
+        &[],
+        &["--continue_on_error=write"],
+        &["--continue_on_error=read"],
+        &["--ignore_error=,ENOSPC"],
+        &["--ignore_error=,ENOSPC", "--error_dump=1"],
+        &["--continue_on_error=all", "--ignore_error=,28"],
+        &["--ioengine=libaio", "--ignore_error=,ENOSPC"],
+    ];
+    for extra in cases {
+        for format in ["normal", "json"] {
+            let mut runs = Vec::new();
+            for bin in [original("fio").unwrap_or_default(), our_bin("rfio")] {
+                let Some(fs) = Tmpfs::new("enospc") else {
+                    return;
+                };
+                let file = fs.0 .0.join("f");
+                let fname = format!("--filename={}", file.display());
+                let fmt = format!("--output-format={format}");
+                let mut args = vec![
+                    "--name=j",
+                    &fname,
+                    "--size=2m",
+                    "--rw=write",
+                    "--bs=256k",
+                    &fmt,
+                ];
+                args.extend_from_slice(extra);
+                let cwd = TempDir::new("cwd");
+                let r = run_in(&bin, &cwd.0, &args);
+                runs.push((r, fs.0 .0.display().to_string()));
+            }
+            let (theirs, ours) = (&runs[0], &runs[1]);
+            let fix = |s: &str, dir: &str| masked(&s.replace(dir, "DIR"));
+            assert_eq!(ours.0.code, theirs.0.code, "{extra:?} {format}");
+            let notices = if format == "json" {
+                fio_json(&theirs.0).0
+            } else {
+                theirs.0.stderr.clone()
+            };
+            assert_eq!(
+                fix(&ours.0.stderr, &ours.1),
+                fix(&notices, &theirs.1),
+                "stderr {extra:?} {format}"
+            );
+            if format == "json" {
+                let (t, o) = (fio_json(&theirs.0).1, json(&ours.0.stdout));
+                for k in ["error", "total_err", "first_error"] {
+                    assert_eq!(o["jobs"][0][k], t["jobs"][0][k], "{k} {extra:?}");
+                }
+                assert_eq!(
+                    o["jobs"][0]["write"]["io_bytes"], t["jobs"][0]["write"]["io_bytes"],
+                    "{extra:?}"
+                );
+            } else {
+                assert_eq!(
+                    header_line(&ours.0.stdout),
+                    header_line(&theirs.0.stdout),
+                    "{extra:?}"
+                );
+                for p in ["fio: pid=", "errors", "issued rwts"] {
+                    assert_eq!(
+                        lines_with(&ours.0.stdout, p),
+                        lines_with(&theirs.0.stdout, p),
+                        "{p} {extra:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The job threads of a running rfio: (tid, Cpus_allowed_list, ioprio).
+fn job_threads(pid: u32) -> Vec<(u32, String, i64)> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if tid == pid || comm.trim() != "rfio" {
+            continue;
+        }
+        let cpus = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        // SAFETY: ioprio_get(IOPRIO_WHO_PROCESS, tid) has no memory arguments.
+        let prio = unsafe { libc::syscall(libc::SYS_ioprio_get, 1, tid as libc::c_long) };
+        out.push((tid, cpus, prio));
+    }
+    out
+}
+
+/// What ioprio_get answers for a thread that never set one.
+const DEFAULT_IOPRIO: i64 = 0;
+
+/// Start rfio, look at its job threads while they run, then let it finish.
+fn observe(args: &[&str], want: usize) -> Vec<(u32, String, i64)> {
+    let d = TempDir::new("placement");
+    let child = Command::new(our_bin("rfio"))
+        .args(args)
+        .current_dir(&d.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rfio");
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut seen = Vec::new();
+    // Job threads set their placement before their first I/O; look until
+    // every one shows the change (or the deadline).
+    while Instant::now() < deadline {
+        seen = job_threads(pid);
+        if seen.iter().filter(|t| t.2 != DEFAULT_IOPRIO).count() >= want {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = wait_output_bounded(child, LIMIT);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    seen
+}
+
+#[test]
+fn placement_shows_in_proc_while_the_job_runs() {
+    let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let base = [
+        "--name=j",
+        "--ioengine=null",
+        "--size=1m",
+        "--runtime=2",
+        "--time_based",
+        "--thread",
+    ];
+    // cpus_allowed and prio/prioclass on one job thread.
+    let mut args = base.to_vec();
+    args.extend(["--cpus_allowed=0", "--prioclass=2", "--prio=5"]);
+    let seen = observe(&args, 1);
+    assert!(
+        seen.iter().any(|t| t.1 == "0" && t.2 == (2 << 13) | 5),
+        "threads: {seen:?}"
+    );
+    // cpumask, and idle class with level 0.
+    let mut args = base.to_vec();
+    args.extend(["--cpumask=0x1", "--prioclass=3"]);
+    let seen = observe(&args, 1);
+    assert!(
+        seen.iter().any(|t| t.1 == "0" && t.2 == 3 << 13),
+        "threads: {seen:?}"
+    );
+    if online >= 2 {
+        // split: job N takes the ((N-1) mod 2)-th CPU of 0-1.
+        let mut args = base.to_vec();
+        args.extend([
+            "--cpus_allowed=0-1",
+            "--cpus_allowed_policy=split",
+            "--numjobs=2",
+            "--prio=1",
+        ]);
+        let seen = observe(&args, 2);
+        let mut cpus: Vec<&str> = seen
+            .iter()
+            .filter(|t| t.2 != DEFAULT_IOPRIO)
+            .map(|t| t.1.as_str())
+            .collect();
+        cpus.sort_unstable();
+        assert_eq!(cpus, ["0", "1"], "threads: {seen:?}");
+        // shared: both keep the whole set.
+        let mut args = base.to_vec();
+        args.extend([
+            "--cpus_allowed=0-1",
+            "--cpus_allowed_policy=shared",
+            "--numjobs=2",
+            "--prio=1",
+        ]);
+        let seen = observe(&args, 2);
+        let cpus: Vec<&str> = seen
+            .iter()
+            .filter(|t| t.2 != DEFAULT_IOPRIO)
+            .map(|t| t.1.as_str())
+            .collect();
+        assert_eq!(cpus, ["0-1", "0-1"], "threads: {seen:?}");
+    }
+}
