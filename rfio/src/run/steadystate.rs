@@ -50,9 +50,16 @@ impl Criterion {
                 .parse()
                 .map_err(|_| "fio: steadystate IOPS threshold postfix parsing failed")?;
         } else {
-            c.limit = parse_size(nr, kb_base)
-                .map_err(|_| "fio: steadystate BW threshold postfix parsing failed")?
-                as f64;
+            // fio's str_to_decimal: a size, or failing that its leading
+            // integer (`0.5` is 0, `1x` is 1).
+            let lead: String = nr.trim().chars().take_while(char::is_ascii_digit).collect();
+            c.limit = match parse_size(nr, kb_base) {
+                Ok(v) => v as f64,
+                Err(_) => lead
+                    .parse::<u64>()
+                    .map_err(|_| "fio: steadystate BW threshold postfix parsing failed")?
+                    as f64,
+            };
         }
         Ok(c)
     }
@@ -333,6 +340,11 @@ mod tests {
         );
         assert!(Criterion::parse("iops", None, 1024).is_err());
         assert!(Criterion::parse("iops", Some("abc"), 1024).is_err());
+        assert_eq!(
+            Criterion::parse("bw", Some("0.5"), 1024).unwrap().limit,
+            0.0
+        );
+        assert!(Criterion::parse("bw", Some("x"), 1024).is_err());
         assert!(
             SteadyState::new(Criterion::parse("bw", Some("1"), 1024).unwrap(), 999_999, 0)
                 .is_none()
