@@ -167,10 +167,9 @@ fn server_restarted_between_tests() {
     }
 }
 
-/// A hand-made client: cookie, parameters, one TCP stream; it sends for
-/// `send_for`, then falls silent and never sends TEST_END. Returns how long
-/// the server took to close the control connection (None: not within `hold`).
-fn silent_after_start(send_for: Duration, hold: Duration) -> Option<Duration> {
+/// A hand-made client up to TEST_RUNNING: cookie, parameters for a
+/// one-second TCP test, one data connection. Returns (control, data).
+fn fake_client_started() -> (TcpStream, TcpStream) {
     let addr = format!("{SERVER_IP}:{PORT}");
     let cookie = [b'q'; 36];
     let mut ctrl = TcpStream::connect(&addr).expect("connect");
@@ -191,21 +190,92 @@ fn silent_after_start(send_for: Duration, hold: Duration) -> Option<Duration> {
     let mut two = [0u8; 2];
     ctrl.read_exact(&mut two).unwrap();
     assert_eq!(two, [1, 2], "TEST_START, TEST_RUNNING");
+    (ctrl, data)
+}
+
+/// Whether the server closed (or reset) the control connection; waits at
+/// most `wait`.
+fn closed_by_server(ctrl: &mut TcpStream, wait: Duration) -> bool {
+    ctrl.set_read_timeout(Some(wait)).unwrap();
+    let mut sink = [0u8; 256];
+    loop {
+        match ctrl.read(&mut sink) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) => {
+                return !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                )
+            }
+        }
+    }
+}
+
+/// The fake client sends for `send_for`, then falls silent and never sends
+/// TEST_END. Returns how long the server took to close the control
+/// connection (None: not within `hold`).
+fn silent_after_start(send_for: Duration, hold: Duration) -> Option<Duration> {
+    let (mut ctrl, mut data) = fake_client_started();
     let block = vec![7u8; 65536];
     let t = Instant::now();
     while t.elapsed() < send_for {
         data.write_all(&block).unwrap();
     }
-    // Silence: wait for the server to give up on us (EOF or reset).
     let quiet = Instant::now();
-    ctrl.set_read_timeout(Some(hold)).unwrap();
-    let mut sink = [0u8; 256];
-    loop {
-        match ctrl.read(&mut sink) {
-            Ok(0) | Err(_) if quiet.elapsed() < hold => return Some(quiet.elapsed()),
-            Ok(_) => continue,
-            _ => return None,
+    closed_by_server(&mut ctrl, hold).then(|| quiet.elapsed())
+}
+
+/// The fake client keeps sending a little (64 KiB every 100 ms) long after
+/// its one-second test, and never sends TEST_END. Returns the seconds from
+/// TEST_RUNNING until the server closed the control connection.
+fn sending_without_end(hold: Duration) -> Option<f64> {
+    let (mut ctrl, mut data) = fake_client_started();
+    let t = Instant::now();
+    let block = vec![7u8; 65536];
+    while t.elapsed() < hold {
+        if data.write_all(&block).is_err()
+            || closed_by_server(&mut ctrl, Duration::from_millis(100))
+        {
+            return Some(t.elapsed().as_secs_f64());
         }
+    }
+    None
+}
+
+#[test]
+fn client_sending_past_its_time_without_test_end_is_dropped_by_the_watchdog() {
+    // 3.12 drops a test at duration + omit + 40 s: 41 s here, so riperf and
+    // iperf3 run side by side, each in its own pair of namespaces.
+    let runs: Vec<_> = tools()
+        .into_iter()
+        .map(|(name, bin)| {
+            std::thread::spawn(move || {
+                let pair = NetPair::new("watchdog")?;
+                let srv = NsServer::start(&pair, &bin, &[]);
+                let fake = pair.in_ns(Side::Client, || {
+                    sending_without_end(Duration::from_secs(70))
+                });
+                let dropped = fake.join().expect("fake client");
+                next_test_works(&pair, &format!("{name} after its watchdog"));
+                drop(srv);
+                Some((name, dropped))
+            })
+        })
+        .collect();
+    let seen: Vec<_> = runs
+        .into_iter()
+        .filter_map(|h| h.join().expect("watchdog run"))
+        .collect();
+    for (name, dropped) in &seen {
+        assert!(dropped.is_some(), "{name} never dropped the test");
+    }
+    if let [(_, Some(ours)), (_, Some(orig))] = seen[..] {
+        eprintln!("watchdog: riperf dropped the test after {ours:.1} s, iperf3 after {orig:.1} s");
+        assert!(
+            (ours - orig).abs() < 3.0,
+            "riperf's watchdog {ours} s vs iperf3's {orig} s"
+        );
     }
 }
 
