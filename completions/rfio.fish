@@ -115,6 +115,7 @@ complete -c rfio -l log_hist_msec -r -d 'Dump completion latency histograms at f
 complete -c rfio -l log_hist_coarseness -r -d 'Integer in range [0,6]'
 complete -c rfio -l log_max_value -r -d 'Log max sample in a window instead of average'
 complete -c rfio -l log_unix_epoch -r -d 'Use Unix time in log files'
+complete -c rfio -l log_entries -r -d 'Initial number of entries in a job IO log'
 complete -c rfio -l log_alternate_epoch -r -d 'Use alternate epoch time in log files'
 complete -c rfio -l log_alternate_epoch_clock_id -r -d 'If log_alternate_epoch or log_unix_epoch is true, this option...'
 complete -c rfio -l log_prio -r -d 'Include priority value of IO for each log entry'

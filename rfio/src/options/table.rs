@@ -983,6 +983,17 @@ pub static OPTIONS: &[OptDef] = &[
         "Log files",
         "Use Unix time in log files",
     ),
+    // Accepted: rfio's log storage grows as needed, like fio's.
+    opt(
+        "log_entries",
+        Kind::Int {
+            min: 1024,
+            max: 1048576,
+        },
+        Some("1024"),
+        "Log files",
+        "Initial number of entries in a job IO log",
+    ),
     opt(
         "log_alternate_epoch",
         Kind::Bool,
