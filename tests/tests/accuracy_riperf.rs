@@ -18,7 +18,10 @@
 //!   carries the few control-connection packets, and counts a dropped UDP
 //!   GSO batch (riperf sends batches) as one drop: both are far below 1%.
 //! * Order: one path, one queue: nothing arrives out of order, so the
-//!   out-of-order count must be 0, as iperf3's is.
+//!   out-of-order count must be 0, as iperf3's is. With reordering made by
+//!   hand (a test client sends the datagrams in a known permuted order, with
+//!   gaps), the server's lost / out-of-order / packets must equal what
+//!   iperf3's accounting makes of the sequence numbers sent, and iperf3's.
 
 mod riperf_netns;
 
@@ -162,5 +165,143 @@ fn udp_rate_loss_and_order_through_tbf() {
             );
             assert_eq!(ooo, 0, "{what}: out of order on a single path");
         }
+    }
+}
+
+/// The datagrams a hand-made UDP client sends, in this order: 1..=N with
+/// every 25th pair swapped (k+1 before k) and every 100th left out.
+/// Returns the order and what iperf3's receiver accounting (spec §3.2)
+/// makes of it: (lost, out of order, highest sequence).
+fn reordered_sequence(n: u32) -> (Vec<u32>, i64, u64, u32) {
+    let mut order: Vec<u32> = Vec::new();
+    let mut k = 1;
+    while k <= n {
+        if k % 100 == 0 {
+            k += 1;
+            continue;
+        }
+        if k % 25 == 1 && k < n && (k + 1) % 100 != 0 {
+            order.push(k + 1);
+            order.push(k);
+            k += 2;
+            continue;
+        }
+        order.push(k);
+        k += 1;
+    }
+    let (mut last, mut lost, mut ooo) = (0u32, 0i64, 0u64);
+    for &seq in &order {
+        if seq > last + 1 {
+            lost += (seq - last - 1) as i64;
+            last = seq;
+        } else if seq == last + 1 {
+            last = seq;
+        } else {
+            ooo += 1;
+            if lost > 0 {
+                lost -= 1;
+            }
+        }
+    }
+    (order, lost, ooo, last)
+}
+
+/// Run one UDP test by hand against the pair's server (a `-1 -J` server):
+/// the datagrams go out in `order`; then TEST_END and the results exchange.
+fn send_udp_test_by_hand(order: &[u32]) {
+    use std::io::{Read, Write};
+    use std::net::{TcpStream, UdpSocket};
+    let addr = format!("{SERVER_IP}:{PORT}");
+    let cookie = [b'u'; 36];
+    let mut ctrl = TcpStream::connect(&addr).expect("connect");
+    ctrl.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    ctrl.write_all(&cookie).unwrap();
+    ctrl.write_all(&[0]).unwrap();
+    let mut b = [0u8; 1];
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 9, "PARAM_EXCHANGE");
+    let params = br#"{"udp":true,"omit":0,"time":5,"num":0,"blockcount":0,"parallel":1,"len":128,"bandwidth":1048576,"pacing_timer":1000,"client_version":"3.12"}"#;
+    ctrl.write_all(&(params.len() as u32).to_be_bytes())
+        .unwrap();
+    ctrl.write_all(params).unwrap();
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 10, "CREATE_STREAMS");
+    let udp = UdpSocket::bind("0.0.0.0:0").unwrap();
+    udp.connect(&addr).unwrap();
+    udp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    udp.send(b"9876").unwrap();
+    let mut reply = [0u8; 64];
+    let n = udp.recv(&mut reply).expect("UDP reply");
+    assert_eq!(&reply[..n], b"6789");
+    let mut two = [0u8; 2];
+    ctrl.read_exact(&mut two).unwrap();
+    assert_eq!(two, [1, 2], "TEST_START, TEST_RUNNING");
+    let mut dgram = [0u8; 128];
+    for (i, &seq) in order.iter().enumerate() {
+        dgram[8..12].copy_from_slice(&seq.to_be_bytes());
+        udp.send(&dgram).unwrap();
+        // A gentle pace: no datagram may be lost for want of buffer.
+        if i % 50 == 49 {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    ctrl.write_all(&[4]).unwrap(); // TEST_END
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 13, "EXCHANGE_RESULTS");
+    let results = format!(
+        r#"{{"cpu_util_total":0,"cpu_util_user":0,"cpu_util_system":0,"sender_has_retransmits":0,"streams":[{{"id":1,"bytes":{},"retransmits":-1,"jitter":0,"errors":0,"packets":{},"start_time":0,"end_time":1}}]}}"#,
+        order.len() * 128,
+        order.len()
+    );
+    ctrl.write_all(&(results.len() as u32).to_be_bytes())
+        .unwrap();
+    ctrl.write_all(results.as_bytes()).unwrap();
+    let mut len = [0u8; 4];
+    ctrl.read_exact(&mut len).unwrap();
+    let mut theirs = vec![0u8; u32::from_be_bytes(len) as usize];
+    ctrl.read_exact(&mut theirs).unwrap();
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 14, "DISPLAY_RESULTS");
+    ctrl.write_all(&[16]).unwrap(); // IPERF_DONE
+}
+
+#[test]
+fn udp_out_of_order_and_loss_follow_the_sequence_numbers_sent() {
+    let Some(pair) = NetPair::new("accorder") else {
+        return;
+    };
+    let (order, lost, ooo, highest) = reordered_sequence(2000);
+    let mut seen = Vec::new();
+    for (name, bin) in tools() {
+        let mut srv = NsServer::start(&pair, &bin, &["-1", "-J"]);
+        let order2 = order.clone();
+        pair.in_ns(Side::Client, move || send_udp_test_by_hand(&order2))
+            .join()
+            .expect("hand-made UDP client");
+        assert_eq!(srv.child_wait(LIMIT), Some(0), "{name} -1 server");
+        let v: Value = serde_json::from_str(&srv.stdout_text())
+            .unwrap_or_else(|e| panic!("{name} server JSON: {e}: {}", srv.stdout_text()));
+        let udp = &v["end"]["streams"][0]["udp"];
+        let got = (
+            udp["lost_packets"].as_i64().expect("lost_packets"),
+            udp["out_of_order"].as_u64().expect("out_of_order"),
+            udp["packets"].as_u64().expect("packets"),
+        );
+        eprintln!(
+            "{name}: lost {}, out of order {}, packets {} (sent {} of {highest}: \
+             expected {lost}, {ooo}, {highest})",
+            got.0,
+            got.1,
+            got.2,
+            order.len()
+        );
+        assert_eq!(got, (lost, ooo, highest as u64), "{name} server's counts");
+        seen.push(got);
+        srv.kill();
+    }
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1], "riperf vs iperf3");
     }
 }

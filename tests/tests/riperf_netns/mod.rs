@@ -345,6 +345,18 @@ impl NsServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    /// Wait (bounded) for a `-1` server to exit; its status.
+    pub fn child_wait(&mut self, limit: Duration) -> Option<i32> {
+        let t = Instant::now();
+        while t.elapsed() < limit {
+            if let Some(s) = self.child.try_wait().expect("try_wait") {
+                return s.code();
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
 }
 
 impl Drop for NsServer {
