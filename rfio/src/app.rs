@@ -141,6 +141,14 @@ pub fn main(args: &[String]) -> i32 {
     {
         warn("fio: Any use of blockalign= turns off randommap\n");
     }
+    for (stdout, line) in crate::verify::warnings(&jobs) {
+        let to = if stdout && p.normal {
+            Stream::Stdout
+        } else {
+            Stream::Stderr
+        };
+        Out { file: None }.put(to, &line);
+    }
     if p.parse_only {
         return 0;
     }

@@ -213,7 +213,9 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
         let _ = writeln!(s, "  Description  : [{d}]");
     }
     for (d, name) in DIR_NAMES.iter().enumerate() {
-        if u.dirs[d].io_bytes > 0 {
+        // fio's show_ddir_status skips a direction that took no time
+        // (verify_only's dry-run writes have bytes but no runtime).
+        if u.dirs[d].io_bytes > 0 && u.dirs[d].runtime_ms > 0 {
             let name = if u.unified == 1 { "mixed" } else { name };
             dir_block(s, u, name, &u.dirs[d]);
         }

@@ -639,12 +639,22 @@ pub fn run(
             Err(_) => break,
         }
     }
-    // fio's verify phase: read back and check what the job wrote.
+    // fio's verify phase: read back and check what the job wrote (not when
+    // the runtime ended the job: fio terminates it then).
+    let mut verify_ns = 0;
     if let Some(v) = verifier.as_mut().filter(|v| v.wants_pass()) {
-        if error.is_none() && !stop::should_stop() && !exit_all.load(Ordering::Relaxed) {
+        let timed_out = runtime_ns > 0 && ns(clock.now()) >= ramp_ns + runtime_ns;
+        if error.is_none()
+            && !timed_out
+            && !stop::should_stop()
+            && !exit_all.load(Ordering::Relaxed)
+        {
+            progress.state.store(b'V', Ordering::Relaxed);
+            let t = clock.now();
             if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st) {
                 error = Some(e.into_io_error(traits.sync));
             }
+            verify_ns = clock.ticks_to_ns(clock.now().saturating_sub(t));
         }
     }
     let end = ns(clock.now());
@@ -660,6 +670,9 @@ pub fn run(
         if on || ds.ios > 0 {
             ds.runtime_ms = runtime_ms;
         }
+    }
+    if verifier.is_some() {
+        crate::verify::phase_runtimes(&mut st, job, end.saturating_sub(measure_start), verify_ns);
     }
     if job.end_fsync || job.fsync_on_close {
         for &fd in &files.fds {

@@ -780,7 +780,11 @@ impl<'a> Verifier<'a> {
                 continue;
             }
             bytes += io.len as u64;
+            // fio's dry run counts the writes it would have done (JSON
+            // write io_bytes/total_ios), with no runtime.
             st.issued[1] += 1;
+            st.dir[1].ios += 1;
+            st.dir[1].io_bytes += io.len as u64;
             self.history.push(Written {
                 offset: io.offset,
                 seed: 0,
@@ -906,6 +910,70 @@ impl PassError {
                 site: None,
             },
         }
+    }
+}
+
+/// fio's warnings about verify settings, printed once per job definition
+/// before the job lines (init.c fixup_options): (on stdout?, line).
+pub fn warnings(jobs: &[Job]) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    for j in jobs.iter().filter(|j| j.clone == 0) {
+        let Some(spec) = &j.verify else { continue };
+        let o = &j.opts;
+        let fixed = j.bssplit.iter().all(Vec::is_empty)
+            && j.bs.iter().all(|b| b.0 == b.1 && b.0 == j.bs[0].0);
+        if j.norandommap && !fixed {
+            out.push((
+                false,
+                "fio: norandommap given for variable block sizes, verify limited\n".to_string(),
+            ));
+        }
+        let writes = j.pattern.write && spec.do_verify;
+        let format = o
+            .text("filename_format")
+            .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into());
+        let shared = o.is_set("filename")
+            || !["$jobname", "$jobnum", "$filenum"]
+                .iter()
+                .all(|k| format.contains(k));
+        if writes && o.int("numjobs") > 1 && shared {
+            out.push((
+                true,
+                "fio: multiple writers may overwrite blocks that belong to other jobs. \
+                 This can cause verification failures.\n"
+                    .to_string(),
+            ));
+        }
+        if writes && j.runtime_us > 0 && j.time_based && !j.pattern.read && spec.backlog == 0 {
+            out.push((
+                true,
+                "fio: verification read phase will never start because write phase uses all \
+                 of runtime\n"
+                    .to_string(),
+            ));
+        }
+    }
+    out
+}
+
+/// fio's runtimes per direction with a verify phase (backend.c): the
+/// write (and trim) runtime is the I/O phase alone, the read runtime adds
+/// the verify phase to the job's own reads; verify_only has no write
+/// runtime. `total_ns` spans both phases.
+pub fn phase_runtimes(st: &mut ThreadStats, job: &Job, total_ns: u64, verify_ns: u64) {
+    let main_us = total_ns.saturating_sub(verify_ns).div_ceil(1000);
+    let verify_us = verify_ns.div_ceil(1000);
+    let only = job.verify.as_ref().is_some_and(|s| s.only);
+    for (d, ds) in st.dir.iter_mut().enumerate() {
+        if ds.runtime_ms == 0 {
+            continue;
+        }
+        ds.runtime_ms = match d {
+            0 if job.pattern.read && ds.ios > 0 => (main_us + verify_us).div_ceil(1000),
+            0 => verify_us.div_ceil(1000),
+            1 if only => 0,
+            _ => main_us.div_ceil(1000),
+        };
     }
 }
 
