@@ -506,3 +506,46 @@ fn verify_phase_is_reported_as_fio_reports_it() {
         ), "{name}: {}", r.stdout);
     }
 }
+
+#[test]
+fn continue_on_error_verify_counts_every_failure() {
+    let base = [
+        "--name=v",
+        "--filename=data",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--verify=md5",
+    ];
+    let mut seen = Vec::new();
+    for (name, bin) in tools() {
+        let dir = temp_dir("cont");
+        let w = run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
+        assert_eq!(w.code, 0, "{name}");
+        flip(&dir.join("data"), 5000);
+        flip(&dir.join("data"), 9000);
+        let only = args(&base, &["--verify_only", "--continue_on_error=verify"]);
+        let r = run_in(&bin, &dir, &only);
+        // fio continues, reports both blocks and still exits 0.
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        assert_eq!(r.stderr.matches("md5: verify failed").count(), 2, "{name}");
+        assert!(
+            r.stdout.contains("v: (groupid=0, jobs=1): err=84 (): pid="),
+            "{name}"
+        );
+        assert!(r.stdout.contains(
+            "     errors    : total=2, first_error=84/<Invalid or incomplete multibyte or wide character>"
+        ), "{name}: {}", r.stdout);
+        let j = json_of(&run_in(&bin, &dir, &args(&only, &["--output-format=json"])));
+        let job = &j["jobs"][0];
+        assert_eq!(
+            (&job["error"], &job["total_err"], &job["first_error"]),
+            (&84.into(), &2.into(), &84.into()),
+            "{name}"
+        );
+        seen.push(normalized(&r.stderr));
+    }
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1]);
+    }
+}

@@ -212,6 +212,11 @@ pub fn dump_lines(dumped: &[IoError], paths: &[std::path::PathBuf], job: &str) -
     }
     let mut s = String::new();
     for e in dumped {
+        // A continued verify failure carries fio's verify lines.
+        if let Some(site) = &e.site {
+            s.push_str(&site.note);
+            continue;
+        }
         let name = paths
             .get(e.file)
             .map_or_else(|| job.to_string(), |p| p.display().to_string());
@@ -243,7 +248,10 @@ pub fn continued(job: &Job, st: &ThreadStats) -> Option<String> {
 /// named after where the engine noticed it; with error_dump the log names it.
 pub fn continued_context(engine: &str, dump: bool, errno: i32) -> String {
     let msg = super::strerror(errno);
-    if dump {
+    if errno == libc::EILSEQ {
+        // Verify failures (verify/mod.rs): fio's report shows `err=84 ()`.
+        String::new()
+    } else if dump {
         format!("file:io_u.c:1876, func=io_u error, error={msg}")
     } else if matches!(engine, "libaio" | "io_uring") {
         String::new()

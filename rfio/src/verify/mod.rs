@@ -305,6 +305,8 @@ pub struct Verifier<'a> {
     content: Content,
     /// Compare the header's seed (fio does for read-write jobs only).
     check_seed: bool,
+    /// continue_on_error: whether verify failures are continued past.
+    continue_verify: bool,
 }
 
 impl<'a> Verifier<'a> {
@@ -345,6 +347,10 @@ impl<'a> Verifier<'a> {
             scratch_len: unit_len,
             content: job.content.clone(),
             check_seed: job.pattern.read && job.pattern.write && spec.backlog == 0,
+            continue_verify: matches!(
+                job.errors.judge(IoKind::Read, libc::EILSEQ),
+                crate::run::errors::Verdict::Continue
+            ),
         })
     }
 
@@ -448,7 +454,8 @@ impl<'a> Verifier<'a> {
                     numberio: None,
                     flags: 0x8,
                 };
-                self.check(buf, io.file, io.offset, expect)
+                let r = self.check(buf, io.file, io.offset, expect);
+                self.judged(r, st)
             }
             _ => Ok(()),
         }
@@ -479,10 +486,27 @@ impl<'a> Verifier<'a> {
             let got = n.max(0) as usize;
             buf[got.min(len)..].fill(0);
             let expect = self.expect_of(&w);
-            self.check(buf, w.file as usize, w.offset, expect)?;
+            let r = self.check(buf, w.file as usize, w.offset, expect);
+            self.judged(r, st)?;
         }
         self.checked = end;
         Ok(())
+    }
+
+    /// continue_on_error=verify (or all): count a failure and go on; its
+    /// lines are printed when the job ends, before the report.
+    fn judged(&self, r: Result<(), Mismatch>, st: &mut ThreadStats) -> Result<(), Mismatch> {
+        match r {
+            Err(m) if self.continue_verify => {
+                st.total_err += 1;
+                if st.total_err == 1 {
+                    st.first_error = libc::EILSEQ;
+                }
+                st.dumped.push(m.into_io_error(true));
+                Ok(())
+            }
+            r => r,
+        }
     }
 
     fn expect_of(&self, w: &Written) -> Expect {

@@ -151,6 +151,6 @@ fn finish(
     let got = (io.result as usize).min(io.len);
     buf[got..].fill(0);
     let expect = v.expect_of(&w);
-    v.check(buf, io.file, io.offset, expect)
-        .map_err(PassError::Mismatch)
+    let r = v.check(buf, io.file, io.offset, expect);
+    v.judged(r, st).map_err(PassError::Mismatch)
 }
