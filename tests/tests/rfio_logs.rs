@@ -164,6 +164,19 @@ fn per_io_logs_have_fio_names_shapes_and_row_counts() {
             ],
             None,
         ),
+        // disable_bw_measurement: the per-I/O bw log stays empty.
+        (
+            &[
+                "--name=nobw",
+                "--size=256k",
+                "--rw=read",
+                "--write_bw_log=N",
+                "--write_iops_log=N",
+                "--disable_bw_measurement=1",
+                "--output-format=json",
+            ],
+            None,
+        ),
         // No prefix (job names), priorities in hex, an async engine (slat).
         (
             &["job.fio", "--output-format=json"],
@@ -726,14 +739,14 @@ fn log_epochs_follow_the_chosen_clock() {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64)
     };
-    let uptime_ms = || -> u64 {
-        let text = std::fs::read_to_string("/proc/uptime").unwrap_or_default();
-        let secs: f64 = text
-            .split(' ')
-            .next()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0.0);
-        (secs * 1000.0) as u64
+    let monotonic_ms = || -> u64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes into the timespec we own.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
     };
     let cases: [(&[&str], &dyn Fn() -> u64); 2] = [
         (&["--log_unix_epoch=1"], &unix_ms),
@@ -742,7 +755,7 @@ fn log_epochs_follow_the_chosen_clock() {
                 "--log_alternate_epoch=1",
                 "--log_alternate_epoch_clock_id=1",
             ],
-            &uptime_ms,
+            &monotonic_ms,
         ),
     ];
     for (extra, clock) in cases {

@@ -203,6 +203,21 @@ impl HistLog {
     }
 }
 
+/// fio's gtod_reduce(): the option, or every measurement disabled.
+fn gtod_reduce(job: &Job) -> bool {
+    job.opts.flag("gtod_reduce")
+        || (job.disable_clat && job.disable_slat && job.opts.flag("disable_bw_measurement"))
+}
+
+/// Whether the job's (bw, iops) logs take a row per I/O (not averaged):
+/// the bw/iops sampler then leaves those windows out, as fio's helper does.
+pub fn per_unit(job: &Job) -> (bool, bool) {
+    (
+        job.write_bw_log.is_some() && job.log_avg_ms == 0,
+        job.write_iops_log.is_some() && job.log_avg_ms == 0,
+    )
+}
+
 /// Milliseconds of clock `id` (clock_gettime); 0 for a clock the system
 /// does not have (fio prints an uninitialised value then).
 fn clock_ms(id: i32) -> u64 {
@@ -229,6 +244,10 @@ pub struct Logs {
     /// log_unix_epoch / log_alternate_epoch: the clock of time 0.
     epoch_clock: Option<i32>,
     append: bool,
+    /// fio skips per-I/O bw samples with disable_bw_measurement and
+    /// per-I/O iops samples under gtod_reduce (account_io_completion).
+    bw_off: bool,
+    iops_off: bool,
     /// The job's I/O priority value (class << 13 | level), for log_prio.
     ioprio: u16,
     /// The epoch clock's ms at time 0, found at the end.
@@ -306,6 +325,8 @@ impl Logs {
             log_offset: job.log_offset,
             log_prio: job.log_prio,
             epoch_clock: job.log_epoch_clock,
+            bw_off: job.opts.flag("disable_bw_measurement") || gtod_reduce(job),
+            iops_off: gtod_reduce(job),
             append: !job.per_job_logs,
             ioprio: super::placement::ioprio_value(job.prioclass, job.prio).map_or(0, |v| v as u16),
             epoch_ms: 0,
@@ -313,11 +334,14 @@ impl Logs {
         })
     }
 
-    /// Whether per-I/O (bw, iops) rows replace the summary samples (fio
-    /// samples bw and iops per I/O when their log is not averaged, §4).
+    /// Whether the summary gets per-I/O (bw, iops) samples: fio samples
+    /// per I/O when their log is not averaged (§4), unless measuring is off.
     pub fn per_io_rates(&self) -> (bool, bool) {
         let has = |k: Kind| self.values.iter().any(|l| l.kind == k && l.avg_ms == 0);
-        (has(Kind::Bw), has(Kind::Iops))
+        (
+            has(Kind::Bw) && !self.bw_off,
+            has(Kind::Iops) && !self.iops_off,
+        )
     }
 
     /// One completed I/O: `since_ns` since the job's start, latencies in
@@ -327,6 +351,7 @@ impl Logs {
         let t_ms = since_ns / 1_000_000;
         let prio = self.ioprio;
         let log_max = self.log_max;
+        let (bw_off, iops_off) = (self.bw_off, self.iops_off);
         for l in &mut self.values {
             let (value, t_ms) = match l.kind {
                 Kind::Lat => (total, t_ms),
@@ -335,10 +360,10 @@ impl Logs {
                 Kind::Slat if slat > 0 => (slat, since_ns.saturating_sub(clat) / 1_000_000),
                 Kind::Slat => continue,
                 // fio: bytes·10^6/clat, 0 when clat is 0.
-                Kind::Bw if l.avg_ms == 0 => {
+                Kind::Bw if l.avg_ms == 0 && !bw_off => {
                     ((bs * 1_000_000).checked_div(clat).unwrap_or(0), t_ms)
                 }
-                Kind::Iops if l.avg_ms == 0 => (1, t_ms),
+                Kind::Iops if l.avg_ms == 0 && !iops_off => (1, t_ms),
                 Kind::Bw | Kind::Iops => continue,
             };
             if l.avg_ms == 0 {

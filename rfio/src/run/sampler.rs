@@ -31,6 +31,9 @@ pub struct Sampler {
     plot_next: u64,
     /// (bw, iops) sampled per I/O by the logs instead.
     pub per_io: (bool, bool),
+    /// (bw, iops) logs with a row per I/O: fio's helper then takes no
+    /// windows for them (even when the per-I/O samples are off).
+    per_unit: (bool, bool),
 }
 
 impl Sampler {
@@ -58,6 +61,7 @@ impl Sampler {
             plot_every,
             plot_next: now_ns + plot_every,
             per_io: (false, false),
+            per_unit: super::logs::per_unit(job),
         }
     }
 
@@ -71,7 +75,7 @@ impl Sampler {
         if now_ns >= self.bw_next {
             let ms = (now_ns - self.bw_last) / 1_000_000;
             for d in 0..3 {
-                if self.dirs[d] && !self.per_io.0 {
+                if self.dirs[d] && !self.per_io.0 && !self.per_unit.0 {
                     let delta = st.dir[d].io_bytes - self.bw_bytes[d];
                     // fio's __add_samples: a window without I/O in a
                     // direction adds no sample there.
@@ -92,7 +96,7 @@ impl Sampler {
         if now_ns >= self.iops_next {
             let ms = (now_ns - self.iops_last) / 1_000_000;
             for d in 0..3 {
-                if self.dirs[d] && !self.per_io.1 {
+                if self.dirs[d] && !self.per_io.1 && !self.per_unit.1 {
                     let delta = st.dir[d].ios - self.iops_ios[d];
                     if delta == 0 {
                         continue;
