@@ -1059,6 +1059,7 @@ mod tests {
             scratch_len: 4096,
             content: Content::default(),
             check_seed: true,
+            continue_verify: false,
         }
     }
 
