@@ -530,10 +530,12 @@ impl<'a> Verifier<'a> {
         let kind = spec.kind;
         let hs = kind.hdr_size();
         let inc = hdr_inc(spec.interval, buf.len());
-        let path = self
-            .paths
-            .get(file)
-            .map_or_else(String::new, |p| p.display().to_string());
+        // Only a failure names the file: no allocation on the clean path.
+        let shown = self.paths.get(file).map(|p| p.display());
+        let path: &dyn std::fmt::Display = match &shown {
+            Some(p) => p,
+            None => &"",
+        };
         let mut failed = false;
         let total = buf.len();
         for (i, chunk) in buf.chunks_mut(inc).enumerate() {
@@ -550,7 +552,7 @@ impl<'a> Verifier<'a> {
                         report,
                         "{why} at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={total})"
                     );
-                    self.dump(&mut report, chunk, &path, at, "hdr_fail");
+                    self.dump(&mut report, chunk, &path.to_string(), at, "hdr_fail");
                     return Err(Mismatch {
                         report,
                         file,
@@ -610,7 +612,17 @@ impl<'a> Verifier<'a> {
                     }
                 }
                 let seed = stored.map_or(0, |h| h.rand_seed);
-                self.dump_pair(&mut report, chunk, &path, at, seed, expect, i, inc, offset);
+                self.dump_pair(
+                    &mut report,
+                    chunk,
+                    &path.to_string(),
+                    at,
+                    seed,
+                    expect,
+                    i,
+                    inc,
+                    offset,
+                );
                 failed = true;
             }
         }
@@ -694,8 +706,11 @@ impl<'a> Verifier<'a> {
         report: &mut String,
     ) -> bool {
         let hs = self.spec.kind.hdr_size();
-        let mut pat = p.bytes.clone();
-        p.paste(&mut pat, offset);
+        // At most 512 bytes (pattern.rs): no allocation per check.
+        let mut buf = [0u8; 512];
+        let pat = &mut buf[..p.bytes.len()];
+        pat.copy_from_slice(&p.bytes);
+        p.paste(pat, offset);
         let mut m = (inc * i + hs) % pat.len();
         for (k, &b) in chunk.iter().enumerate().skip(hs) {
             if b != pat[m] {

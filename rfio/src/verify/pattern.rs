@@ -97,12 +97,20 @@ impl Pattern {
         (!p.bytes.is_empty()).then_some(p)
     }
 
-    /// Copy the pattern over `out`, repeated, with `%o` = `offset`.
+    /// Copy the pattern over `out`, repeated, with `%o` = `offset` in every
+    /// repetition (fio pastes once, then duplicates). No allocation: this
+    /// runs for every verified write.
     pub fn fill(&self, out: &mut [u8], offset: u64) {
-        let mut first = self.bytes.clone();
-        self.paste(&mut first, offset);
-        for chunk in out.chunks_mut(first.len()) {
-            chunk.copy_from_slice(&first[..chunk.len()]);
+        let le = offset.to_le_bytes();
+        for chunk in out.chunks_mut(self.bytes.len()) {
+            let n = chunk.len();
+            chunk.copy_from_slice(&self.bytes[..n]);
+            for &at in &self.offsets_at {
+                if at < n {
+                    let m = (n - at).min(8);
+                    chunk[at..at + m].copy_from_slice(&le[..m]);
+                }
+            }
         }
     }
 
