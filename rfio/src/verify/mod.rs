@@ -298,6 +298,8 @@ pub struct Verifier<'a> {
     check_reads: bool,
     /// Sort and drop overwritten blocks before the final pass.
     overlaps: bool,
+    /// The job writes (rw has a write part).
+    job_writes: bool,
     /// A buffer for backlog reads (and regenerated blocks).
     scratch: Buffers,
     scratch_len: usize,
@@ -343,6 +345,7 @@ impl<'a> Verifier<'a> {
             checked: 0,
             check_reads: job.pattern.read && !job.pattern.write,
             overlaps: job.norandommap || job.loops > 1 || wrap,
+            job_writes: job.pattern.write,
             scratch,
             scratch_len: unit_len,
             content: job.content.clone(),
@@ -354,8 +357,10 @@ impl<'a> Verifier<'a> {
         })
     }
 
+    /// verify_only on a writing job: a dry run replaces the writes (fio's
+    /// do_dry_run); a read job with verify_only reads and checks as usual.
     pub fn only(&self) -> bool {
-        self.spec.only
+        self.spec.only && self.job_writes
     }
 
     /// Fill a write's buffer with verifiable contents: seeded random data
@@ -1070,6 +1075,7 @@ mod tests {
             checked: 0,
             check_reads: false,
             overlaps: false,
+            job_writes: true,
             scratch: Buffers::new(1, 4096, &mut quiet).unwrap(),
             scratch_len: 4096,
             content: Content::default(),
