@@ -675,3 +675,35 @@ fn placement_shows_in_proc_while_the_job_runs() {
         assert_eq!(cpus, ["0-1", "0-1"], "threads: {seen:?}");
     }
 }
+
+/// The status line names the running jobs' rate limits (`, MIN-MAX` bytes/s
+/// or `, MIN-MAX IOPS`) as fio's does.
+#[test]
+fn status_line_shows_rate_limits() {
+    for extra in [
+        &["--rate=1m"][..],
+        &["--rw=randrw", "--rate_iops=100,200"],
+        &["--rate=2m", "--rate_min=1m"],
+    ] {
+        let mut args = vec![
+            "--name=j",
+            "--size=1m",
+            "--ioengine=null",
+            "--runtime=2",
+            "--time_based",
+            "--eta=always",
+        ];
+        args.extend_from_slice(extra);
+        let Some((theirs, ours)) = both(&args) else {
+            return;
+        };
+        let first = |r: &Ran| {
+            r.stdout
+                .split(['\r', '\n'])
+                .find(|l| l.starts_with("Jobs: 1"))
+                .map(|l| l.split(": [").next().unwrap_or("").trim_end().to_string())
+        };
+        assert!(first(&theirs).is_some(), "{}", theirs.stdout);
+        assert_eq!(first(&ours), first(&theirs), "{extra:?}");
+    }
+}

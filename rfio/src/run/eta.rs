@@ -129,6 +129,12 @@ pub fn draw(
             .collect();
         let running = states.iter().filter(|&&s| s != b'P' && s != b'_').count();
         let mut line = format!("Jobs: {running} (f={running})");
+        line.push_str(&super::throttle::eta_limits(
+            jobs.iter()
+                .zip(&states)
+                .filter(|(_, &s)| s != b'P' && s != b'_')
+                .map(|(j, _)| j),
+        ));
         let mut bytes = [0u64; 3];
         let mut ios = [0u64; 3];
         for p in progress {

@@ -7,6 +7,7 @@ use super::offsets::Rng;
 use crate::engine::IoKind;
 use crate::job::Job;
 use crate::stats::ThreadStats;
+use rbench_common::units::fio::{num2str, N2sUnit};
 
 /// `rate`/`rate_iops`: when each direction's next I/O may start. As in fio,
 /// an IOPS cap is a byte rate of `rate_iops × minimum block size`, and the
@@ -240,6 +241,36 @@ impl MinRate {
     }
 }
 
+/// The rate limits of the running jobs on fio's status line:
+/// `, 0B/s-1024KiB/s` (rate_min-rate summed over the directions each job
+/// does), else `, 0-300 IOPS`, else nothing.
+pub fn eta_limits<'a>(running: impl Iterator<Item = &'a Job>) -> String {
+    let (mut m_rate, mut t_rate, mut m_iops, mut t_iops) = (0u64, 0u64, 0u64, 0u64);
+    let mut fmt = (4, true);
+    for j in running {
+        fmt = (j.sig_figs, j.kb_base == 1024);
+        for (d, on) in [j.pattern.read, j.pattern.write, j.pattern.trim]
+            .into_iter()
+            .enumerate()
+        {
+            if on {
+                m_rate += j.rate_min[d];
+                t_rate += j.rate[d];
+                m_iops += j.rate_iops_min[d];
+                t_iops += j.rate_iops[d];
+            }
+        }
+    }
+    let n = |v| num2str(v, fmt.0, 1, fmt.1, N2sUnit::BytePerSec);
+    if m_rate > 0 || t_rate > 0 {
+        format!(", {}-{}", n(m_rate), n(t_rate))
+    } else if m_iops > 0 || t_iops > 0 {
+        format!(", {m_iops}-{t_iops} IOPS")
+    } else {
+        String::new()
+    }
+}
+
 /// fio's checks of the rate options against each other (exit 1).
 pub fn validate(job: &Job) -> Result<(), String> {
     let sum = |a: &[u64; 3]| a.iter().fold(0u64, |s, v| s.saturating_add(*v));
@@ -393,6 +424,15 @@ mod tests {
             .unwrap()
         )
         .is_err());
+    }
+
+    #[test]
+    fn status_line_limits() {
+        let j = job(&["--rate=1m"]);
+        assert_eq!(eta_limits([&j].into_iter()), ", 0B/s-1024KiB/s");
+        let j = job(&["--rw=randrw", "--rate_iops=100,200"]);
+        assert_eq!(eta_limits([&j].into_iter()), ", 0-300 IOPS");
+        assert_eq!(eta_limits([&job(&[])].into_iter()), "");
     }
 
     #[test]
