@@ -553,7 +553,7 @@ fn enospc_on_a_full_tmpfs_is_reported_as_fio() {
 }
 
 /// The job threads of a running rfio: (tid, Cpus_allowed_list, ioprio).
-fn job_threads(pid: u32) -> Vec<(u32, String, i64)> {
+fn job_threads(pid: u32) -> Vec<(u32, String, i64, i64)> {
     let mut out = Vec::new();
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return out;
@@ -575,7 +575,15 @@ fn job_threads(pid: u32) -> Vec<(u32, String, i64)> {
             .to_string();
         // SAFETY: ioprio_get(IOPRIO_WHO_PROCESS, tid) has no memory arguments.
         let prio = unsafe { libc::syscall(libc::SYS_ioprio_get, 1, tid as libc::c_long) };
-        out.push((tid, cpus, prio));
+        // nice: field 19 of stat, the 17th after the `(comm)` field.
+        let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+        let nice = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().nth(16))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        out.push((tid, cpus, prio, nice));
     }
     out
 }
@@ -584,7 +592,7 @@ fn job_threads(pid: u32) -> Vec<(u32, String, i64)> {
 const DEFAULT_IOPRIO: i64 = 0;
 
 /// Start rfio, look at its job threads while they run, then let it finish.
-fn observe(args: &[&str], want: usize) -> Vec<(u32, String, i64)> {
+fn observe(args: &[&str], want: usize) -> Vec<(u32, String, i64, i64)> {
     let d = TempDir::new("placement");
     let child = Command::new(our_bin("rfio"))
         .args(args)
@@ -627,10 +635,11 @@ fn placement_shows_in_proc_while_the_job_runs() {
     ];
     // cpus_allowed and prio/prioclass on one job thread.
     let mut args = base.to_vec();
-    args.extend(["--cpus_allowed=0", "--prioclass=2", "--prio=5"]);
+    args.extend(["--cpus_allowed=0", "--prioclass=2", "--prio=5", "--nice=5"]);
     let seen = observe(&args, 1);
     assert!(
-        seen.iter().any(|t| t.1 == "0" && t.2 == (2 << 13) | 5),
+        seen.iter()
+            .any(|t| t.1 == "0" && t.2 == (2 << 13) | 5 && t.3 == 5),
         "threads: {seen:?}"
     );
     // cpumask, and idle class with level 0.

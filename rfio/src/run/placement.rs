@@ -63,14 +63,6 @@ pub fn apply(job: &Job) -> Result<(), (i32, &'static str)> {
             return Err((errno(), "cpu_set_affinity"));
         }
     }
-    if let Some(v) = ioprio_value(job.prioclass, job.prio) {
-        // ioprio_set(IOPRIO_WHO_PROCESS, this thread, value), before any I/O.
-        // SAFETY: plain syscall with integer arguments.
-        let r = unsafe { libc::syscall(libc::SYS_ioprio_set, 1, 0, v as libc::c_long) };
-        if r == -1 {
-            return Err((errno(), "ioprio_set"));
-        }
-    }
     if job.nice != 0 {
         // SAFETY: setpriority on this thread (tid) with a bounded value.
         let r = unsafe {
@@ -79,6 +71,14 @@ pub fn apply(job: &Job) -> Result<(), (i32, &'static str)> {
         };
         if r == -1 {
             return Err((errno(), "nice"));
+        }
+    }
+    if let Some(v) = ioprio_value(job.prioclass, job.prio) {
+        // ioprio_set(IOPRIO_WHO_PROCESS, this thread, value), before any I/O.
+        // SAFETY: plain syscall with integer arguments.
+        let r = unsafe { libc::syscall(libc::SYS_ioprio_set, 1, 0, v as libc::c_long) };
+        if r == -1 {
+            return Err((errno(), "ioprio_set"));
         }
     }
     Ok(())
