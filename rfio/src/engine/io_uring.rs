@@ -44,6 +44,8 @@ pub struct Uring {
     /// registered index (no file lookup per call) or its descriptor.
     enter_fd: libc::c_long,
     enter_flags: libc::c_long,
+    /// Refills a local ring holds back at most: a quarter of the depth.
+    batch: usize,
 }
 
 impl Uring {
@@ -91,6 +93,7 @@ impl Uring {
             batch_into_wait: local && job.thinktime_us == 0,
             enter_fd,
             enter_flags: 0,
+            batch: (job.iodepth / 4).max(1),
             fixedbufs: job.fixedbufs,
             registerfiles: job.registerfiles,
             pending: 0,
@@ -181,9 +184,10 @@ impl Uring {
     /// posted only by an enter. Completions already posted are taken first,
     /// without a syscall, and the refills queued meanwhile wait in the
     /// submission ring; once the caller needs a completion that is not
-    /// there, one enter submits all of them (a plugged batch for the block
-    /// layer: fewer device notifications) and waits. A refill is thus held
-    /// back only while the job loop is busy with completions at hand.
+    /// there, or once a quarter of the depth is waiting, one enter submits
+    /// them together (a plugged batch for the block layer: fewer device
+    /// notifications). A refill is thus held back only while the job loop
+    /// is busy with completions at hand, and never many of them.
     fn getevents_local(
         &mut self,
         min: usize,
@@ -195,6 +199,15 @@ impl Uring {
         loop {
             n += self.reap(max - n, units, done);
             if n >= max || (n >= min && n > 0) {
+                if self.deferred >= self.batch {
+                    // Enough refills held back: out they go (the device's
+                    // queue stays within `batch` of the job's depth).
+                    match self.enter(0) {
+                        Ok(_) => self.deferred = 0,
+                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
                 break;
             }
             let pending = self.deferred > 0 || self.ring.submission().taskrun();
