@@ -201,7 +201,7 @@ fn parse_bssplit(s: &str, kb_base: u64) -> Result<[Vec<(u64, u32)>; 3], String> 
             let p = match p.filter(|p| !p.is_empty()) {
                 Some(p) => {
                     let v: u32 = p.parse().map_err(|_| format!("bad percentage '{p}'"))?;
-                    sum += v;
+                    sum = sum.saturating_add(v);
                     v
                 }
                 None => {
@@ -245,6 +245,12 @@ fn build(
     let (rw_word, postfix) = o.choice("rw");
     let pattern = Pattern::from_word(&rw_word);
     let rw_postfix = match postfix {
+        // fio reads the postfix as a signed 64-bit size.
+        Some(p) if parse_size(&p, kb_base).is_ok_and(|v| v > i64::MAX as u64) => {
+            return Err(Failure::stderr(format!(
+                "fio: rw postfix parsing failed\nfio: failed parsing rw={rw_word}:{p}\n"
+            )))
+        }
         Some(p) => parse_size(&p, kb_base).map_err(|e| {
             Failure::stderr(format!("rw: {e}\nfio: failed parsing rw={rw_word}:{p}\n"))
         })?,

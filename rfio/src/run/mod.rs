@@ -10,6 +10,7 @@ pub mod files;
 pub mod filesize;
 pub mod logs;
 pub mod offsets;
+pub mod pause;
 pub mod placement;
 pub mod sampler;
 pub mod steadystate;
@@ -270,7 +271,7 @@ fn run_segment(
                         }
                     }
                     if job.startdelay_us > 0 {
-                        std::thread::sleep(std::time::Duration::from_micros(job.startdelay_us));
+                        pause::sleep(std::time::Duration::from_micros(job.startdelay_us));
                     }
                     // SAFETY: gettid has no preconditions.
                     let pid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;

@@ -385,7 +385,8 @@ impl Picker {
                 }
             }
             if !random {
-                r.pos[d] = off + len + self.skip;
+                // A skip (`rw=read:N`) as large as fio takes must not wrap.
+                r.pos[d] = (off + len).saturating_add(self.skip);
             }
             self.same_left = self.ios_per_offset - 1;
             self.last = (fi, off, len as usize);

@@ -133,7 +133,7 @@ impl Throttle {
         if inflight > 0 {
             return Gate::Hold;
         }
-        std::thread::sleep(std::time::Duration::from_nanos(due.min(limit) - now));
+        super::pause::sleep(std::time::Duration::from_nanos(due.min(limit) - now));
         if due > limit {
             Gate::Stop
         } else {
@@ -357,7 +357,7 @@ impl Think {
         }
         let rest = self.us - spin;
         if rest > 0 {
-            std::thread::sleep(std::time::Duration::from_micros(rest));
+            super::pause::sleep(std::time::Duration::from_micros(rest));
         }
         self.last_blocks = self.count(st);
         self.last_ns = now_ns;
