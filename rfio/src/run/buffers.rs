@@ -3,9 +3,10 @@
 //! buffer options (`zero_buffers`, `refill_buffers`, `scramble_buffers`,
 //! `buffer_compress_percentage`/`_chunk`, `dedupe_percentage`/`_mode`,
 //! `buffer_pattern`) so compressing and deduplicating storage sees data
-//! shaped like fio's. The generator is our own (fast, seeded); the shape
-//! (random/zero split per chunk, whole-buffer repeats, 512-byte scramble)
-//! is fio's (io_u.c fill_io_buffer, small_content_scramble).
+//! shaped like fio's: fio's byte generator for a given seed (the seeds
+//! themselves come from our own stream) and fio's shape (random/zero split
+//! per chunk, whole-buffer repeats, 512-byte scramble: io_u.c
+//! fill_io_buffer, small_content_scramble).
 
 use crate::job::Job;
 use crate::options::JobOptions;
@@ -153,19 +154,37 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Random bytes from `seed`: one multiply-xorshift per 8 bytes.
+/// fio's random bytes from `seed` (lib/rand.c __fill_random_buf, with the
+/// default 4 seed buckets): four interleaved streams, seed * 1, 2, 3, 5,
+/// each word the previous one times the 64-bit golden ratio, the tail from
+/// the first stream. The same seed gives the same bytes as fio, so a block
+/// fio wrote can be regenerated from its header's seed (verify_dump).
 #[inline]
 pub fn fill_random(buf: &mut [u8], seed: u64) {
-    let mut s = seed;
-    let mut words = buf.chunks_exact_mut(8);
+    const GOLDEN: u64 = 0x61C8_8646_80B5_83EB;
+    let mut s = [
+        seed,
+        seed.wrapping_mul(2),
+        seed.wrapping_mul(3),
+        seed.wrapping_mul(5),
+    ];
+    let whole = buf.len() / 32 * 32;
+    let (head, tail) = buf.split_at_mut(whole);
+    for group in head.chunks_exact_mut(32) {
+        for (w, st) in group.chunks_exact_mut(8).zip(s.iter_mut()) {
+            w.copy_from_slice(&st.to_le_bytes());
+            *st = st.wrapping_mul(GOLDEN);
+        }
+    }
+    let mut last = s[0];
+    let mut words = tail.chunks_exact_mut(8);
     for w in &mut words {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        w.copy_from_slice(&mix(s).to_le_bytes());
+        w.copy_from_slice(&last.to_le_bytes());
+        last = last.wrapping_mul(GOLDEN);
     }
     let rest = words.into_remainder();
-    let last = mix(s.wrapping_add(0x9E37_79B9_7F4A_7C15)).to_le_bytes();
     let n = rest.len();
-    rest.copy_from_slice(&last[..n]);
+    rest.copy_from_slice(&last.to_le_bytes()[..n]);
 }
 
 /// Copy `pattern` over `buf`, repeated (zeros without a pattern).
@@ -400,6 +419,22 @@ mod tests {
         }
         fill_percentage(&mut b, 7, 100, 512, Some(b"ab"));
         assert_eq!(&b[..4], b"abab");
+    }
+
+    #[test]
+    fn random_bytes_are_fios() {
+        // fio 3.33 with seed 3: words 3, 6, 9, 15, then each times the
+        // golden ratio; then the first stream alone (one word, 5 bytes).
+        let mut b = [0u8; 45];
+        fill_random(&mut b, 3);
+        let g = 0x61C8_8646_80B5_83EBu64;
+        let word = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+        assert_eq!([word(0), word(1), word(2), word(3)], [3, 6, 9, 15]);
+        assert_eq!(word(4), 3u64.wrapping_mul(g));
+        assert_eq!(
+            &b[40..],
+            &3u64.wrapping_mul(g).wrapping_mul(g).to_le_bytes()[..5]
+        );
     }
 
     #[test]
