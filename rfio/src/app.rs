@@ -117,6 +117,18 @@ pub fn main(args: &[String]) -> i32 {
         Err(f) => return fail(f),
     };
     let p = &plan.program;
+    if !p.plot_from.is_empty() {
+        // rfio's own: charts of existing logs, no job runs.
+        return match &p.plot {
+            None => fail(Failure::stderr("rfio: --plot-from needs --plot=DIR\n")),
+            Some(dir) => match crate::plot::prepare(dir)
+                .and_then(|()| crate::plot::from_logs::write(dir, &p.plot_from))
+            {
+                Ok(()) => 0,
+                Err(m) => fail(Failure::stderr(m)),
+            },
+        };
+    }
     if plan.jobs.is_empty() && plan.files.is_empty() {
         return fail(Failure {
             stdout: help::usage(&plan.prog),

@@ -30,6 +30,8 @@ pub struct Program {
     pub status_interval_us: Option<u64>,
     /// `--plot=DIR` (rfio only): SVG charts of the run written to DIR.
     pub plot: Option<String>,
+    /// `--plot-from=LOG` (repeatable): draw these logs instead of running.
+    pub plot_from: Vec<String>,
 }
 
 impl Default for Program {
@@ -50,6 +52,7 @@ impl Default for Program {
             eta_newline_us: None,
             status_interval_us: None,
             plot: None,
+            plot_from: Vec::new(),
         }
     }
 }
@@ -89,6 +92,7 @@ const PROGRAM_WITH_VALUE: &[&str] = &[
     "max-jobs",
     "debug",
     "plot",
+    "plot-from",
 ];
 
 /// getopt's complaint (prefixed with argv[0]) and then fio's own.
@@ -302,6 +306,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                 match name {
                     "output" => p.output = Some(v),
                     "plot" => p.plot = Some(v),
+                    "plot-from" => p.plot_from.push(v),
                     "output-format" => set_output_format(p, &v)?,
                     "terse-version" => match v.parse() {
                         Ok(n @ 2..=5) => p.terse_version = n,

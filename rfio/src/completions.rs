@@ -64,6 +64,11 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         Value::Required,
         "rfio: write SVG charts of the run to this directory",
     ),
+    (
+        "plot-from",
+        Value::Required,
+        "rfio: with --plot, chart this fio log instead of running jobs",
+    ),
     ("version", Value::None, "Print version info and exit"),
     ("help", Value::None, "Print this page"),
     (

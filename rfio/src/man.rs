@@ -53,7 +53,12 @@ pub fn render() -> String {
          (p50, p90, p99 and p99.9 of completion latency per window, for job N), \
          clat_distribution.svg (the cumulative clat distribution of the whole run) and \
          index.html listing them beside a table of the results. Windows are log_avg_msec \
-         long when set, else 100 ms. Nothing else is written.\n.TP\n\\fB\\-\\-version\\fR\nPrint \
+         long when set, else 100 ms. Nothing else is written.\n.TP\n\
+         \\fB\\-\\-plot\\-from\\fR=\\fIlog\\fR\nrfio only, with \\fB\\-\\-plot\\fR: draw log files \
+         that fio or rfio wrote instead of running jobs (repeatable; the kind comes from the \
+         name: _bw, _iops, _lat, _clat, _slat, _clat_hist): bandwidth.svg, iops.svg, \
+         latency.svg (averaged rows as they are, per\\-I/O rows summed or as p50/p99 per \
+         100 ms), LOG_percentiles.svg per histogram log and clat_distribution.svg.\n.TP\n\\fB\\-\\-version\\fR\nPrint \
          fio\\-3.33 (rfio, rbench): fio's first word, then which tool this is.\n",
     );
     s.push_str(".SH JOB OPTIONS\n");

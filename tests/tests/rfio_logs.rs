@@ -835,3 +835,95 @@ fn fio2gnuplot_reads_our_logs() {
     assert_eq!(ours, theirs);
     cleanup(&[&d1, &d2]);
 }
+
+/// `--plot=DIR --plot-from=LOG…` draws fio's own logs: one point per row
+/// of an averaged log and of a histogram log, well-formed SVG; bad input
+/// is an error that names the file.
+#[test]
+fn plot_from_draws_fio_logs() {
+    let Some(fio) = original("fio") else {
+        return;
+    };
+    let d = temp_dir("plotfrom");
+    let ran = run_in(
+        &fio,
+        &d,
+        &[
+            "--name=f",
+            "--filename=data",
+            "--size=8m",
+            "--rw=randrw",
+            "--runtime=1",
+            "--time_based",
+            "--write_bw_log=A",
+            "--write_lat_log=A",
+            "--write_hist_log=A",
+            "--log_avg_msec=100",
+            "--log_hist_msec=100",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let from = [
+        "--plot-from=A_bw.1.log",
+        "--plot-from=A_clat.1.log",
+        "--plot-from=A_clat_hist.1.log",
+    ];
+    let mut args = vec!["--plot=charts"];
+    args.extend(from);
+    let ours = run_in(&our_bin("rfio"), &d, &args);
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    let logs = logs(&d);
+    let points = svg_points(
+        &d.join("charts"),
+        &[
+            "bandwidth.svg",
+            "latency.svg",
+            "A_clat_hist.1_percentiles.svg",
+            "clat_distribution.svg",
+        ],
+    );
+    // Rows per direction with rows (the direction is column 1 of a hist log).
+    let rows = |name: &str| {
+        let mut r = [0usize; 3];
+        let col = if name.contains("hist") { 1 } else { 2 };
+        for d in column(&logs[name], col) {
+            r[d as usize] += 1;
+        }
+        r.into_iter().filter(|&n| n > 0).collect::<Vec<_>>()
+    };
+    assert_eq!(points["bandwidth.svg"], rows("A_bw.1.log"));
+    assert_eq!(points["latency.svg"], rows("A_clat.1.log"));
+    // p50, p90, p99, p99.9 per direction, a point per row.
+    let hist: Vec<usize> = rows("A_clat_hist.1.log")
+        .into_iter()
+        .flat_map(|n| [n; 4])
+        .collect();
+    assert_eq!(points["A_clat_hist.1_percentiles.svg"], hist);
+    assert_eq!(points["clat_distribution.svg"].len(), 2);
+    let index = std::fs::read_to_string(d.join("charts/index.html")).unwrap_or_default();
+    assert!(index.contains("A_clat_hist.1_percentiles.svg"), "{index}");
+
+    // Bad input: no --plot, a name that is no log, a row that is no row.
+    let r = run_in(&our_bin("rfio"), &d, &from[..1]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (1, "rfio: --plot-from needs --plot=DIR\n")
+    );
+    let r = run_in(&our_bin("rfio"), &d, &["--plot=c2", "--plot-from=data"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("data: not a fio log name"),
+        "{}",
+        r.stderr
+    );
+    std::fs::write(d.join("B_bw.1.log"), "0, 1, 0, 0, 0\nsome text\n").expect("write");
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &["--plot=c2", "--plot-from=B_bw.1.log"],
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.starts_with("rfio: B_bw.1.log:2: "), "{}", r.stderr);
+    cleanup(&[&d]);
+}

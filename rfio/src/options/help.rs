@@ -182,6 +182,10 @@ const USAGE: &[(&str, &str)] = &[
         "--plot=dir",
         "rfio: write SVG charts of the run and an index.html to dir",
     ),
+    (
+        "--plot-from=log",
+        "rfio: with --plot, chart this fio/rfio log (repeatable); no job runs",
+    ),
 ];
 
 /// `--help` text: version, then `PROG [options]…` (argv[0], as fio prints it).

@@ -12,6 +12,7 @@
 //! threads hand their [`trace::Trace`] here when they end; the charts are
 //! drawn once every job is done. Nothing is written outside DIR.
 
+pub mod from_logs;
 pub mod svg;
 pub mod trace;
 
