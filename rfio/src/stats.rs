@@ -188,10 +188,7 @@ impl ThreadStats {
             self.first_error = o.first_error;
         }
         self.runtime_ms += o.runtime_ms;
-        // With group_reporting fio reports the last job's steady state.
-        if o.steadystate.is_some() {
-            self.steadystate.clone_from(&o.steadystate);
-        }
+        crate::run::steadystate::merge(&mut self.steadystate, &o.steadystate);
         if self.error == 0 {
             self.error = o.error;
             self.error_text.clone_from(&o.error_text);

@@ -716,3 +716,34 @@ fn status_line_shows_rate_limits() {
         assert_eq!(first(&ours), first(&theirs), "{extra:?}");
     }
 }
+
+/// group_reporting: one steadystate block for the group, its window holding
+/// the members' summed rates (two jobs at 1000 IOPS: about 2000), as fio.
+#[test]
+fn steadystate_of_a_reporting_group_sums_its_jobs() {
+    let args = [
+        "--name=j",
+        "--size=1m",
+        "--ioengine=null",
+        "--rate_iops=1000",
+        "--numjobs=2",
+        "--group_reporting",
+        "--ss=iops:5%",
+        "--ss_dur=2",
+        "--runtime=10",
+        "--time_based",
+        "--output-format=json",
+    ];
+    let Some((theirs, ours)) = both(&args) else {
+        return;
+    };
+    let (t, o) = (fio_json(&theirs).1, json(&ours.stdout));
+    for (tool, v) in [("fio", &t), ("rfio", &o)] {
+        let jobs = v["jobs"].as_array().map_or(0, Vec::len);
+        assert_eq!(jobs, 1, "{tool}");
+        let ss = &v["jobs"][0]["steadystate"];
+        assert_eq!(ss["attained"], 1, "{tool}: {ss}");
+        let mean = ss["data"]["iops_mean"].as_f64().unwrap_or(0.0);
+        assert!((mean - 2000.0).abs() < 200.0, "{tool}: {ss}");
+    }
+}

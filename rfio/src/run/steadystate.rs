@@ -316,6 +316,58 @@ impl Monitor {
     }
 }
 
+/// group_reporting: fio keeps one window for the group, of the members'
+/// summed rates. Each rfio job keeps and judges its own window; the group's
+/// block sums them sample by sample and computes the criterion of the sums,
+/// and the group has attained only when every member has.
+pub fn merge(into: &mut Option<Box<SsReport>>, other: &Option<Box<SsReport>>) {
+    let Some(o) = other else {
+        return;
+    };
+    match into {
+        None => *into = Some(o.clone()),
+        Some(m) => {
+            for (a, b) in m.iops.iter_mut().zip(&o.iops) {
+                *a += b;
+            }
+            for (a, b) in m.bw.iter_mut().zip(&o.bw) {
+                *a += b;
+            }
+            m.iops_mean += o.iops_mean;
+            m.bw_mean += o.bw_mean;
+            m.attained &= o.attained;
+            // The criterion of the summed window, as fio computes it.
+            let c = m.criterion;
+            let ys: Vec<f64> = if c.iops { &m.iops } else { &m.bw }
+                .iter()
+                .map(|&v| v as f64)
+                .collect();
+            let n = ys.len() as f64;
+            let mean = ys.iter().sum::<f64>() / n;
+            let scale = |v: f64| if c.pct { 100.0 * v / mean } else { v };
+            if c.slope {
+                let sx = (0..ys.len()).map(|i| i as f64).sum::<f64>();
+                let sxx = (0..ys.len()).map(|i| (i * i) as f64).sum::<f64>();
+                let sxy = ys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, y)| i as f64 * y)
+                    .sum::<f64>();
+                let den = sxx - sx * sx / n;
+                m.slope = if den == 0.0 {
+                    0.0
+                } else {
+                    (sxy - sx * mean) / den
+                };
+                m.value = scale(m.slope);
+            } else {
+                m.max_deviation = ys.iter().map(|y| (y - mean).abs()).fold(0.0, f64::max);
+                m.value = scale(m.max_deviation);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +420,22 @@ mod tests {
         let r = m.report();
         assert!(r.attained && r.iops.len() == 3 && r.iops_mean >= 1000);
         assert!(r.max_deviation > 0.0 && r.max_deviation < 1.0);
+    }
+
+    #[test]
+    fn group_blocks_sum_their_windows() {
+        let mut a = Monitor::new(ss("iops", "10%", 2));
+        let mut b = Monitor::new(ss("iops", "10%", 2));
+        for s in 1..=2u64 {
+            a.tick(s * 1_000_000_000, s * 1000, 0);
+            b.tick(s * 1_000_000_000, s * 1010, 0);
+        }
+        let mut g = Some(Box::new(a.report()));
+        merge(&mut g, &Some(Box::new(b.report())));
+        let g = g.unwrap();
+        assert_eq!(g.iops, vec![2010, 2010]);
+        assert_eq!(g.iops_mean, 2010);
+        assert!(g.attained && g.max_deviation == 0.0);
     }
 
     #[test]
