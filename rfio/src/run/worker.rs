@@ -442,13 +442,7 @@ pub fn run(
                 };
             }
             if fill_writes && io.kind == IoKind::Write {
-                crate::verify::prepare_write(
-                    idx,
-                    io,
-                    &mut filler,
-                    verifier.as_mut(),
-                    ns(io.start),
-                );
+                crate::verify::prepare_write(idx, io, &mut filler, verifier.as_mut(), ns(io.start));
             }
             st.issued[match io.kind {
                 IoKind::Read => 0,
