@@ -747,3 +747,42 @@ fn steadystate_of_a_reporting_group_sums_its_jobs() {
         assert!((mean - 2000.0).abs() < 200.0, "{tool}: {ss}");
     }
 }
+
+/// exitall_on_error: a job failing with ENOSPC ends the others of its run
+/// (a 10 s time_based job stops early), exit status 1, as fio.
+#[test]
+fn exitall_on_error_stops_the_other_jobs() {
+    if original("fio").is_none() {
+        return;
+    }
+    let mut runs = Vec::new();
+    for bin in [original("fio").unwrap_or_default(), our_bin("rfio")] {
+        let Some(fs) = Tmpfs::new("exitall") else {
+            return;
+        };
+        let fname = format!("--filename={}", fs.0 .0.join("f").display());
+        let cwd = TempDir::new("cwd");
+        let args = [
+            "--exitall_on_error",
+            "--output-format=json",
+            "--name=a",
+            &fname,
+            "--size=2m",
+            "--rw=write",
+            "--bs=256k",
+            "--name=b",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=10",
+        ];
+        runs.push(run_in(&bin, &cwd.0, &args));
+    }
+    let (theirs, ours) = (&runs[0], &runs[1]);
+    assert_eq!((ours.code, theirs.code), (1, 1), "{}", ours.stderr);
+    for (tool, v) in [("fio", fio_json(theirs).1), ("rfio", json(&ours.stdout))] {
+        assert_eq!(v["jobs"][0]["error"], 28, "{tool}");
+        let rt = v["jobs"][1]["job_runtime"].as_u64().unwrap_or(u64::MAX);
+        assert!(rt < 5000, "{tool}: job b ran {rt} ms");
+    }
+}
