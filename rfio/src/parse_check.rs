@@ -105,6 +105,32 @@ mod tests {
         }
     }
 
+    /// Inputs that once panicked or ran away: each is now fio's error.
+    #[test]
+    fn regressions_are_errors() {
+        let argv = vec!["fio".to_string()];
+        for (line, want) in [
+            // Percentages summed in a u32 overflowed.
+            ("bssplit=4k/4294967295:4k/5", "fio: failed parsing bssplit="),
+            // fio refuses a skip past 2^63; ours wrapped offsets.
+            (
+                "rw=read:18446744073709551615",
+                "fio: rw postfix parsing failed\n",
+            ),
+            // Built every clone (and file name) before running out.
+            (
+                "numjobs=99999999999\nnrfiles=99999999",
+                "error: maximum number of jobs reached.\n",
+            ),
+        ] {
+            let text = format!("[x]\nioengine=null\nsize=1m\n{line}\n");
+            let f = check(&argv, Some(&text), &scratch()).expect_err(line);
+            assert_eq!(f.code, 1, "{line}");
+            assert!(f.stderr.contains(want), "{line}: {}", f.stderr);
+        }
+        let _ = std::fs::remove_file(scratch());
+    }
+
     #[test]
     fn a_reference_job_file_resolves() {
         let text =
