@@ -48,7 +48,8 @@ pub fn prepare(dir: &str) -> Result<(), String> {
         .map_err(|e| format!("rfio: cannot create plot directory '{dir}': {e}\n"))
 }
 
-/// The largest of `v`, scaled by the first unit whose next one is too big.
+/// The unit (name, size) to show values up to `max` in: the largest of
+/// `units` (ascending) that `max` reaches, else the first.
 fn unit(max: f64, units: &[(&'static str, f64)]) -> (&'static str, f64) {
     let mut pick = units[0];
     for &u in units {
@@ -197,10 +198,11 @@ fn index(report: &Report, charts: &[(String, String)]) -> String {
     );
     s.push_str(&format!("<p>{}</p>\n", e(&report.time)));
     s.push_str(
-        "<table>\n<tr><th>job</th><th>direction</th><th>bandwidth (KiB/s)</th><th>IOPS</th>\
+        "<table>\n<tr><th>#</th><th>job</th><th>direction</th><th>bandwidth (KiB/s)</th><th>IOPS</th>\
          <th>clat mean (µs)</th><th>clat p50 (µs)</th><th>clat p99 (µs)</th></tr>\n",
     );
-    for u in &report.units {
+    // Reporting units in order: job numbers unless group_reporting merged.
+    for (n, u) in report.units.iter().enumerate() {
         for (d, r) in u.dirs.iter().enumerate().filter(|(_, r)| r.total_ios > 0) {
             let pct = |want: f64| {
                 r.clat
@@ -210,7 +212,8 @@ fn index(report: &Report, charts: &[(String, String)]) -> String {
                     .map_or("-".to_string(), |p| format!("{:.2}", p.1 as f64 / 1000.0))
             };
             s.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>\n",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>\n",
+                n + 1,
                 e(&u.jobname),
                 DIRS[d],
                 r.bw_bytes / 1024,
