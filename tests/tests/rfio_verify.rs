@@ -588,3 +588,41 @@ fn each_tool_regenerates_the_others_blocks() {
         );
     }
 }
+
+/// Settings fio 3.33 crashes on (an assertion for verify=pattern without
+/// a pattern, heap corruption for a header offset past the interval) are
+/// refused with a message, as later fio versions refuse the second.
+#[test]
+fn settings_fio_crashes_on_are_refused() {
+    let dir = temp_dir("refuse");
+    let r = run_in(
+        &our_bin("rfio"),
+        &dir,
+        &[
+            "--name=v",
+            "--filename=data",
+            "--size=64k",
+            "--rw=write",
+            "--verify=pattern",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stderr, "fio: verify=pattern requires verify_pattern\n");
+    let r = run_in(
+        &our_bin("rfio"),
+        &dir,
+        &[
+            "--name=v",
+            "--filename=data",
+            "--size=64k",
+            "--rw=write",
+            "--verify=md5",
+            "--verify_offset=4090",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        "fio: cannot offset verify header beyond the verify interval.\n"
+    );
+}

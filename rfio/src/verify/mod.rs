@@ -201,6 +201,7 @@ impl Spec {
             },
         };
         if kind == Kind::PatternNoHdr && pattern.is_none() {
+            // fio 3.33 stops on an assertion (verify.c: pattern_size != 0).
             return Err("fio: verify=pattern requires verify_pattern\n".to_string());
         }
         // Block sizes of writes (and reads), as fio's min_bs/max_bs.
@@ -232,12 +233,18 @@ impl Spec {
         if vi == 0 || min_w % vi != 0 || max_w % vi != 0 {
             vi = gcd(min_w, max_w);
         }
+        let offset = o.int("verify_offset").max(0) as usize;
+        if offset + kind.hdr_size().max(header::LEN) > vi as usize {
+            // fio 3.33 corrupts memory here; later fio refuses (init.c,
+            // header only; rfio counts the checksum after it too).
+            return Err("fio: cannot offset verify header beyond the verify interval.\n".into());
+        }
         let only = o.flag("verify_only");
         let backlog = o.int("verify_backlog").max(0) as u64;
         Ok(Some(Spec {
             kind,
             interval: vi as usize,
-            offset: o.int("verify_offset").max(0) as usize,
+            offset,
             pattern,
             do_verify: o.flag("do_verify"),
             only,
