@@ -1129,8 +1129,8 @@ fn filesize_sizes_each_file_and_size_caps_it() {
         assert_eq!(io_bytes(&a), io_bytes(&b), "bytes moved by {args:?}");
         assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
     }
-    // A range: each file's size is drawn from it (by each tool's own
-    // generator) and, without size=, the job writes them all.
+    // A range: each file's size is drawn from it, the same sizes as fio
+    // draws (run/filesize.rs), and, without size=, the job writes them all.
     let args = [
         "--name=x",
         "--filesize=1m-3m",
@@ -1154,6 +1154,7 @@ fn filesize_sizes_each_file_and_size_caps_it() {
         let written: u64 = sizes.values().sum();
         assert_eq!(io_bytes(&parse_json(&ran.stdout)), vec![written]);
     }
+    assert_eq!(files_in(&d2), files_in(&d1), "sizes drawn for {args:?}");
 }
 
 /// The offset column of a latency log: the order in which I/Os were issued.
