@@ -320,6 +320,8 @@ fn depth_64_never_reports_a_false_failure() {
     for engine in ["io_uring", "libaio"] {
         for extra in [
             &["--verify=crc32c"][..],
+            // O_DIRECT: real device completions, truly out of order.
+            &["--verify=sha1", "--direct=1", "--bs=16k"],
             &[
                 "--verify=md5",
                 "--verify_backlog=32",
