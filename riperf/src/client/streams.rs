@@ -56,7 +56,7 @@ pub fn create_streams(
     let _ = shared;
     let spec = BodySpec {
         len: blksize as usize,
-        block: &block,
+        block: block.into(),
         pacing,
         udp_counters_64bit: cfg.udp_counters_64bit,
         grow_buffer: cfg.window == 0,

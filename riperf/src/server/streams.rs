@@ -48,7 +48,7 @@ pub fn accept_streams(
     };
     let spec = BodySpec {
         len: p.len as usize,
-        block: &block,
+        block: block.into(),
         pacing,
         udp_counters_64bit: p.udp_counters_64bit,
         grow_buffer: p.window == 0,

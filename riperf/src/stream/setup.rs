@@ -16,8 +16,9 @@ use std::sync::Arc;
 pub struct BodySpec<'a> {
     /// Block (TCP) or datagram (UDP) length.
     pub len: usize,
-    /// The payload block, cloned into each sender.
-    pub block: &'a [u8],
+    /// The payload block: each UDP sender has its own copy (it writes its
+    /// headers into it), TCP senders share this one.
+    pub block: Arc<[u8]>,
     pub pacing: Pacing,
     pub udp_counters_64bit: bool,
     /// `-w` not given: a UDP receiver may grow its buffer.
@@ -59,7 +60,7 @@ pub fn tcp_body(
     Ok(if sender {
         Box::new(TcpSender {
             sock: sock.clone(),
-            block: spec.block.to_vec(),
+            block: spec.block.clone(),
             pacing: spec.pacing,
             zerocopy: spec.zerocopy,
             file,

@@ -13,7 +13,9 @@ use std::time::Duration;
 
 pub struct TcpSender {
     pub sock: Arc<TcpStream>,
-    pub block: Vec<u8>,
+    /// The payload block, shared read-only by every sending stream of the
+    /// test: one copy stays in cache however many streams write it.
+    pub block: Arc<[u8]>,
     pub pacing: Pacing,
     /// `-Z`: send with sendfile(2) from a memory file holding the block.
     pub zerocopy: bool,
@@ -147,6 +149,7 @@ impl TcpSender {
         };
         let mut sock: &TcpStream = &self.sock;
         let mut sent: u64 = 0;
+        let mut buf = vec![0u8; self.block.len()];
         let start = now_ns();
         while test.phase() == phase::RUNNING {
             if self.pacing.rate != 0 {
@@ -156,7 +159,7 @@ impl TcpSender {
                     continue;
                 }
             }
-            let n = match f.read(&mut self.block) {
+            let n = match f.read(&mut buf) {
                 Ok(0) | Err(_) => return,
                 Ok(n) => n,
             };
@@ -165,7 +168,7 @@ impl TcpSender {
             }
             let mut off = 0;
             while off < n {
-                match sock.write(&self.block[off..n]) {
+                match sock.write(&buf[off..n]) {
                     Ok(k) => {
                         off += k;
                         sent += k as u64;
