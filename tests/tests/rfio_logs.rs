@@ -608,7 +608,10 @@ fn plot_draws_well_formed_charts_in_its_directory_only() {
             "{f} not in index.html"
         );
     }
-    assert!(index.contains("<td>1</td><td>p</td><td>read</td>"), "{index}");
+    assert!(
+        index.contains("<td>1</td><td>p</td><td>read</td>"),
+        "{index}"
+    );
     cleanup(&[&d]);
 }
 
