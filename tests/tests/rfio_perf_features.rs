@@ -108,6 +108,17 @@ fn submitters_move_the_same_bytes_null_engine() {
             "--size=64m",
         ],
     );
+    // Fewer I/Os than submitters.
+    same_work_with_two_submitters(
+        &d,
+        &[
+            "--name=job",
+            "--ioengine=null",
+            "--rw=read",
+            "--size=1m",
+            "--number_ios=1",
+        ],
+    );
     // A size that is not a multiple of the submitters' block split, and
     // io_size beyond the region (the region is revisited).
     same_work_with_two_submitters(

@@ -23,8 +23,9 @@ use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-/// How many submitters a job really gets: never more than it has blocks,
-/// and one for jobs whose files are replaced while they run.
+/// How many submitters a job really gets: never more than it has blocks
+/// (in its smallest file) or I/Os (number_ios), and one for jobs whose
+/// files are replaced while they run.
 pub fn count(job: &Job, files: &JobFiles) -> usize {
     if job.submitters <= 1 || job.unlink_each_loop {
         return 1;
@@ -32,7 +33,12 @@ pub fn count(job: &Job, files: &JobFiles) -> usize {
     // Every submitter gets at least one block of every file.
     let grain = grain(job);
     let blocks = files.regions.iter().map(|r| r.2 / grain).min().unwrap_or(0);
-    job.submitters.min(blocks.max(1) as usize)
+    let mut n = job.submitters.min(blocks.max(1) as usize);
+    if job.number_ios > 0 {
+        // number_ios is split too: no thread without an I/O of its own.
+        n = n.min(job.number_ios.min(usize::MAX as u64) as usize);
+    }
+    n
 }
 
 /// Run one job, on `count` threads when it asks for submitters.
