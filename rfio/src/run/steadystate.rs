@@ -148,11 +148,14 @@ pub struct Monitor {
 }
 
 impl Monitor {
-    pub fn new(ss: SteadyState) -> Monitor {
+    /// `phase_ns`: how long after the run's start this job started. fio
+    /// samples on its helper thread's one-second ticks, counted from the
+    /// run's start, so the first sample covers less than a second.
+    pub fn new(ss: SteadyState, phase_ns: u64) -> Monitor {
         let n = ss.dur_s;
         Monitor {
             ss,
-            next_ns: 1_000_000_000,
+            next_ns: 1_000_000_000 - phase_ns % 1_000_000_000,
             ramp_over: ss.ramp_us == 0,
             prev_ns: 0,
             prev_ios: 0,
@@ -177,7 +180,9 @@ impl Monitor {
     /// One sample from the job's totals so far; true once steady.
     #[cold]
     pub fn tick(&mut self, now_ns: u64, ios: u64, bytes: u64) -> bool {
-        self.next_ns = now_ns - now_ns % 1_000_000_000 + 1_000_000_000;
+        while self.next_ns <= now_ns {
+            self.next_ns += 1_000_000_000;
+        }
         if !self.ramp_over && now_ns >= (self.ss.ramp_us + 1_000_000) * 1000 {
             // Recording begins a second after ss_ramp, as in fio.
             self.ramp_over = true;
@@ -405,7 +410,7 @@ mod tests {
 
     #[test]
     fn deviation_attains_on_a_flat_window() {
-        let mut m = Monitor::new(ss("iops", "10%", 3));
+        let mut m = Monitor::new(ss("iops", "10%", 3), 0);
         let mut ios = 0;
         let mut done = None;
         for s in 1..=10u64 {
@@ -424,8 +429,8 @@ mod tests {
 
     #[test]
     fn group_blocks_sum_their_windows() {
-        let mut a = Monitor::new(ss("iops", "10%", 2));
-        let mut b = Monitor::new(ss("iops", "10%", 2));
+        let mut a = Monitor::new(ss("iops", "10%", 2), 0);
+        let mut b = Monitor::new(ss("iops", "10%", 2), 0);
         for s in 1..=2u64 {
             a.tick(s * 1_000_000_000, s * 1000, 0);
             b.tick(s * 1_000_000_000, s * 1010, 0);
@@ -440,7 +445,7 @@ mod tests {
 
     #[test]
     fn slope_sees_a_ramp() {
-        let mut m = Monitor::new(ss("iops_slope", "1%", 4));
+        let mut m = Monitor::new(ss("iops_slope", "1%", 4), 0);
         let mut ios = 0;
         for s in 1..=10u64 {
             // Rising by 10% every second: never steady.

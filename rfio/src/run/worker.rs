@@ -195,7 +195,10 @@ pub fn run(
     let count_submits = !traits.diskless;
     let mut throttle = Throttle::new(job, seed);
     let mut min_rate = super::throttle::MinRate::new(job);
-    let mut steady = job.steadystate.map(super::steadystate::Monitor::new);
+    let mut steady = job.steadystate.map(|ss| {
+        let phase_ms = progress.started_ms.load(Ordering::Relaxed);
+        super::steadystate::Monitor::new(ss, phase_ms * 1_000_000)
+    });
     let mut think = super::throttle::Think::new(job);
     // A stall is due once what is in flight has completed (fio quiesces).
     let mut think_pending = false;
