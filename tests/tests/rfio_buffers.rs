@@ -64,6 +64,13 @@ fn shape(data: &[u8]) -> Shape {
 }
 
 fn written(bin: &Path, extra: &[&str]) -> Shape {
+    let (dir, data) = write_file(bin, extra);
+    let _ = std::fs::remove_dir_all(&dir);
+    shape(&data)
+}
+
+/// Write the 4 MiB file with `bin`; its directory and contents.
+fn write_file(bin: &Path, extra: &[&str]) -> (PathBuf, Vec<u8>) {
     let dir = temp_dir("buf");
     let mut cmd = Command::new(bin);
     cmd.args([
@@ -84,9 +91,8 @@ fn written(bin: &Path, extra: &[&str]) -> Shape {
         String::from_utf8_lossy(&out.stderr)
     );
     let data = std::fs::read(dir.join("data")).expect("written file");
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(data.len(), 4 << 20);
-    shape(&data)
+    (dir, data)
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -229,4 +235,38 @@ fn refilled_buffers_are_new_for_every_write_and_fill_is_repeatable() {
     let b = std::fs::read(dir_b.join("data")).expect("file b");
     assert_eq!(shape(&a).unique, 1.0);
     assert!(a == b, "same options, same contents");
+}
+
+/// fio's own dedupe estimator (`fio-dedupe`, shipped with fio) reads the
+/// share of duplicate blocks back from rfio's file as the option asked.
+#[test]
+fn fio_dedupe_reads_back_the_asked_share() {
+    let Some(tool) = original("fio-dedupe") else {
+        return;
+    };
+    for (pct, extra) in [
+        (50, &["--dedupe_percentage=50"][..]),
+        (
+            30,
+            &["--dedupe_percentage=30", "--buffer_compress_percentage=40"],
+        ),
+        (80, &["--dedupe_percentage=80"]),
+    ] {
+        let (dir, _) = write_file(&our_bin("rfio"), extra);
+        let mut cmd = Command::new(&tool);
+        cmd.args(["-b", "4096"]).arg(dir.join("data"));
+        let out = run_bounded(&mut cmd, Duration::from_secs(60));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let _ = std::fs::remove_dir_all(&dir);
+        let setting: u32 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Fio setting: dedupe_percentage="))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("fio-dedupe output: {text}"));
+        // 1024 blocks: the drawn share is within 5 points of the asked one.
+        assert!(
+            setting.abs_diff(pct) <= 5,
+            "{extra:?}: fio-dedupe says {setting}"
+        );
+    }
 }
