@@ -502,3 +502,61 @@ fn idle_timeout_restarts_a_server_stuck_with_a_silent_client() {
     next_test_works(&pair, "after a silent client");
     drop(srv);
 }
+
+/// A hand-made server for one `-R` test that never answers TEST_END: it
+/// sends data until TEST_END arrives, then holds both connections silent
+/// for `hold`.
+fn server_ignoring_test_end(listener: std::net::TcpListener, hold: Duration) {
+    let (mut ctrl, _) = listener.accept().expect("accept control");
+    let mut cookie = [0u8; 37];
+    ctrl.read_exact(&mut cookie).unwrap();
+    ctrl.write_all(&[9]).unwrap(); // PARAM_EXCHANGE
+    let mut len = [0u8; 4];
+    ctrl.read_exact(&mut len).unwrap();
+    let mut params = vec![0u8; u32::from_be_bytes(len) as usize];
+    ctrl.read_exact(&mut params).unwrap();
+    ctrl.write_all(&[10]).unwrap(); // CREATE_STREAMS
+    let (mut data, _) = listener.accept().expect("accept data");
+    data.read_exact(&mut cookie).unwrap();
+    ctrl.write_all(&[1, 2]).unwrap(); // TEST_START, TEST_RUNNING
+    ctrl.set_nonblocking(true).unwrap();
+    let block = vec![5u8; 65536];
+    let mut b = [0u8; 1];
+    let t = Instant::now();
+    while t.elapsed() < hold {
+        match ctrl.read(&mut b) {
+            Ok(1) if b[0] == 4 => break, // TEST_END: fall silent
+            Ok(_) => {}
+            Err(_) => {
+                let _ = data.write_all(&block);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+    std::thread::sleep(hold.saturating_sub(t.elapsed()));
+}
+
+#[test]
+fn server_that_never_answers_test_end() {
+    let Some(pair) = NetPair::new("noanswer") else {
+        return;
+    };
+    for (name, bin) in tools() {
+        let hold = Duration::from_secs(8);
+        let fake = pair.in_ns(Side::Server, move || {
+            let l = std::net::TcpListener::bind(format!("{SERVER_IP}:{PORT}")).expect("bind");
+            server_ignoring_test_end(l, hold)
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let mut cli = NsClient::start(&pair, &bin, &["-t", "1", "-R", "--rcv-timeout", "1000"]);
+        // Both give up after --rcv-timeout without an answer (3.12 too).
+        let code = cli.wait(Duration::from_secs(6));
+        assert_eq!(code, Some(1), "{name}: {}", cli.stderr_text());
+        assert_eq!(
+            one_error(&cli.stderr_text(), name),
+            "iperf3: error - unable to receive control message: Connection timed out"
+        );
+        drop(cli);
+        fake.join().expect("fake server");
+    }
+}
