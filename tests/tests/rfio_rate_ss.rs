@@ -552,7 +552,8 @@ fn enospc_on_a_full_tmpfs_is_reported_as_fio() {
     }
 }
 
-/// The job threads of a running rfio: (tid, Cpus_allowed_list, ioprio).
+/// The threads of a running tool but its main one: (tid,
+/// Cpus_allowed_list, ioprio, nice).
 fn job_threads(pid: u32) -> Vec<(u32, String, i64, i64)> {
     let mut out = Vec::new();
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
@@ -563,8 +564,7 @@ fn job_threads(pid: u32) -> Vec<(u32, String, i64, i64)> {
             continue;
         };
         let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
-        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
-        if tid == pid || comm.trim() != "rfio" {
+        if tid == pid {
             continue;
         }
         let cpus = status
@@ -591,10 +591,11 @@ fn job_threads(pid: u32) -> Vec<(u32, String, i64, i64)> {
 /// What ioprio_get answers for a thread that never set one.
 const DEFAULT_IOPRIO: i64 = 0;
 
-/// Start rfio, look at its job threads while they run, then let it finish.
-fn observe(args: &[&str], want: usize) -> Vec<(u32, String, i64, i64)> {
+/// Start the tool, look at its job threads while they run (the threads
+/// whose ioprio was set), then let it finish.
+fn observe(bin: &Path, args: &[&str], want: usize) -> Vec<(u32, String, i64, i64)> {
     let d = TempDir::new("placement");
-    let child = Command::new(our_bin("rfio"))
+    let child = Command::new(bin)
         .args(args)
         .current_dir(&d.0)
         .stdout(Stdio::piped())
@@ -625,6 +626,15 @@ fn observe(args: &[&str], want: usize) -> Vec<(u32, String, i64, i64)> {
 #[test]
 fn placement_shows_in_proc_while_the_job_runs() {
     let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut tools = vec![("rfio", our_bin("rfio"))];
+    tools.extend(original("fio").map(|f| ("fio", f)));
+    for (tool, bin) in &tools {
+        placement_of(tool, bin, online);
+    }
+}
+
+/// The job threads of `bin` (fio with --thread, or rfio) carry the placement.
+fn placement_of(tool: &str, bin: &Path, online: usize) {
     let base = [
         "--name=j",
         "--ioengine=null",
@@ -636,19 +646,19 @@ fn placement_shows_in_proc_while_the_job_runs() {
     // cpus_allowed and prio/prioclass on one job thread.
     let mut args = base.to_vec();
     args.extend(["--cpus_allowed=0", "--prioclass=2", "--prio=5", "--nice=5"]);
-    let seen = observe(&args, 1);
+    let seen = observe(bin, &args, 1);
     assert!(
         seen.iter()
             .any(|t| t.1 == "0" && t.2 == (2 << 13) | 5 && t.3 == 5),
-        "threads: {seen:?}"
+        "{tool} threads: {seen:?}"
     );
     // cpumask, and idle class with level 0.
     let mut args = base.to_vec();
     args.extend(["--cpumask=0x1", "--prioclass=3"]);
-    let seen = observe(&args, 1);
+    let seen = observe(bin, &args, 1);
     assert!(
         seen.iter().any(|t| t.1 == "0" && t.2 == 3 << 13),
-        "threads: {seen:?}"
+        "{tool} threads: {seen:?}"
     );
     if online >= 2 {
         // split: job N takes the ((N-1) mod 2)-th CPU of 0-1.
@@ -659,14 +669,14 @@ fn placement_shows_in_proc_while_the_job_runs() {
             "--numjobs=2",
             "--prio=1",
         ]);
-        let seen = observe(&args, 2);
+        let seen = observe(bin, &args, 2);
         let mut cpus: Vec<&str> = seen
             .iter()
             .filter(|t| t.2 != DEFAULT_IOPRIO)
             .map(|t| t.1.as_str())
             .collect();
         cpus.sort_unstable();
-        assert_eq!(cpus, ["0", "1"], "threads: {seen:?}");
+        assert_eq!(cpus, ["0", "1"], "{tool} threads: {seen:?}");
         // shared: both keep the whole set.
         let mut args = base.to_vec();
         args.extend([
@@ -675,13 +685,13 @@ fn placement_shows_in_proc_while_the_job_runs() {
             "--numjobs=2",
             "--prio=1",
         ]);
-        let seen = observe(&args, 2);
+        let seen = observe(bin, &args, 2);
         let cpus: Vec<&str> = seen
             .iter()
             .filter(|t| t.2 != DEFAULT_IOPRIO)
             .map(|t| t.1.as_str())
             .collect();
-        assert_eq!(cpus, ["0-1", "0-1"], "threads: {seen:?}");
+        assert_eq!(cpus, ["0-1", "0-1"], "{tool} threads: {seen:?}");
     }
 }
 
