@@ -628,3 +628,31 @@ fn settings_fio_crashes_on_are_refused() {
         "fio: cannot offset verify header beyond the verify interval.\n"
     );
 }
+
+/// With `loops`, fio verifies after every loop: the reads are loops × size.
+#[test]
+fn every_loop_is_verified() {
+    for (name, bin) in tools() {
+        let dir = temp_dir("loops");
+        let r = run_in(
+            &bin,
+            &dir,
+            &[
+                "--name=v",
+                "--filename=data",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=1m",
+                "--loops=3",
+                "--verify=md5",
+                "--ioengine=libaio",
+                "--iodepth=16",
+                "--output-format=json",
+            ],
+        );
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        let j = json_of(&r);
+        assert_eq!(j["jobs"][0]["read"]["io_bytes"], 3 << 20, "{name}");
+        assert_eq!(j["jobs"][0]["write"]["io_bytes"], 3 << 20, "{name}");
+    }
+}

@@ -157,6 +157,8 @@ pub fn run(
     )
     .filter(|_| !traits.diskless);
     let fill_writes = filler.content.per_write() || verifier.is_some();
+    // A loop ended: verify it once nothing is in flight (verify= only).
+    let mut verify_due = false;
     let mut free: Vec<usize> = (0..depth).rev().collect();
     let mut done: Vec<usize> = Vec::with_capacity(depth);
     let mut to_stamp: Vec<usize> = Vec::with_capacity(depth);
@@ -313,7 +315,7 @@ pub fn run(
         } else if inflight <= low_mark {
             filling = true;
         }
-        let mut budget = if filling && !think_pending {
+        let mut budget = if filling && !think_pending && !verify_due {
             depth - inflight
         } else {
             0
@@ -363,6 +365,10 @@ pub fn run(
                         // One loop of the job is complete.
                         loops_left = loops_left.saturating_sub(1);
                         if ios_left && (time_based || loops_left > 0) {
+                            // verify=: fio checks each loop before the next
+                            // one writes; this unit waits for that.
+                            verify_due =
+                                verifier.as_ref().is_some_and(|v| v.wants_pass()) && !time_based;
                             if job.unlink_each_loop && !time_based {
                                 let writes = job.pattern.write || job.pattern.trim;
                                 if let Err((errno, file)) = super::files::recreate(files, writes) {
@@ -410,6 +416,10 @@ pub fn run(
                         }
                     }
                 }
+            }
+            if verify_due {
+                held = Some(idx);
+                break;
             }
             if throttle.on && !matches!(io.kind, IoKind::Fsync | IoKind::Fdatasync) {
                 let limit = if runtime_ns > 0 {
@@ -543,7 +553,7 @@ pub fn run(
             }
         }
         if think.on && !think_pending {
-            think_pending = think.due(&st, ns(clock.now()));
+            think_pending = think.due(&st, || ns(clock.now()));
         }
         if !to_stamp.is_empty() {
             let r = commit(
@@ -621,6 +631,23 @@ pub fn run(
         } else if exhausted || error.is_some() {
             break;
         }
+        if verify_due && inflight == 0 && to_stamp.is_empty() {
+            verify_due = false;
+            if let Some(v) = verifier.as_mut() {
+                progress.state.store(b'V', Ordering::Relaxed);
+                // The held unit (next loop's first write) keeps its setup.
+                let kept = held.map(|h| (h, units[h]));
+                if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st) {
+                    error = Some(e.into_io_error(traits.sync));
+                }
+                if let Some((h, u)) = kept {
+                    units[h] = u;
+                }
+                progress
+                    .state
+                    .store(super::eta::running_letter(job), Ordering::Relaxed);
+            }
+        }
         if think_pending && inflight == 0 && to_stamp.is_empty() {
             // thinktime: stall with nothing in flight (fio's io_u_quiesce).
             think_pending = false;
@@ -638,7 +665,6 @@ pub fn run(
     }
     // fio's verify phase: read back and check what the job wrote (not when
     // the runtime ended the job: fio terminates it then).
-    let mut verify_ns = 0;
     if let Some(v) = verifier.as_mut().filter(|v| v.wants_pass()) {
         let timed_out = runtime_ns > 0 && ns(clock.now()) >= ramp_ns + runtime_ns;
         if error.is_none()
@@ -647,13 +673,12 @@ pub fn run(
             && !exit_all.load(Ordering::Relaxed)
         {
             progress.state.store(b'V', Ordering::Relaxed);
-            let t = clock.now();
             if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st) {
                 error = Some(e.into_io_error(traits.sync));
             }
-            verify_ns = clock.ticks_to_ns(clock.now().saturating_sub(t));
         }
     }
+    let verify_ns = verifier.as_ref().map_or(0, |v| v.spent_ns());
     let end = ns(clock.now());
     if !measuring {
         st.reset();

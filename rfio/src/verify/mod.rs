@@ -82,6 +82,8 @@ pub struct Verifier<'a> {
     check_seed: bool,
     /// continue_on_error: whether verify failures are continued past.
     continue_verify: bool,
+    /// Time spent in verify phases (the read runtime, as fio counts it).
+    spent_ns: u64,
 }
 
 impl<'a> Verifier<'a> {
@@ -127,6 +129,7 @@ impl<'a> Verifier<'a> {
                 job.errors.judge(IoKind::Read, libc::EILSEQ),
                 crate::run::errors::Verdict::Continue
             ),
+            spent_ns: 0,
         })
     }
 
@@ -325,6 +328,11 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// Time spent in verify phases so far.
+    pub fn spent_ns(&self) -> u64 {
+        self.spent_ns
+    }
+
     /// Whether a verify phase follows the write pass.
     pub fn wants_pass(&self) -> bool {
         (self.spec.do_verify || self.spec.only) && self.checked < self.history.len()
@@ -353,8 +361,10 @@ impl<'a> Verifier<'a> {
             }
             list = kept;
         }
+        let t0 = rbench_common::clock::now_ns();
         let r = pass::run(self, &list, engine, units, sync_engine, st);
         self.checked = 0;
+        self.spent_ns += rbench_common::clock::now_ns().saturating_sub(t0);
         r
     }
 }

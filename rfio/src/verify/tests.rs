@@ -40,6 +40,7 @@ fn verifier<'a>(spec: &'a Spec, paths: &'a [PathBuf]) -> Verifier<'a> {
         content: Content::default(),
         check_seed: true,
         continue_verify: false,
+        spent_ns: 0,
     }
 }
 
