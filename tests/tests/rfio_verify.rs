@@ -656,3 +656,56 @@ fn every_loop_is_verified() {
         assert_eq!(j["jobs"][0]["write"]["io_bytes"], 3 << 20, "{name}");
     }
 }
+
+/// Where headers sit and what length they cover: (position, len) of
+/// every header in a file (found by magic and their own offset field).
+fn headers(data: &[u8]) -> Vec<(u64, u32)> {
+    (0..data.len() / 512)
+        .map(|i| i * 512)
+        .filter(|&at| data.len() >= at + 40 && data[at] == 0xca && data[at + 1] == 0xac)
+        .filter_map(|at| {
+            let len = u32::from_le_bytes(data[at + 4..at + 8].try_into().ok()?);
+            let off = u64::from_le_bytes(data[at + 16..at + 24].try_into().ok()?);
+            (off == at as u64).then_some((off, len))
+        })
+        .collect()
+}
+
+/// verify_interval after fio's fix-ups (a factor of the write sizes, at
+/// most the smallest): the same header layout as fio's in every case.
+#[test]
+fn header_layout_follows_fios_interval_rules() {
+    let Some(fio) = original("fio") else { return };
+    for extra in [
+        &["--bs=16k", "--verify_interval=8k"][..],
+        &["--bs=16k", "--verify_interval=6k"],
+        &["--bs=12k", "--verify_interval=8k"],
+        &["--bs=8k", "--verify_interval=512"],
+        &["--bsrange=4k-16k"],
+        &["--bs=64k", "--verify_interval=128k"],
+    ] {
+        let mut layouts = Vec::new();
+        for bin in [&our_bin("rfio"), &fio] {
+            let dir = temp_dir("layout");
+            let base = [
+                "--name=v",
+                "--filename=data",
+                "--rw=write",
+                "--size=192k",
+                "--verify=crc32c",
+                "--do_verify=0",
+                "--output=/dev/null",
+            ];
+            let r = run_in(bin, &dir, &args(&base, extra));
+            assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
+            let data = std::fs::read(dir.join("data")).expect("file");
+            let h = headers(&data);
+            assert!(!h.is_empty(), "{extra:?}");
+            layouts.push(h);
+        }
+        assert_eq!(
+            layouts[0], layouts[1],
+            "{extra:?}: rfio's headers, then fio's"
+        );
+    }
+}
