@@ -324,11 +324,12 @@ impl Think {
         }
     }
 
-    /// Whether a stall is due (`now_ns`: since the job started).
+    /// Whether a stall is due (`now_ns`: since the job started, read only
+    /// for thinktime_iotime).
     #[cold]
-    pub fn due(&self, st: &ThreadStats, now_ns: u64) -> bool {
+    pub fn due(&self, st: &ThreadStats, now_ns: impl FnOnce() -> u64) -> bool {
         if self.iotime_us > 0 {
-            if now_ns.saturating_sub(self.last_ns) >= (self.iotime_us + self.us) * 1000 {
+            if now_ns().saturating_sub(self.last_ns) >= (self.iotime_us + self.us) * 1000 {
                 return true;
             }
             if !self.blocks_set {
