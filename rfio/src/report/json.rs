@@ -235,8 +235,8 @@ fn steadystate(ss: &crate::run::steadystate::SsReport) -> J {
         (
             "criterion",
             J::Str(format!(
-                "{:.6}{}",
-                ss.value as f32,
+                "{}{}",
+                crate::run::steadystate::c_float(f64::from(ss.value as f32), 6),
                 if c.pct { "%" } else { "" }
             )),
         ),

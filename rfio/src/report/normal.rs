@@ -26,7 +26,12 @@ pub fn header(jobs: &[Job]) -> String {
             "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}",
             j.name,
             j.groupid,
-            j.rw_word,
+            // fio names the mode by its direction bits: `readwrite` is `rw`.
+            if j.rw_word == "readwrite" {
+                "rw"
+            } else {
+                &j.rw_word
+            },
             b(j.bs[0].0),
             b(j.bs[0].1),
             b(j.bs[1].0),
@@ -289,14 +294,14 @@ fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::steadystate::SsRepor
     let c = &ss.criterion;
     let _ = writeln!(
         s,
-        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={}{}",
         if ss.attained { "yes" } else { "no" },
         num2str(kib, u.sig_figs, u.kb_base, pow2, unit),
         num2str(kib, u.sig_figs, u.kb_base, !pow2, unit),
         num2str(ss.iops_mean, u.sig_figs, 1, false, N2sUnit::None),
         if c.iops { "iops" } else { "bw" },
         if c.slope { " slope" } else { " mean dev" },
-        ss.value as f32,
+        crate::run::steadystate::c_float(f64::from(ss.value as f32), 3),
         if c.pct { "%" } else { "" }
     );
 }

@@ -121,6 +121,19 @@ impl Criterion {
     }
 }
 
+/// C's `%.Nf`: NaN and infinities as glibc prints them (`-nan`, `inf`),
+/// which a criterion over an idle window (0/0) becomes.
+pub fn c_float(v: f64, prec: usize) -> String {
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    if v.is_nan() {
+        format!("{sign}nan")
+    } else if v.is_infinite() {
+        format!("{sign}inf")
+    } else {
+        format!("{v:.prec$}")
+    }
+}
+
 /// The once-a-second judge of one job.
 #[derive(Debug)]
 pub struct Monitor {
@@ -396,6 +409,8 @@ mod tests {
             1048576.0
         );
         assert!(Criterion::parse("iops", None, 1024).is_err());
+        assert_eq!(c_float(f64::from(0.01f32), 6), "0.010000");
+        assert_eq!(c_float(-f64::NAN, 3), "-nan");
         assert!(Criterion::parse("iops", Some("abc"), 1024).is_err());
         assert_eq!(
             Criterion::parse("bw", Some("0.5"), 1024).unwrap().limit,
