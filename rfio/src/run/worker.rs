@@ -154,8 +154,7 @@ pub fn run(
         &files.fds,
         files.wrap,
         files.io_size / job.bs[1].0.max(1),
-    )
-    .filter(|_| !traits.diskless);
+    );
     let fill_writes = filler.content.per_write() || verifier.is_some();
     // A loop ended: verify it once nothing is in flight (verify= only).
     let mut verify_due = false;

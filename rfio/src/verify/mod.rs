@@ -84,6 +84,9 @@ pub struct Verifier<'a> {
     continue_verify: bool,
     /// Time spent in verify phases (the read runtime, as fio counts it).
     spent_ns: u64,
+    /// The engine moves no data (null): read back, pretend to check, as
+    /// fio does for its FIO_FAKEIO engines.
+    pub(crate) fake: bool,
 }
 
 impl<'a> Verifier<'a> {
@@ -130,6 +133,7 @@ impl<'a> Verifier<'a> {
                 crate::run::errors::Verdict::Continue
             ),
             spent_ns: 0,
+            fake: crate::engine::traits(&job.engine).diskless,
         })
     }
 
@@ -219,13 +223,14 @@ impl<'a> Verifier<'a> {
                     numberio,
                 });
                 if self.spec.backlog > 0
+                    && !self.fake
                     && (self.history.len() - self.checked) as u64 >= self.spec.backlog
                 {
                     return self.backlog(st);
                 }
                 Ok(())
             }
-            IoKind::Read if self.check_reads && self.spec.kind != Kind::Null => {
+            IoKind::Read if self.check_reads && self.spec.kind != Kind::Null && !self.fake => {
                 // SAFETY: the unit's buffer holds `len` bytes; the read is done.
                 let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
                 let got = (io.result as usize).min(io.len);
@@ -262,7 +267,7 @@ impl<'a> Verifier<'a> {
                 unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), len, w.offset as libc::off_t) };
             let ns = rbench_common::clock::now_ns().saturating_sub(t0);
             if n > 0 {
-                record_read(st, n as u64, ns);
+                record_read(st, n as u64, ns, ns);
             }
             let got = n.max(0) as usize;
             buf[got.min(len)..].fill(0);
@@ -392,12 +397,12 @@ fn swap_header(chunk: &mut [u8], at: usize, len: usize) {
 }
 
 /// A verify read in the job's read statistics (fio reports them there).
-fn record_read(st: &mut ThreadStats, bytes: u64, ns: u64) {
+fn record_read(st: &mut ThreadStats, bytes: u64, clat_ns: u64, lat_ns: u64) {
     let d = &mut st.dir[0];
     d.ios += 1;
     d.io_bytes += bytes;
-    d.clat.record(ns);
-    d.lat.record(ns);
+    d.clat.record(clat_ns);
+    d.lat.record(lat_ns);
     st.issued[0] += 1;
 }
 

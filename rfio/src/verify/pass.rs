@@ -31,7 +31,9 @@ pub(super) fn run(
     let depth = if sync_engine { 1 } else { units.len().max(1) };
     let mut free: Vec<usize> = (0..depth.min(units.len())).rev().collect();
     let mut done: Vec<usize> = Vec::with_capacity(depth);
-    let mut pending: Vec<Option<(Written, u64)>> = vec![None; units.len()];
+    // (block, start, issue): queued reads get their issue time at commit,
+    // so they report slat as the job's own queued I/Os do.
+    let mut pending: Vec<Option<(Written, u64, u64)>> = vec![None; units.len()];
     let mut next = 0;
     let mut inflight = 0usize;
     let mut failure: Option<PassError> = None;
@@ -52,7 +54,7 @@ pub(super) fn run(
                 Queued::Completed => {
                     next += 1;
                     st.depth_map[depth_bucket(1)] += 1;
-                    pending[idx] = Some((w, t0));
+                    pending[idx] = Some((w, t0, t0));
                     if let Err(e) = finish(v, &units[idx], &mut pending[idx], st) {
                         failure = Some(e);
                     }
@@ -60,7 +62,7 @@ pub(super) fn run(
                 }
                 Queued::Queued => {
                     next += 1;
-                    pending[idx] = Some((w, t0));
+                    pending[idx] = Some((w, t0, 0));
                     inflight += 1;
                     st.depth_map[depth_bucket(inflight)] += 1;
                     queued = true;
@@ -87,6 +89,13 @@ pub(super) fn run(
                     offset: 0,
                     len: 0,
                 }));
+            }
+            let now = now_ns();
+            for (_, start, issue) in pending.iter_mut().flatten() {
+                if *issue == 0 {
+                    *issue = now;
+                    st.dir[0].slat.record(now.saturating_sub(*start));
+                }
             }
         }
         if inflight == 0 {
@@ -127,10 +136,10 @@ pub(super) fn run(
 fn finish(
     v: &Verifier<'_>,
     io: &IoUnit,
-    pending: &mut Option<(Written, u64)>,
+    pending: &mut Option<(Written, u64, u64)>,
     st: &mut ThreadStats,
 ) -> Result<(), PassError> {
-    let Some((w, t0)) = pending.take() else {
+    let Some((w, t0, issue)) = pending.take() else {
         return Ok(());
     };
     if io.result < 0 {
@@ -141,8 +150,15 @@ fn finish(
             len: io.len,
         });
     }
-    record_read(st, io.result as u64, now_ns().saturating_sub(t0));
-    if v.spec.kind == super::Kind::Null {
+    // A queued read's clat starts at its issue (slat recorded at commit).
+    let now = now_ns();
+    record_read(
+        st,
+        io.result as u64,
+        now.saturating_sub(issue),
+        now.saturating_sub(t0),
+    );
+    if v.spec.kind == super::Kind::Null || v.fake {
         return Ok(());
     }
     // SAFETY: the unit's buffer holds `len` bytes and its read is done.
