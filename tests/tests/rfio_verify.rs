@@ -709,3 +709,31 @@ fn header_layout_follows_fios_interval_rules() {
         );
     }
 }
+
+/// The null engine moves no data: the verify phase still reads (and
+/// pretends to check), as fio does for its fake-I/O engines.
+#[test]
+fn null_engine_pretends_to_verify() {
+    for (name, bin) in tools() {
+        let dir = temp_dir("null");
+        for (rw, read, write) in [("write", 1 << 20, 1 << 20), ("read", 1 << 20, 0)] {
+            let rw = format!("--rw={rw}");
+            let r = run_in(
+                &bin,
+                &dir,
+                &[
+                    "--name=v",
+                    "--ioengine=null",
+                    &rw,
+                    "--size=1m",
+                    "--verify=crc32c",
+                    "--output-format=json",
+                ],
+            );
+            assert_eq!(r.code, 0, "{name} {rw}: {}", r.stderr);
+            let j = json_of(&r);
+            assert_eq!(j["jobs"][0]["read"]["io_bytes"], read, "{name} {rw}");
+            assert_eq!(j["jobs"][0]["write"]["io_bytes"], write, "{name} {rw}");
+        }
+    }
+}
