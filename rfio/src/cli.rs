@@ -441,17 +441,31 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
 /// Apply a section's lines in fio's parse order: `ioengine` first (so its
 /// private options are known), then by option priority (§1.3).
 fn apply_section(opts: &mut JobOptions, sec: &Section) -> Result<(), Failure> {
+    let mut lines: Vec<&(String, Option<String>)> = sec.lines.iter().collect();
+    lines.sort_by_key(|(k, _)| {
+        let p = crate::options::find(k).map_or(0, |o| o.prio);
+        (k != "ioengine", -p)
+    });
+    // The JSON echo lists the section's options in fio's priority order;
+    // `ioengine` goes first above only so its private options parse.
+    let echoed_before = opts.typed.len();
+    let result = apply_lines(opts, sec, lines);
+    let prio = |n: &str| crate::options::find(n).map_or(0, |o| -o.prio);
+    opts.typed[echoed_before..].sort_by_key(|(n, _)| prio(n));
+    result
+}
+
+fn apply_lines(
+    opts: &mut JobOptions,
+    sec: &Section,
+    lines: Vec<&(String, Option<String>)>,
+) -> Result<(), Failure> {
     let dropped = |f: Failure| {
         let mut f = f;
         f.stderr
             .push_str(&format!("fio: job {} dropped\n", sec.name));
         f
     };
-    let mut lines: Vec<&(String, Option<String>)> = sec.lines.iter().collect();
-    lines.sort_by_key(|(k, _)| {
-        let p = crate::options::find(k).map_or(0, |o| o.prio);
-        (k != "ioengine", -p)
-    });
     for (k, v) in lines {
         if k == "name" {
             continue;
@@ -484,6 +498,11 @@ fn add_file_jobs(
     stonewall_first: bool,
 ) -> Result<(), Failure> {
     let mut first = true;
+    // fio resets its default job before each later job file, and JSON
+    // `global options` echoes what the default job holds at the end.
+    if stonewall_first {
+        plan.global_typed.clear();
+    }
     for sec in sections {
         if sec.is_global() {
             let before = global.typed.len();

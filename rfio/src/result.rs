@@ -371,11 +371,10 @@ pub fn build(
     while i < jobs.len() {
         let job = &jobs[i];
         let mut end = i + 1;
-        if job.group_reporting {
-            while end < jobs.len() && jobs[end].groupid == job.groupid && jobs[end].group_reporting
-            {
-                end += 1;
-            }
+        // fio starts a new unit at a job unless that job has
+        // group_reporting and the previous job is in its group (§4).
+        while end < jobs.len() && jobs[end].groupid == job.groupid && jobs[end].group_reporting {
+            end += 1;
         }
         // Jobs whose setup failed still get a unit (error set, no I/O), as in
         // fio's JSON and terse output; normal output leaves them out.

@@ -163,7 +163,20 @@ fn run_segment(
 ) {
     let exit_all = AtomicBool::new(false);
     let mut prepared = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
+    // fio sets jobs up in its thread order, which takes a definition's
+    // clones counting down (the first job, then clone n-1, ..., clone 1):
+    // the order decides which clone lays out a shared file.
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| {
+        let j = &jobs[i];
+        (
+            j.number - j.clone,
+            j.clone.min(1),
+            std::cmp::Reverse(j.clone),
+        )
+    });
+    for i in order {
+        let job = &jobs[i];
         let traits = engine::traits(&job.engine);
         let mut lines = Vec::new();
         let files = files::setup(job, traits.diskless, &mut lines);
