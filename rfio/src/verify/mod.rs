@@ -3,11 +3,14 @@
 //! cut short or altered is caught and reported with fio's messages; files
 //! written by fio verify in rfio and the other way round.
 //!
-//! The job loop calls in at three points only, each behind one `Option`
-//! check: [`Verifier::seal`] when a write is prepared, [`Verifier::completed`]
+//! The job loop calls in behind one `Option` check each: [`prepare_write`]
+//! (→ [`Verifier::seal`]) when a write is prepared, [`Verifier::completed`]
 //! when an I/O completes (writes enter the history only once complete, so
 //! out-of-order completions at any depth never cause false failures), and
-//! [`Verifier::final_pass`] after the write pass (fio's verify phase).
+//! [`Verifier::final_pass`] once nothing is in flight, after each loop and
+//! at the end (fio's verify phase); [`Verifier::dry_run`] stands in for the
+//! writes of a verify_only job. With verify off none of this runs; the
+//! write buffers then follow the buffer options (run/buffers.rs).
 
 mod check;
 pub mod checksum;
