@@ -193,9 +193,22 @@ impl Monitor {
     /// One sample from the job's totals so far; true once steady.
     #[cold]
     pub fn tick(&mut self, now_ns: u64, ios: u64, bytes: u64) -> bool {
+        let mut at = self.next_ns;
+        self.next_ns += 1_000_000_000;
+        // Ticks passed while the job slept (a long thinktime): fio's helper
+        // thread samples them; the job's I/O came before the sleep, so the
+        // first missed tick gets it all and the later ones none.
         while self.next_ns <= now_ns {
+            if self.sample(at, ios, bytes) {
+                return true;
+            }
+            at = self.next_ns;
             self.next_ns += 1_000_000_000;
         }
+        self.sample(now_ns, ios, bytes)
+    }
+
+    fn sample(&mut self, now_ns: u64, ios: u64, bytes: u64) -> bool {
         if !self.ramp_over && now_ns >= (self.ss.ramp_us + 1_000_000) * 1000 {
             // Recording begins a second after ss_ramp, as in fio.
             self.ramp_over = true;
@@ -272,7 +285,9 @@ impl Monitor {
         } else {
             self.slope
         };
-        if self.value.abs() < self.ss.criterion.limit {
+        // An idle window's NaN counts as steady, as in fio 3.33 (built with
+        // -ffast-math, its comparison says so).
+        if self.value.is_nan() || self.value.abs() < self.ss.criterion.limit {
             return true;
         }
         self.advance();
@@ -301,7 +316,8 @@ impl Monitor {
         } else {
             self.deviation
         };
-        if self.value < self.ss.criterion.limit {
+        // NaN (an idle window) counts as steady, as above.
+        if self.value.is_nan() || self.value < self.ss.criterion.limit {
             return true;
         }
         self.advance();
@@ -456,6 +472,16 @@ mod tests {
         assert_eq!(g.iops, vec![2010, 2010]);
         assert_eq!(g.iops_mean, 2010);
         assert!(g.attained && g.max_deviation == 0.0);
+    }
+
+    #[test]
+    fn missed_ticks_are_empty_samples() {
+        let mut m = Monitor::new(ss("iops", "10%", 3), 0);
+        // 100 ios, then a 3.5 s sleep: samples 100, 0, 0 (not steady).
+        assert!(!m.tick(3_500_000_000, 100, 0));
+        let r = m.report();
+        assert_eq!(r.iops, vec![100, 0, 0]);
+        assert!(!r.attained);
     }
 
     #[test]

@@ -650,7 +650,12 @@ pub fn run(
         if think_pending && inflight == 0 && to_stamp.is_empty() {
             // thinktime: stall with nothing in flight (fio's io_u_quiesce).
             think_pending = false;
-            let spent = think.stall(&st, ns(clock.now()));
+            let limit = if runtime_ns > 0 {
+                ramp_ns + runtime_ns
+            } else {
+                u64::MAX
+            };
+            let spent = think.stall(&st, ns(clock.now()), limit);
             throttle.thought(last_dir, spent);
         }
     }
