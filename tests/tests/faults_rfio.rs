@@ -262,7 +262,10 @@ fn check_csv(s: &str) {
 
 fn spawn(bin: &Path, dir: &Path, args: &[&str]) -> Child {
     // A backgrounded CI shell hands SIGINT down ignored: undo that.
+    // Its own process group, so that SIGKILL can reach fio's job processes
+    // too (killed alone, fio's parent leaves them waiting forever).
     rbench_tests::default_signals(&mut command(bin, dir, args))
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -730,8 +733,15 @@ fn signalled(child: Child, after: Duration, signal: &str) -> Ran {
         );
     }
     std::thread::sleep(after);
+    // SIGKILL goes to the whole group; the others to the tool's own
+    // process, as a user's Ctrl-C or kill would reach fio's handler.
+    let target = if signal == "KILL" {
+        format!("-{}", child.id())
+    } else {
+        child.id().to_string()
+    };
     let ok = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
+        .args([&format!("-{signal}"), "--", &target])
         .status()
         .expect("kill")
         .success();
