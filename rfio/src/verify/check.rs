@@ -53,7 +53,6 @@ impl Verifier<'_> {
                 }
             }
             let stored = (hs > 0 && chunk.len() >= header::LEN).then(|| Header::read(chunk));
-            let media = stored.and_then(|h| Kind::from_number(h.verify_type));
             let bad = if kind == Kind::Meta || kind == Kind::Pattern || kind == Kind::PatternNoHdr {
                 match &spec.pattern {
                     Some(p) => self.pattern_problem(chunk, p, i, inc, offset, &mut report),
@@ -86,21 +85,31 @@ impl Verifier<'_> {
                 false
             };
             if bad {
+                // Without a header (verify=pattern) fio still reads its
+                // fields from the block's first bytes: the length and
+                // type it prints come from the data.
+                let raw = |a: usize, b: usize| chunk.get(a..b).map(|x| x.to_vec());
+                let raw_type = raw(2, 4).map(|x| u16::from_le_bytes([x[0], x[1]]));
                 if kind == Kind::Pattern || kind == Kind::PatternNoHdr || kind == Kind::Meta {
+                    let (shown_at, shown_len) = match raw(4, 8) {
+                        Some(x) if kind == Kind::PatternNoHdr => {
+                            let l = u32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+                            (offset + i as u64 * u64::from(l), u64::from(l))
+                        }
+                        _ => (at, inc as u64),
+                    };
                     let _ = writeln!(
                         report,
-                        "pattern: verify failed at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={total}, flags={:x})",
+                        "pattern: verify failed at file {path} offset {shown_at}, length {shown_len} (requested block: offset={offset}, length={total}, flags={:x})",
                         expect.flags
                     );
                 }
-                if kind != Kind::PatternNoHdr {
-                    if let Some(m) = media.filter(|&m| m != kind) {
-                        let _ = writeln!(
-                            report,
-                            "fio: verify type mismatch ({} media, {} given)",
-                            m as u16, kind as u16
-                        );
-                    }
+                if let Some(m) = raw_type.filter(|&m| m != kind as u16) {
+                    let _ = writeln!(
+                        report,
+                        "fio: verify type mismatch ({m} media, {} given)",
+                        kind as u16
+                    );
                 }
                 let seed = stored.map_or(0, |h| h.rand_seed);
                 self.dump_pair(

@@ -103,28 +103,6 @@ impl Kind {
             k => header::LEN + k.trailer_len(),
         }
     }
-
-    pub(super) fn from_number(n: u16) -> Option<Kind> {
-        Some(match n {
-            1 => Kind::Meta,
-            2 => Kind::Md5,
-            3 => Kind::Crc64,
-            7 => Kind::Crc16,
-            8 => Kind::Crc7,
-            10 => Kind::Sha512,
-            11 => Kind::Sha3_224,
-            12 => Kind::Sha3_256,
-            13 => Kind::Sha3_384,
-            14 => Kind::Sha3_512,
-            4 => Kind::Crc32,
-            5 | 6 => Kind::Crc32c,
-            9 => Kind::Sha256,
-            15 => Kind::Xxhash,
-            16 => Kind::Sha1,
-            17 => Kind::Pattern,
-            _ => return None,
-        })
-    }
 }
 
 /// The verify options of a job, after fio's fix-ups (init.c).
