@@ -575,7 +575,9 @@ pub fn run(
                 // Draining to iodepth_low: wait for exactly that many.
                 inflight - low_mark.min(inflight - 1)
             } else if full || held.is_some() || think_pending {
-                job.complete_min.max(1)
+                // Never more than are in flight (fio caps min_evts at its
+                // depth): the last I/Os of a job could never complete it.
+                job.complete_min.max(1).min(inflight)
             } else {
                 0
             };
