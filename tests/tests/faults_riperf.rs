@@ -549,13 +549,19 @@ fn server_that_never_answers_test_end() {
         });
         std::thread::sleep(Duration::from_millis(200));
         let mut cli = NsClient::start(&pair, &bin, &["-t", "1", "-R", "--rcv-timeout", "1000"]);
-        // Both give up after --rcv-timeout without an answer (3.12 too).
         let code = cli.wait(Duration::from_secs(6));
-        assert_eq!(code, Some(1), "{name}: {}", cli.stderr_text());
-        assert_eq!(
-            one_error(&cli.stderr_text(), name),
-            "iperf3: error - unable to receive control message: Connection timed out"
-        );
+        if name == "riperf" {
+            // riperf gives up after --rcv-timeout without an answer.
+            assert_eq!(code, Some(1), "riperf: {}", cli.stderr_text());
+            assert_eq!(
+                one_error(&cli.stderr_text(), name),
+                "iperf3: error - unable to receive control message: Connection timed out"
+            );
+        } else {
+            // 3.12 waits for the answer as long as the server holds on
+            // (its control reads have no timeout): still running here.
+            assert_eq!(code, None, "iperf3 gave up: {}", cli.stderr_text());
+        }
         drop(cli);
         fake.join().expect("fake server");
     }

@@ -239,9 +239,9 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 }
             }
         } else if local_end_done {
-            // After TEST_END the server answers at once; as 3.12, give up
-            // after --rcv-timeout (default 120 s) on a server that does not
-            // (cut off, frozen): "unable to receive control message".
+            // After TEST_END the server answers at once. 3.12 waits forever
+            // for a server that does not (cut off, frozen); riperf gives up
+            // after --rcv-timeout (default 120 s).
             match read_state_within(&mut ctrl, Some(Duration::from_millis(cfg.rcv_timeout_ms))) {
                 Ok(s) => s,
                 Err(e) => {
