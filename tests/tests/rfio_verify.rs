@@ -320,6 +320,14 @@ fn depth_64_never_reports_a_false_failure() {
     for engine in ["io_uring", "libaio"] {
         for extra in [
             &["--verify=crc32c"][..],
+            // Every block rewritten ~16 times, 64 writes in flight: two
+            // writes of one block can be in flight together.
+            &[
+                "--verify=crc32c",
+                "--norandommap",
+                "--size=1m",
+                "--io_size=16m",
+            ],
             // O_DIRECT: real device completions, truly out of order.
             &["--verify=sha1", "--direct=1", "--bs=16k"],
             &[
