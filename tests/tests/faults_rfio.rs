@@ -946,3 +946,56 @@ fn writing_to_a_mounted_block_device_is_refused() {
     assert!(!cwd.join("x.0.0").exists());
     drop(fs);
 }
+
+#[test]
+fn a_signal_ends_a_long_thinktime_rate_wait_or_startdelay() {
+    let Some(fs) = Mount::tmpfs("sleeps", "16m") else {
+        return;
+    };
+    // Each would sleep for an hour or more; a signal ends it at once and
+    // the report covers what ran (fio sleeps in slices and checks too).
+    // (option, fewest and most bytes done before the signal): one block
+    // before the first think; a block or two before the rate's first wait;
+    // nothing before the start.
+    let cases: [(&str, u64, u64); 3] = [
+        ("--thinktime=1h", 4096, 4096),
+        ("--rate=1", 4096, 65536),
+        ("--startdelay=1h", 0, 0),
+    ];
+    for (who, bin) in tools() {
+        let d = fs.sub(who);
+        for (opt, least, most) in cases {
+            let mut args = vec!["--name=x", "--ioengine=null", "--size=1m", opt];
+            if who == "fio" {
+                // One process, so the signal reaches the reporting handler.
+                args.push("--thread");
+            } else {
+                args.push("--output-format=json");
+            }
+            let child = spawn(&bin, &d, &args);
+            if who == "fio" {
+                std::thread::sleep(Duration::from_millis(1500));
+            }
+            let r = signalled(child, Duration::from_millis(500), "TERM");
+            assert_eq!(r.code, Some(128), "{who} {opt}: {}{}", r.out, r.err);
+            if who == "ours" {
+                assert!(
+                    r.err.contains("fio: terminating on signal 15"),
+                    "{opt}: {}",
+                    r.err
+                );
+                let v = json(&r.out);
+                assert_eq!(v["jobs"][0]["error"], 0, "{opt}: {v}");
+                let done = v["jobs"][0]["read"]["io_bytes"].as_u64().expect("io_bytes");
+                assert!((least..=most).contains(&done), "{opt}: {v}");
+            } else {
+                assert!(
+                    r.out.contains("fio: terminating on signal 15"),
+                    "{opt}: {}",
+                    r.out
+                );
+            }
+            assert!(names(&d).is_empty(), "{who} {opt}: {:?}", names(&d));
+        }
+    }
+}
