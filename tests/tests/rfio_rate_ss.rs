@@ -796,3 +796,27 @@ fn exitall_on_error_stops_the_other_jobs() {
         assert!(rt < 5000, "{tool}: job b ran {rt} ms");
     }
 }
+
+/// A think time longer than the runtime is slept out: like fio's, the
+/// stall is not cut short when the runtime ends (4 s in a 1 s job).
+#[test]
+fn a_long_thinktime_outlasts_the_runtime() {
+    let args = [
+        "--name=j",
+        "--size=1m",
+        "--ioengine=null",
+        "--thinktime=4s",
+        "--runtime=1",
+        "--time_based",
+        "--output-format=json",
+    ];
+    let Some((theirs, ours)) = both(&args) else {
+        return;
+    };
+    for (tool, v) in [("fio", fio_json(&theirs).1), ("rfio", json(&ours.stdout))] {
+        let j = &v["jobs"][0];
+        let rt = j["job_runtime"].as_u64().unwrap_or(u64::MAX);
+        assert!((3500..8000).contains(&rt), "{tool}: ran {rt} ms");
+        assert_eq!(j["read"]["total_ios"], 1, "{tool}");
+    }
+}

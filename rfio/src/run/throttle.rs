@@ -347,18 +347,17 @@ impl Think {
         }
     }
 
-    /// Spin for thinktime_spin, sleep the rest, but not past `limit_ns`
-    /// (the end of the runtime, like fio's sleeps); the µs spent.
+    /// Spin for thinktime_spin, sleep the rest; the µs spent. Like fio's,
+    /// the stall is not cut short by the end of the runtime.
     #[cold]
-    pub fn stall(&mut self, st: &ThreadStats, now_ns: u64, limit_ns: u64) -> u64 {
+    pub fn stall(&mut self, st: &ThreadStats, now_ns: u64) -> u64 {
         let t0 = std::time::Instant::now();
         let spin = self.spin_us.min(self.us);
         let until = t0 + std::time::Duration::from_micros(spin);
         while std::time::Instant::now() < until {
             std::hint::spin_loop();
         }
-        let left_us = limit_ns.saturating_sub(now_ns) / 1000;
-        let rest = (self.us - spin).min(left_us.saturating_sub(spin));
+        let rest = self.us - spin;
         if rest > 0 {
             super::pause::sleep(std::time::Duration::from_micros(rest));
         }

@@ -383,7 +383,7 @@ pub fn run(
                                     break;
                                 }
                             }
-                            picker.new_pass();
+                            picker.new_loop();
                             issued_bytes = 0;
                             got = picker.next(io);
                         }
@@ -652,12 +652,7 @@ pub fn run(
         if think_pending && inflight == 0 && to_stamp.is_empty() {
             // thinktime: stall with nothing in flight (fio's io_u_quiesce).
             think_pending = false;
-            let limit = if runtime_ns > 0 {
-                ramp_ns + runtime_ns
-            } else {
-                u64::MAX
-            };
-            let spent = think.stall(&st, ns(clock.now()), limit);
+            let spent = think.stall(&st, ns(clock.now()));
             throttle.thought(last_dir, spent);
         }
     }
