@@ -321,3 +321,23 @@ fn filesize_keeps_an_existing_in_range_file() {
         assert_eq!(got, sizes(&theirs));
     }
 }
+
+/// A job that runs out of work with fewer I/Os in flight than
+/// `iodepth_batch_complete_min` still ends (it waited forever for
+/// completions that could not come), with fio's I/O count.
+#[test]
+fn complete_min_above_what_is_left_ends() {
+    let d = temp_dir("complete-min");
+    for engine in ["--ioengine=io_uring", "--ioengine=libaio"] {
+        let args = [
+            "--name=job",
+            engine,
+            "--rw=randread",
+            "--size=1m",
+            "--iodepth=8",
+            "--iodepth_batch_complete_min=8",
+            "--number_ios=5",
+        ];
+        assert_eq!(moved(&rfio_json(&d, &args)).2, 5, "{args:?}");
+    }
+}

@@ -350,6 +350,9 @@ impl Engine for Uring {
         units: &mut [IoUnit],
         done: &mut Vec<usize>,
     ) -> io::Result<usize> {
+        // As fio: never wait for more than is in flight (a job that ran out
+        // of work with iodepth_batch_complete_min above what is left).
+        let min = min.min(self.inflight);
         if self.local {
             return self.getevents_local(min, max, units, done);
         }

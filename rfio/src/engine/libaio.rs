@@ -107,6 +107,8 @@ impl Engine for Libaio {
         units: &mut [IoUnit],
         done: &mut Vec<usize>,
     ) -> io::Result<usize> {
+        // As fio: never wait for more than is in flight.
+        let min = min.min(self.inflight);
         let max = max.min(self.events.len()).max(1);
         loop {
             let n = match self.ctx.getevents(min, &mut self.events[..max]) {
