@@ -170,6 +170,49 @@ const CASES: &[Case] = &[
         Some(0.0),
     ),
     (&["--verify=crc32c"], Some(1.0), Some(1.0), Some(1.0)),
+    // dedupe 100: fio restores its stream after every 512-byte chunk, so
+    // each block is eight copies of one chunk.
+    (
+        &["--dedupe_percentage=100"],
+        Some(0.0),
+        Some(0.14),
+        Some(0.0),
+    ),
+    // scramble_buffers given: scrambled even over zeros.
+    (
+        &["--zero_buffers", "--scramble_buffers=1"],
+        Some(0.02),
+        Some(0.05),
+        Some(1.0),
+    ),
+    // Options apply in order: buffer_pattern clears an earlier scramble.
+    (
+        &["--buffer_pattern=0x55", "--scramble_buffers=1"],
+        Some(0.02),
+        Some(0.06),
+        Some(1.0),
+    ),
+    (
+        &["--scramble_buffers=1", "--buffer_pattern=0x55"],
+        Some(0.0),
+        Some(0.01),
+        Some(0.0),
+    ),
+    (
+        &[
+            "--buffer_compress_percentage=30",
+            "--buffer_compress_chunk=0",
+        ],
+        Some(0.7),
+        Some(0.71),
+        Some(1.0),
+    ),
+    (
+        &["--buffer_compress_percentage=60", "--buffer_pattern=0x55"],
+        Some(0.41),
+        Some(0.42),
+        Some(1.0),
+    ),
 ];
 
 #[test]

@@ -119,12 +119,25 @@ impl Content {
         if c.dedupe_pct > 0 {
             c.refill = true;
         }
-        // Scramble unless zero_buffers was asked for; it is skipped for
-        // refilled, compressed or verified writes (get_io_u).
+        // Scramble when asked for, or by default unless zero_buffers was
+        // asked for (init.c); it is skipped for refilled, compressed or
+        // verified writes (get_io_u), and buffer_pattern turns it off.
         let zero_asked = o.is_set("zero_buffers") && o.flag("zero_buffers");
+        // buffer_pattern clears scramble when parsed; a scramble_buffers
+        // given after it sets it again (fio applies options in order).
+        let pos = |n: &str| o.typed.iter().position(|(k, _)| *k == n);
+        let after_pattern = match (pos("scramble_buffers"), pos("buffer_pattern")) {
+            (Some(a), Some(b)) => a > b,
+            _ => c.pattern.is_none(),
+        };
+        let scramble_asked =
+            o.is_set("scramble_buffers") && o.flag("scramble_buffers") && after_pattern;
         // Giving either compress or dedupe option turns fio's TD_F_COMPRESS on.
         let compress_flag = o.is_set("buffer_compress_percentage") || o.is_set("dedupe_percentage");
-        c.scramble = c.scramble && !zero_asked && !c.refill && !compress_flag && !verify;
+        c.scramble = (scramble_asked || (c.scramble && !zero_asked))
+            && !c.refill
+            && !compress_flag
+            && !verify;
         Ok(c)
     }
 
@@ -330,11 +343,14 @@ impl Filler {
                 let pat = c.pattern.as_deref();
                 fill_percentage(&mut buf[at..at + this], seed, c.compress_pct, this, pat);
                 at += this;
+                if c.dedupe_pct >= 100 {
+                    // fio restores the stream after every chunk: every
+                    // chunk of every buffer is the same one (io_u.c
+                    // save_buf_state).
+                    self.main = self.prev;
+                }
             }
-            if c.dedupe_pct >= 100 {
-                // Every buffer is the same one.
-                self.main = self.prev;
-            } else if matches!(src, Source::Main) {
+            if c.dedupe_pct < 100 && matches!(src, Source::Main) {
                 // A repeat later regenerates this buffer from its start.
                 self.prev = before;
             }
