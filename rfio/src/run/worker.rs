@@ -244,6 +244,7 @@ pub fn run(
                 let ms = (now - measure_start).div_ceil(1_000_000);
                 let mut snap = st.clone();
                 snap.runtime_ms = ms;
+                snap.steadystate = steady.as_ref().map(|m| Box::new(m.report()));
                 for (d, on) in
                     snap.dir
                         .iter_mut()
