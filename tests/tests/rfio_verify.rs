@@ -662,6 +662,26 @@ fn every_loop_is_verified() {
         let j = json_of(&r);
         assert_eq!(j["jobs"][0]["read"]["io_bytes"], 3 << 20, "{name}");
         assert_eq!(j["jobs"][0]["write"]["io_bytes"], 3 << 20, "{name}");
+        // verify_only: a dry run and a verify phase per loop.
+        let r = run_in(
+            &bin,
+            &dir,
+            &[
+                "--name=v",
+                "--filename=data",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=1m",
+                "--loops=3",
+                "--verify=md5",
+                "--verify_only",
+                "--output-format=json",
+            ],
+        );
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        let j = json_of(&r);
+        assert_eq!(j["jobs"][0]["read"]["io_bytes"], 3 << 20, "{name}");
+        assert_eq!(j["jobs"][0]["write"]["total_ios"], 768, "{name}");
     }
 }
 

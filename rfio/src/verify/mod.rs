@@ -90,6 +90,8 @@ pub struct Verifier<'a> {
     /// The engine moves no data (null): read back, pretend to check, as
     /// fio does for its FIO_FAKEIO engines.
     pub(crate) fake: bool,
+    /// The job's loops (verify_only repeats its phase that many times).
+    loops: u64,
 }
 
 impl<'a> Verifier<'a> {
@@ -137,6 +139,7 @@ impl<'a> Verifier<'a> {
             ),
             spent_ns: 0,
             fake: crate::engine::traits(&job.engine).diskless,
+            loops: job.loops,
         })
     }
 
@@ -334,6 +337,12 @@ impl<'a> Verifier<'a> {
                 numberio: 0,
             });
         }
+        // fio dry-runs and verifies once per loop: the same blocks again.
+        let (ios, bytes) = (st.dir[1].ios, st.dir[1].io_bytes);
+        let more = self.loops.saturating_sub(1);
+        st.issued[1] += ios * more;
+        st.dir[1].ios += ios * more;
+        st.dir[1].io_bytes += bytes * more;
     }
 
     /// Time spent in verify phases so far.
@@ -370,7 +379,15 @@ impl<'a> Verifier<'a> {
             list = kept;
         }
         let t0 = rbench_common::clock::now_ns();
-        let r = pass::run(self, &list, engine, units, sync_engine, st);
+        // verify_only: one verify phase per loop, over the same blocks.
+        let rounds = if self.only() { self.loops.max(1) } else { 1 };
+        let mut r = Ok(());
+        for _ in 0..rounds {
+            r = pass::run(self, &list, engine, units, sync_engine, st);
+            if r.is_err() {
+                break;
+            }
+        }
         self.checked = 0;
         self.spent_ns += rbench_common::clock::now_ns().saturating_sub(t0);
         r

@@ -42,6 +42,7 @@ fn verifier<'a>(spec: &'a Spec, paths: &'a [PathBuf]) -> Verifier<'a> {
         continue_verify: false,
         spent_ns: 0,
         fake: false,
+        loops: 1,
     }
 }
 
