@@ -450,8 +450,12 @@ fn apply_section(opts: &mut JobOptions, sec: &Section) -> Result<(), Failure> {
     // `ioengine` goes first above only so its private options parse.
     let echoed_before = opts.typed.len();
     let result = apply_lines(opts, sec, lines);
-    let prio = |n: &str| crate::options::find(n).map_or(0, |o| -o.prio);
-    opts.typed[echoed_before..].sort_by_key(|(n, _)| prio(n));
+    let canonical = |k: &str| crate::options::find(k).map(|o| o.name);
+    let key = |n: &str| {
+        let written = sec.lines.iter().position(|(k, _)| canonical(k) == Some(n));
+        (crate::options::find(n).map_or(0, |o| -o.prio), written)
+    };
+    opts.typed[echoed_before..].sort_by_key(|(n, _)| key(n));
     result
 }
 

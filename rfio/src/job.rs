@@ -664,7 +664,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
             }
         }
         check_job_count(&mut counts, o, numjobs)?;
-        for c in 0..numjobs {
+        // fio creates the clones counting down (the job, then clone n-1,
+        // ..., clone 1): its job order, numbers, log names and seeds follow.
+        let order = (0..numjobs.min(1)).chain((1..numjobs).rev());
+        for c in order {
             let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
             j.plot = plan.program.plot.is_some();
             if c > 0 {

@@ -322,7 +322,9 @@ fn unit_report(
             st.dir[1].short_ios,
             st.dir[2].short_ios,
         ],
-        iodepth: job.iodepth,
+        // fio's latency_depth is set when a job starts: 0 (and the
+        // latency_* JSON keys left out) for a job whose setup failed.
+        iodepth: if run.setup_failed { 0 } else { job.iodepth },
         unified: job.unified,
         mixed: (job.unified == 2).then(|| dir_report(job, &st.folded().dir[0], json_plus)),
         pct_precision: job.pct_precision,

@@ -175,11 +175,13 @@ fn unit(u: &UnitReport, plus: bool) -> J {
         ("latency_ns", floats(&EDGES, &u.latency_ns)),
         ("latency_us", floats(&EDGES, &u.latency_us)),
         ("latency_ms", floats(&MS, &u.latency_ms)),
-        ("latency_depth", J::UInt(u.iodepth as u64)),
-        ("latency_target", J::UInt(0)),
-        ("latency_percentile", J::Float(100.0)),
-        ("latency_window", J::UInt(0)),
     ];
+    if u.iodepth > 0 {
+        e.push(("latency_depth", J::UInt(u.iodepth as u64)));
+        e.push(("latency_target", J::UInt(0)));
+        e.push(("latency_percentile", J::Float(100.0)));
+        e.push(("latency_window", J::UInt(0)));
+    }
     // Directions go after `job options`: only `mixed` with
     // unified_rw_reporting=mixed, `mixed` after `sync` with `both` (§7).
     let mut dirs = Vec::new();

@@ -12,9 +12,10 @@ const GROUP_LABELS: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 /// the jobs run).
 pub fn header(jobs: &[Job]) -> String {
     let mut s = String::new();
-    for j in jobs {
+    for (i, j) in jobs.iter().enumerate() {
         if j.clone > 0 {
-            if j.clone == 1 {
+            // One `...` for a job's clones (they follow it).
+            if i > 0 && jobs[i - 1].clone == 0 {
                 s.push_str("...\n");
             }
             continue;

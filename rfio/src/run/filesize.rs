@@ -106,32 +106,31 @@ impl Taus {
 /// The seed of the job's file-size generator, or `None` when fio would
 /// take it from the operating system (`randrepeat=0` without `randseed`).
 pub fn seed(job: &Job) -> Option<u64> {
+    slot_seed(job, FILE_SIZE_SLOT)
+}
+
+/// The seed fio gives the job's generator in seed slot `slot` (fio's
+/// `FIO_RAND_*_OFF`), or `None` when fio takes it from the system.
+pub fn slot_seed(job: &Job, slot: u64) -> Option<u64> {
     let base = match job.randseed {
         Some(s) => s,
         None if job.randrepeat => 0x89,
         None => return None,
     };
     let mut s = base;
-    for _ in 0..4 + FILE_SIZE_SLOT {
+    for _ in 0..4 + slot {
         s = s.wrapping_mul(SEED_STEP);
     }
-    Some(
-        s.wrapping_mul(fio_thread_number(job))
-            .wrapping_add(FILE_SIZE_SLOT),
-    )
+    Some(s.wrapping_mul(fio_thread_number(job)).wrapping_add(slot))
 }
 
 /// fio's number of the job's thread. fio creates the clones of a
 /// definition right after it, numbered on, but hands them their clone
 /// index (the `1` in `job.1.0`) counting down: with numjobs=3 clone 1 is
-/// thread P+2 and clone 2 is thread P+1.
+/// thread P+2 and clone 2 is thread P+1. rfio's jobs are in that order
+/// (job::expand), so the job's number is fio's thread number.
 fn fio_thread_number(job: &Job) -> u64 {
-    let first = (job.number - job.clone) as u64;
-    let numjobs = job.opts.int("numjobs").max(1) as u64;
-    match job.clone as u64 {
-        0 => first,
-        c => first + numjobs.saturating_sub(c),
-    }
+    job.number as u64
 }
 
 /// Each file's size for `filesize=lo-hi`. `existing` holds the current

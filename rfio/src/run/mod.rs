@@ -2,6 +2,7 @@
 //! segment on their own threads, each through the job loop in `worker`.
 
 pub mod buffers;
+pub mod choices;
 pub mod diskstats;
 pub mod distribution;
 pub mod errors;
@@ -163,20 +164,9 @@ fn run_segment(
 ) {
     let exit_all = AtomicBool::new(false);
     let mut prepared = Vec::new();
-    // fio sets jobs up in its thread order, which takes a definition's
-    // clones counting down (the first job, then clone n-1, ..., clone 1):
-    // the order decides which clone lays out a shared file.
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| {
-        let j = &jobs[i];
-        (
-            j.number - j.clone,
-            j.clone.min(1),
-            std::cmp::Reverse(j.clone),
-        )
-    });
-    for i in order {
-        let job = &jobs[i];
+    // Jobs are in fio's thread order (clones counting down, job::expand),
+    // which decides which clone lays out a shared file.
+    for (i, job) in jobs.iter().enumerate() {
         let traits = engine::traits(&job.engine);
         let mut lines = Vec::new();
         let files = files::setup(job, traits.diskless, &mut lines);

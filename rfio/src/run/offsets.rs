@@ -118,9 +118,7 @@ pub struct Picker {
     pct_random: [u64; 3],
     dirs: [bool; 3],
     mixed: bool,
-    rwmixread: u64,
     bs: [(u64, u64); 3],
-    bssplit: [Vec<(u64, u32)>; 3],
     /// trimwrite: the block trimmed last, to be written next.
     write_after_trim: Option<(usize, u64, usize)>,
     /// The last unit was such a follow-up write (it does not count toward
@@ -143,6 +141,8 @@ pub struct Picker {
     same_left: u64,
     last: (usize, u64, usize),
     key: u64,
+    /// fio's direction and block-size draws (run/choices.rs).
+    choices: super::choices::Choices,
 }
 
 /// `file_service_type=zipf|pareto|normal|gauss[:value]`: files drawn from
@@ -230,15 +230,14 @@ impl Picker {
             switch_left: 0,
             dirs,
             mixed: p.mixed(),
-            rwmixread: u64::from(job.rwmixread),
             bs: job.bs,
-            bssplit: job.bssplit.clone(),
             grain,
             skip: if p.random { 0 } else { job.rw_postfix },
             ios_per_offset: if p.random { job.rw_postfix.max(1) } else { 1 },
             same_left: 0,
             last: (0, 0, 0),
             key,
+            choices: super::choices::Choices::new(job),
         }
     }
 
@@ -252,14 +251,16 @@ impl Picker {
         }
     }
 
+    /// A new loop of the job: a new pass, with fio's generators reseeded.
+    pub fn new_loop(&mut self) {
+        self.new_pass();
+        self.choices.restart();
+    }
+
     #[inline]
     fn pick_dir(&mut self) -> usize {
         if self.mixed {
-            if self.rng.below(100) < self.rwmixread {
-                0
-            } else {
-                1
-            }
+            self.choices.mixed_dir()
         } else if self.dirs[1] && self.dirs[2] {
             // trimwrite: new offsets are trimmed first (the write follows).
             2
@@ -272,26 +273,11 @@ impl Picker {
         }
     }
 
+    /// The smallest block of direction `d` (the size is drawn once the
+    /// offset is known, as fio draws it).
     #[inline]
     fn pick_len(&mut self, d: usize) -> u64 {
-        let split = &self.bssplit[d];
-        if !split.is_empty() {
-            let r = self.rng.below(100) as u32;
-            let mut acc = 0;
-            for &(b, p) in split.iter() {
-                acc += p;
-                if r < acc {
-                    return b;
-                }
-            }
-            return split[split.len() - 1].0;
-        }
-        let (lo, hi) = self.bs[d];
-        if lo == hi {
-            lo
-        } else {
-            lo + self.rng.below((hi - lo) / lo + 1) * lo
-        }
+        self.choices.bounds(d, self.bs[d]).0
     }
 
     /// Fill `io` with the next I/O; `false` when this pass has nothing left.
@@ -375,7 +361,8 @@ impl Picker {
                 }
                 p
             };
-            if off + len > end {
+            len = self.choices.block_len(d, self.bs[d], end - off);
+            if len == 0 || off + len > end {
                 len = (end - off) / self.grain * self.grain;
                 if len == 0 {
                     r.exhausted = true;
@@ -392,6 +379,9 @@ impl Picker {
             self.last = (fi, off, len as usize);
             if d == 2 && self.dirs[1] {
                 self.write_after_trim = Some((fi, off, len as usize));
+            }
+            if self.mixed {
+                self.choices.issued(d);
             }
             return self.fill(io, d, fi, off, len as usize);
         }
