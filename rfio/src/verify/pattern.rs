@@ -36,8 +36,12 @@ impl Pattern {
                 rest = &r[end + 1..];
             } else if let Some(r) = rest.strip_prefix('\'') {
                 let end = r.find('\'')?;
-                let data = std::fs::read(&r[..end]).ok()?;
-                p.bytes.extend_from_slice(&data[..data.len().min(room)]);
+                // At most what fits, as fio's read(fd, out, out_len).
+                let mut data = Vec::with_capacity(room);
+                let file = std::fs::File::open(&r[..end]).ok()?;
+                std::io::Read::read_to_end(&mut std::io::Read::take(file, room as u64), &mut data)
+                    .ok()?;
+                p.bytes.extend_from_slice(&data);
                 rest = &r[end + 1..];
             } else if let Some(r) = rest.strip_prefix("%o") {
                 if !formats || room < 8 {
@@ -91,6 +95,9 @@ impl Pattern {
                     p.bytes.push(v as u8);
                     v >>= 8;
                 }
+                if p.bytes.len() > MAX {
+                    return None;
+                }
                 rest = &rest[end..];
             }
         }
@@ -125,6 +132,25 @@ impl Pattern {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: a pattern or a refusal, never a panic, never past 512.
+        #[test]
+        fn any_text_parses_or_is_refused(s in "\\PC{0,40}", t in "[0-9a-fA-Fx\"%o-]{0,40}") {
+            for text in [&s, &t] {
+                if let Some(p) = Pattern::parse(text, true) {
+                    prop_assert!(!p.bytes.is_empty() && p.bytes.len() <= MAX);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn file_contents_are_capped() {
+        let p = Pattern::parse("'/dev/zero'", false).unwrap();
+        assert_eq!(p.bytes.len(), MAX);
+    }
 
     fn bytes(s: &str) -> Vec<u8> {
         Pattern::parse(s, true).unwrap().bytes
@@ -148,5 +174,8 @@ mod tests {
         assert!(Pattern::parse("%o", false).is_none());
         assert!(Pattern::parse("zz", true).is_none());
         assert!(Pattern::parse("\"abc", true).is_none());
+        // 511 bytes of string, then a 2-byte number: past 512.
+        let long = format!("\"{}\"258", "a".repeat(511));
+        assert!(Pattern::parse(&long, true).is_none());
     }
 }
