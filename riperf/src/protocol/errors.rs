@@ -126,4 +126,13 @@ mod tests {
         );
         assert_eq!(message(9999).0, "int_errno=9999");
     }
+
+    #[test]
+    fn timeouts_read_as_strerror() {
+        // std's connect_timeout error carries no errno; iperf3 prints ETIMEDOUT's text.
+        let e = std::io::Error::new(std::io::ErrorKind::TimedOut, "connection timed out");
+        assert_eq!(e.to_string_c(), "Connection timed out");
+        let e = std::io::Error::from_raw_os_error(libc::ETIMEDOUT);
+        assert_eq!(e.to_string_c(), "Connection timed out");
+    }
 }

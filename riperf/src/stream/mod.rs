@@ -282,6 +282,32 @@ mod tests {
     }
 
     #[test]
+    fn stream_errors_count_only_while_the_test_runs() {
+        let t = TestShared::new(0, 0);
+        let c = Counters::default();
+        let reset = std::io::Error::from_raw_os_error(libc::ECONNRESET);
+        t.set_phase(phase::ENDING);
+        c.fail(&t, &reset);
+        assert_eq!(
+            c.error(true),
+            None,
+            "a peer closing at the end is no failure"
+        );
+        t.set_phase(phase::RUNNING);
+        c.fail(&t, &reset);
+        assert_eq!(
+            c.error(true).as_deref(),
+            Some("unable to write to stream socket: Connection reset by peer")
+        );
+        let c = Counters::default();
+        c.fail(&t, &std::io::Error::from(std::io::ErrorKind::TimedOut));
+        assert_eq!(
+            c.error(false).as_deref(),
+            Some("unable to read from stream socket: Connection timed out")
+        );
+    }
+
+    #[test]
     fn budget_is_shared() {
         let t = TestShared::new(300, 0);
         assert!(t.reserve_block(128));
