@@ -757,7 +757,11 @@ fn masked(s: &str, dir: &Path) -> String {
 /// Run one case with both tools and return its mismatches (empty: same).
 fn compare(fio: &Path, case: &Case, index: usize) -> Vec<String> {
     let terse_version = 2 + (index % 4) as u32;
-    let json = if index.is_multiple_of(2) { "json" } else { "json+" };
+    let json = if index.is_multiple_of(2) {
+        "json"
+    } else {
+        "json+"
+    };
     let extra = [
         format!("--output-format=normal,{json},terse"),
         format!("--terse-version={terse_version}"),
