@@ -124,8 +124,12 @@ fio_cleanup() {
     rm -f "$FIO_FILE"
     rmdir "$FIO_DIR" 2>/dev/null || true
 }
+# fio runs each job in a forked process that starts its own session, so
+# the kernel's autogroup scheduling gives the job its own CPU share; rfio's
+# job threads get the same through setsid, instead of sharing the share of
+# whatever else runs in the caller's session.
 fio_pair() { # job options (the same for both tools)
-    OURS="$BIN/rfio --output-format=json --name=job $1"
+    OURS="setsid -w $BIN/rfio --output-format=json --name=job $1"
     ORIG="fio --output-format=json --name=job $1"
     TOOL=rfio
 }
