@@ -432,8 +432,17 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
         } else {
             JobOptions::default()
         };
-        let sections = jobfile::read(file)?;
-        add_file_jobs(&mut plan, seed, &sections, n > 0)?;
+        let added = jobfile::read(file).and_then(|s| add_file_jobs(&mut plan, seed, &s, n > 0));
+        if let Err(mut f) = added {
+            // fio has printed the header lines of the jobs before this file.
+            if plan.program.normal {
+                if let Ok(jobs) = crate::job::expand(&plan) {
+                    f.stdout
+                        .insert_str(0, &crate::report::normal::job_lines(&jobs));
+                }
+            }
+            return Err(f);
+        }
     }
     Ok(plan)
 }

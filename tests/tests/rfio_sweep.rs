@@ -554,6 +554,13 @@ const CASES: &[Case] = &[
         ),
         &[Allow::TimeBased],
     ),
+    // A bad job file after a command-line job: fio has printed that job's
+    // header line already (§12: a stray argument is taken as a job file).
+    with_files(
+        "x-cli-then-bad-file",
+        &["--name=x", "--size=1m", "bad.fio"],
+        &[("bad.fio", "rw=read\n[j]\n")],
+    ),
     // A job that fails: same exit code and JSON error.
     allowing(
         cli(

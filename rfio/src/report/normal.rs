@@ -11,6 +11,23 @@ const GROUP_LABELS: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 /// Job header lines, `fio-3.33` and the `Starting …` line (printed before
 /// the jobs run).
 pub fn header(jobs: &[Job]) -> String {
+    let mut s = job_lines(jobs);
+    s.push_str("fio-3.33\n");
+    let threads = jobs.iter().filter(|j| j.thread).count();
+    let procs = jobs.len() - threads;
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "es" });
+    let tplural = |n: usize| format!("{n} thread{}", if n == 1 { "" } else { "s" });
+    let _ = match (procs, threads) {
+        (p, 0) => writeln!(s, "Starting {}", plural(p, "process")),
+        (0, t) => writeln!(s, "Starting {}", tplural(t)),
+        (p, t) => writeln!(s, "Starting {} and {}", tplural(t), plural(p, "process")),
+    };
+    s
+}
+
+/// The `NAME: (g=G): rw=…` line of each job (`...` for its clones): fio
+/// prints it as it adds the job, so also before a later job file fails.
+pub fn job_lines(jobs: &[Job]) -> String {
     let mut s = String::new();
     for (i, j) in jobs.iter().enumerate() {
         if j.clone > 0 {
@@ -43,16 +60,6 @@ pub fn header(jobs: &[Job]) -> String {
             j.iodepth
         );
     }
-    s.push_str("fio-3.33\n");
-    let threads = jobs.iter().filter(|j| j.thread).count();
-    let procs = jobs.len() - threads;
-    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "es" });
-    let tplural = |n: usize| format!("{n} thread{}", if n == 1 { "" } else { "s" });
-    let _ = match (procs, threads) {
-        (p, 0) => writeln!(s, "Starting {}", plural(p, "process")),
-        (0, t) => writeln!(s, "Starting {}", tplural(t)),
-        (p, t) => writeln!(s, "Starting {} and {}", tplural(t), plural(p, "process")),
-    };
     s
 }
 
