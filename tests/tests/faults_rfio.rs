@@ -386,6 +386,10 @@ fn no_space_during_a_write_job() {
                 .as_u64()
                 .expect("io_bytes"),
         );
+        // The file is as long as what was written (fallocate failed, and a
+        // write job's file is not truncated to its size).
+        let len = std::fs::metadata(d.join("x.0.0")).expect("stat").len();
+        assert_eq!(Some(&len), written.last(), "{who}: file length");
         if who == "ours" {
             // What the file system took is what the report says was written.
             let blocks = std::os::unix::fs::MetadataExt::blocks(
@@ -756,6 +760,13 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
     };
     let bin = our_bin("rfio");
     let d = fs.sub("ours");
+    // Laid out first, so the signals meet the job running, not laying out.
+    let lay = run(
+        &bin,
+        &d,
+        &["--name=x", "--rw=write", "--size=16m", "--bs=64k"],
+    );
+    assert_eq!(lay.code, Some(0), "{}", lay.err);
     let base = [
         "--name=x",
         "--rw=randrw",
@@ -810,10 +821,23 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
         // fio, one process (--thread) so the signal reaches the handler
         // that reports: the same status and note.
         let theirs = fs.sub("fio");
+        // The file laid out first, and the signal once the job has it open
+        // and ran a while: a loaded machine must not catch fio mid-layout.
+        let lay = run(
+            &fio,
+            &theirs,
+            &["--name=x", "--rw=write", "--size=16m", "--bs=64k"],
+        );
+        assert_eq!(lay.code, Some(0), "{}", lay.err);
         let args = [&base[..], &["--thread"]].concat();
-        let child = spawn(&fio, &theirs, &args);
-        std::thread::sleep(Duration::from_millis(1500));
-        let r = signalled(child, Duration::ZERO, "INT");
+        let mut child = spawn(&fio, &theirs, &args);
+        let file = theirs.join("x.0.0");
+        let start = std::time::Instant::now();
+        while !is_open(&file) && start.elapsed() < LIMIT {
+            assert!(child.try_wait().expect("try_wait").is_none(), "fio ended");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let r = signalled(child, Duration::from_millis(800), "INT");
         assert_eq!(r.code, Some(128), "fio: {}", r.err);
         assert!(r.out.contains("fio: terminating on signal 2"), "{}", r.out);
         assert!(r.out.contains("   READ: bw="), "{}", r.out);

@@ -181,10 +181,29 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     let mut to_layout = Vec::new();
     for (i, p) in job.filenames.iter().enumerate() {
         let file_size = existing[i].map_or(0, |e| e.0);
-        let offset = pct_of(job.offset, file_size)
+        let mut offset = pct_of(job.offset, file_size)
             + pct_of(job.offset_increment, file_size) * job.clone as u64;
+        let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
+        // fio aligns a percentage offset up to the minimum block (§3).
+        if is_pct(job.offset) || is_pct(job.offset_increment) {
+            offset = offset.div_ceil(min_bs) * min_bs;
+        }
         let is_dev = existing[i].is_some_and(|e| e.1);
-        let per_file = per_file(i);
+        let per_file = match job.size {
+            // size=N%: N% of the whole file, clipped at its end after the
+            // offset and rounded down to the minimum block (§12, #377).
+            Some(SizeOrPercent::Percent(p)) if file_sizes.is_none() => {
+                let left = file_size.saturating_sub(offset);
+                if p == 100 {
+                    left
+                } else {
+                    let len = (file_size as u128 * p as u128 / 100) as u64;
+                    let len = len.min(left);
+                    len - len % min_bs
+                }
+            }
+            _ => per_file(i),
+        };
         let need = offset + per_file;
         // create_on_open: a new file is not laid out; the job creates it
         // (empty, mode 0600) when it opens it, and writes make it grow.
@@ -299,7 +318,11 @@ fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
                 libc::fallocate(fd, 0, 0, size as libc::off_t);
             }
         }
-        if libc::ftruncate(fd, size as libc::off_t) < 0 {
+        // fio sizes the file only for a new layout (reads, overwrite=1,
+        // mmap); a write-only job's file is what fallocate made of it and
+        // grows as it is written (a full file system leaves it short).
+        let new_layout = job.pattern.read || job.overwrite || job.engine == "mmap";
+        if new_layout && libc::ftruncate(fd, size as libc::off_t) < 0 {
             return Err(SetupError::os(
                 "ftruncate".into(),
                 &std::io::Error::last_os_error(),
