@@ -114,6 +114,13 @@ ioengine=psync\n";
 
 const JOBFILE_PAGESIZE: &str = "[pg]\nsize=256k\nbs=$pagesize\nrw=read\nnumjobs=2\n";
 
+/// A percentage size after an offset: clipped at the file's end, rounded
+/// down to the block size (§12, #377); the file is laid out by a first job.
+const JOBFILE_OFFSET_PCT: &str = "[global]\nfilename=f\nbs=8k\n\
+[prep]\nsize=1000000\nrw=write\n\
+[pct]\nstonewall\noffset=10%\nsize=95%\n\
+[end]\nstonewall\noffset=900k\nsize=50%\nrw=write\n";
+
 const SECOND_FILE: &str = "[second]\nsize=256k\nrw=read\n";
 
 /// The jobs: every engine, every rw mode, block-size options, mixes,
@@ -402,6 +409,11 @@ const CASES: &[Case] = &[
     cli(
         "f-io-size",
         &["--name=f", "--size=256k", "--io_size=1m", "--rw=read"],
+    ),
+    with_files(
+        "f-offset-pct",
+        &["job.fio"],
+        &[("job.fio", JOBFILE_OFFSET_PCT)],
     ),
     // Sync options.
     cli(

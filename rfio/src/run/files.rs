@@ -341,6 +341,18 @@ fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
             .map_err(|e| SetupError::os("lseek".into(), &e))?;
         let mut left = size.saturating_sub(old);
         while left > 0 {
+            if rbench_common::stop::should_stop() {
+                // Ctrl-C while laying out: stop now and remove the partial
+                // file, as fio does; the job ends without an error (errno 0).
+                drop(f);
+                let _ = std::fs::remove_file(p);
+                return Err(SetupError {
+                    errno: 0,
+                    message: None,
+                    func: "layout".into(),
+                    in_job: false,
+                });
+            }
             let n = left.min(chunk.len() as u64) as usize;
             // fio fails the layout before the job starts (pid=0,
             // filesetup.c:240).
