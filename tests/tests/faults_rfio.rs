@@ -1023,3 +1023,44 @@ fn a_signal_ends_a_long_thinktime_rate_wait_or_startdelay() {
         }
     }
 }
+
+#[test]
+fn sigint_while_laying_out_stops_and_removes_the_partial_file() {
+    let Some(fs) = Mount::tmpfs("layout-signal", "1536m") else {
+        return;
+    };
+    for (who, bin) in tools() {
+        let d = fs.sub(who);
+        let file = d.join("x.0.0");
+        let mut args = vec!["--name=x", "--rw=read", "--size=1g", "--bs=1m"];
+        if who == "fio" {
+            // One process, so the signal reaches the handler that reports.
+            args.push("--thread");
+        } else {
+            args.push("--output-format=json");
+        }
+        let mut child = spawn(&bin, &d, &args);
+        let signo = rbench_tests::signal_number("INT");
+        assert!(
+            rbench_tests::wait_until_catches(child.id(), signo, LIMIT),
+            "{who}"
+        );
+        // Mid-layout: the file exists and is still growing.
+        let start = std::time::Instant::now();
+        while std::fs::metadata(&file).map_or(true, |m| m.len() == 0) {
+            assert!(start.elapsed() < LIMIT, "{who}: no layout");
+            assert!(child.try_wait().expect("try_wait").is_none(), "{who} ended");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let r = signalled(child, Duration::ZERO, "INT");
+        assert_eq!(r.code, Some(128), "{who}: {}{}", r.out, r.err);
+        // The partial file is removed; nothing else was written.
+        assert!(names(&d).is_empty(), "{who}: {:?}", names(&d));
+        assert_eq!(fio_lines(&r), ["fio: terminating on signal 2"], "{who}");
+        if who == "ours" {
+            let v = json(&r.out);
+            assert_eq!(v["jobs"][0]["error"], 0, "{v}");
+            assert_eq!(v["jobs"][0]["read"]["io_bytes"], 0, "{v}");
+        }
+    }
+}

@@ -94,6 +94,19 @@ fn io_size(job: &Job, size: u64) -> u64 {
 /// Work out sizes, lay out missing files and open them.
 /// `notices` receives the stdout lines fio prints while doing so.
 pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<JobFiles, SetupError> {
+    if job.filenames.is_empty() {
+        // A clone whose generated names its siblings took (job::expand):
+        // no file, no I/O; without size= fio still asks for one.
+        if job.size.is_none() && !diskless {
+            return Err(SetupError {
+                errno: libc::EINVAL,
+                message: Some(format!("{}: you need to specify size=\n", job.name)),
+                func: "total_file_size".into(),
+                in_job: false,
+            });
+        }
+        return Ok(JobFiles::default());
+    }
     let nfiles = job.filenames.len().max(1);
     let existing: Vec<Option<(u64, bool)>> =
         job.filenames.iter().map(|p| existing_size(p)).collect();

@@ -187,15 +187,19 @@ fn run_segment(
                 } else {
                     (Stream::Stderr, 0, 1155)
                 };
-                notice(
-                    stream,
-                    &format!(
-                        "fio: pid={pid}, err={}/file:filesetup.c:{line}, func={}, error={}\n",
-                        e.errno,
-                        e.func,
-                        strerror(e.errno)
-                    ),
-                );
+                // errno 0: a layout a signal stopped, which fio does not
+                // report as an error.
+                if e.errno != 0 {
+                    notice(
+                        stream,
+                        &format!(
+                            "fio: pid={pid}, err={}/file:filesetup.c:{line}, func={}, error={}\n",
+                            e.errno,
+                            e.func,
+                            strerror(e.errno)
+                        ),
+                    );
+                }
                 let stats = ThreadStats {
                     error: e.errno,
                     ..ThreadStats::default()
