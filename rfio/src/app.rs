@@ -40,8 +40,16 @@ impl Out {
 
 fn fail(f: Failure) -> i32 {
     let out = Out { file: None };
-    out.put(Stream::Stdout, &f.stdout);
-    out.put(Stream::Stderr, &f.stderr);
+    // fio's stdout is fully buffered unless it is a terminal, so on a pipe
+    // or file its part comes out at exit, after the unbuffered stderr lines
+    // (`failed parsing verify=bogus` before the valid-value list).
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        out.put(Stream::Stdout, &f.stdout);
+        out.put(Stream::Stderr, &f.stderr);
+    } else {
+        out.put(Stream::Stderr, &f.stderr);
+        out.put(Stream::Stdout, &f.stdout);
+    }
     f.code
 }
 
@@ -59,6 +67,27 @@ pub(crate) fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
                 return Err(Failure::stderr(format!(
                     "fio: size too small, must not be less than minimum block size: {s} < {min_bs}\n"
                 )));
+            }
+        }
+        // fio checks directory= as it parses it: each must exist and be
+        // a directory.
+        if let Some(dirs) = j.opts.text("directory") {
+            for d in dirs.split(':').filter(|d| !d.is_empty()) {
+                let stdout = match std::fs::metadata(d) {
+                    Ok(m) if m.is_dir() => continue,
+                    Ok(_) => String::new(),
+                    Err(e) => format!(
+                        "fio: file:options.c:1457, func=lstat, error={}\n",
+                        crate::run::strerror(e.raw_os_error().unwrap_or(libc::ENOENT))
+                    ),
+                };
+                return Err(Failure {
+                    stdout,
+                    stderr: format!(
+                        "fio: {d} is not a directory\nfio: failed parsing directory={dirs}\n"
+                    ),
+                    code: 1,
+                });
             }
         }
         if j.readonly && (j.pattern.write || j.pattern.trim) {

@@ -1064,3 +1064,57 @@ fn sigint_while_laying_out_stops_and_removes_the_partial_file() {
         }
     }
 }
+
+#[test]
+fn a_missing_directory_is_refused_and_a_files_missing_directories_are_made() {
+    let Some(fs) = Mount::tmpfs("dirs", "16m") else {
+        return;
+    };
+    let mut seen = Vec::new();
+    for (who, bin) in tools() {
+        let d = fs.sub(who);
+        std::fs::write(d.join("afile"), b"").expect("afile");
+        let mut lines = Vec::new();
+        for dir in [
+            "--directory=missing/x",
+            "--directory=afile",
+            "--directory=.:missing",
+        ] {
+            let r = run(&bin, &d, &["--name=x", "--rw=read", "--size=1m", dir]);
+            assert_eq!(r.code, Some(1), "{who} {dir}: {}{}", r.out, r.err);
+            lines.push(fio_lines(&r));
+        }
+        assert_eq!(names(&d), ["afile"], "{who}: nothing laid out");
+        // filename= in directories that do not exist yet: fio makes them
+        // (mode 0700), lays the file out and runs.
+        let r = run(
+            &bin,
+            &d,
+            &["--name=x", "--rw=read", "--size=1m", "--filename=new/sub/f"],
+        );
+        assert_eq!(r.code, Some(0), "{who}: {}{}", r.out, r.err);
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(d.join("new/sub"))
+                .expect("made")
+                .permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o700, "{who}");
+        assert_eq!(
+            std::fs::metadata(d.join("new/sub/f")).expect("file").len(),
+            1 << 20
+        );
+        assert_eq!(names(&d), ["afile", "new"], "{who}");
+        seen.push(lines);
+    }
+    assert_eq!(
+        seen[0][0],
+        [
+            "fio: failed parsing directory=missing/x",
+            "fio: file:options.c:1457, func=lstat, error=No such file or directory",
+            "fio: missing/x is not a directory",
+        ]
+    );
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1], "ours, then fio's");
+    }
+}

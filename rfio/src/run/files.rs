@@ -190,6 +190,21 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             }
         }
     }
+    // fio creates the missing directories of a file's path (mode 0700)
+    // before it lays the file out.
+    for (i, p) in job.filenames.iter().enumerate() {
+        match p.parent() {
+            Some(dir) if existing[i].is_none() && !dir.as_os_str().is_empty() && !dir.exists() => {
+                use std::os::unix::fs::DirBuilderExt;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
+                    .map_err(|e| SetupError::os(format!("mkdir({})", dir.display()), &e))?;
+            }
+            _ => {}
+        }
+    }
     // Lay out what is missing or too short (§3 Files).
     let mut to_layout = Vec::new();
     for (i, p) in job.filenames.iter().enumerate() {
