@@ -648,6 +648,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
     let mut jobs: Vec<Job> = Vec::new();
     let mut counts = (0usize, 0usize);
     let mut group = 0u32;
+    // Generated file names of jobs with clones: a later clone whose
+    // generated name is taken (filename_format without $jobnum) gets no
+    // such file, as fio's add_file skips it; with none left it does no I/O.
+    let mut allocated: std::collections::HashSet<PathBuf> = Default::default();
     for def in &plan.jobs {
         let o = &def.opts;
         let numjobs = o.int("numjobs").max(0) as usize;
@@ -673,6 +677,15 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
             if c > 0 {
                 j.stonewall = false;
                 j.new_group = false;
+            }
+            if o.text("filename").is_none() && numjobs > 1 {
+                if c > 0 {
+                    j.filenames.retain(|f| {
+                        let special = std::fs::metadata(f).is_ok_and(|m| !m.is_file());
+                        special || !allocated.contains(f)
+                    });
+                }
+                allocated.extend(j.filenames.iter().cloned());
             }
             jobs.push(j);
         }

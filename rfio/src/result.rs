@@ -228,7 +228,8 @@ fn lat_dist(h: &LatencyHistogram, total: u64) -> ([f64; 10], [f64; 10], [f64; 12
 
 fn dir_report(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> DirReport {
     let p = &job.percentiles[..];
-    let rt = s.runtime_ms;
+    // fio adds a direction's runtime only when it moved bytes.
+    let rt = if s.io_bytes == 0 { 0 } else { s.runtime_ms };
     DirReport {
         io_bytes: s.io_bytes,
         bw_bytes: (s.io_bytes * 1000).checked_div(rt).unwrap_or(0),

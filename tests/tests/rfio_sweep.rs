@@ -415,6 +415,18 @@ const CASES: &[Case] = &[
         &["job.fio"],
         &[("job.fio", JOBFILE_OFFSET_PCT)],
     ),
+    // filename_format without $jobnum: the clones after the first get no
+    // file and do nothing (§12, #631).
+    cli(
+        "f-shared-format",
+        &[
+            "--name=f",
+            "--size=256k",
+            "--numjobs=3",
+            "--filename_format=same.$filenum",
+            "--rw=write",
+        ],
+    ),
     // Sync options.
     cli(
         "s-fsync",

@@ -324,6 +324,17 @@ fn create_on_open(job: &Job, existing: Option<(u64, bool)>) -> bool {
 
 fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
     let func = format!("open({})", p.display());
+    // fio (filesetup.c extend_file) removes a file that is too short before
+    // laying it out again for a job that reads or writes: nothing of its
+    // old content survives (a cut verify file reads back zeros at offset 0).
+    if job.pattern.read || job.pattern.write {
+        match std::fs::remove_file(p) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(SetupError::os("unlink".into(), &e));
+            }
+            _ => {}
+        }
+    }
     let mut f = OpenOptions::new()
         .create(true)
         .write(true)
