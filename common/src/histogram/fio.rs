@@ -57,8 +57,9 @@ pub fn bucket_value(idx: usize) -> u64 {
     (base as f64 + (k + 0.5) * f64::from(1u32 << error_bits)) as u64
 }
 
-/// A mergeable latency histogram in fio's scheme with exact count, min, max
-/// and sum beside it, and fio's running mean/variance for the stddev.
+/// A mergeable latency histogram in fio's scheme with exact count, min, max,
+/// sum and sum of squares beside it (so the stddev is exact, where fio keeps
+/// a running mean/variance with a division per sample).
 ///
 /// Recording is O(1) and never allocates (the bucket array is allocated once
 /// in [`LatencyHistogram::new`]). Merge per-thread histograms with
@@ -70,10 +71,10 @@ pub struct LatencyHistogram {
     min: u64,
     max: u64,
     sum: u128,
-    /// Welford running mean and sum of squared deviations, updated the way
-    /// fio's `add_stat_sample` does so [`LatencyHistogram::stddev`] is fio's.
-    w_mean: f64,
-    w_s: f64,
+    /// Sum of squares, wrapping: exact whenever `max² · count²` fits in a
+    /// u128 (hours-long latencies over 10^9 samples do); beyond that
+    /// [`LatencyHistogram::stddev`] falls back to the buckets.
+    sum_sq: u128,
 }
 
 impl Default for LatencyHistogram {
@@ -91,8 +92,7 @@ impl LatencyHistogram {
             min: u64::MAX,
             max: 0,
             sum: 0,
-            w_mean: 0.0,
-            w_s: 0.0,
+            sum_sq: 0,
         }
     }
 
@@ -105,13 +105,9 @@ impl LatencyHistogram {
         self.min = self.min.min(v);
         self.max = self.max.max(v);
         self.sum += u128::from(v);
-        // fio's add_stat_sample: skip the update when the value equals the mean.
-        let val = v as f64;
-        let delta = val - self.w_mean;
-        if delta != 0.0 {
-            self.w_mean += delta / (self.count as f64 + 1.0);
-            self.w_s += delta * (val - self.w_mean);
-        }
+        // No division per sample (fio's Welford update costs one): the
+        // variance comes from the exact sums at the end.
+        self.sum_sq = self.sum_sq.wrapping_add(u128::from(v) * u128::from(v));
         self.count += 1;
     }
 
@@ -126,26 +122,13 @@ impl LatencyHistogram {
         self.min = self.min.min(v);
         self.max = self.max.max(v);
         self.sum += u128::from(v) * u128::from(n);
-        self.combine_moments(n, v as f64, 0.0);
+        self.sum_sq = self
+            .sum_sq
+            .wrapping_add((u128::from(v) * u128::from(v)).wrapping_mul(u128::from(n)));
         self.count += n;
     }
 
-    /// fio's `sum_stat` update of the running mean and S with another set of
-    /// `n2` values of mean `mean2` and S `s2` (before `count` is updated).
-    fn combine_moments(&mut self, n2: u64, mean2: f64, s2: f64) {
-        if self.count == 0 {
-            self.w_mean = mean2;
-            self.w_s = s2;
-            return;
-        }
-        let (n1, n2) = (self.count as f64, n2 as f64);
-        let delta = mean2 - self.w_mean;
-        self.w_mean = (mean2 * n2 + self.w_mean * n1) / (n1 + n2);
-        self.w_s = s2 + self.w_s + delta * delta * (n1 * n2) / (n1 + n2);
-    }
-
-    /// Add everything recorded in `other` (fio's `sum_stat` for the running
-    /// mean/variance, which is exact in exact arithmetic).
+    /// Add everything recorded in `other` (sums add exactly).
     pub fn merge(&mut self, other: &Self) {
         if other.count == 0 {
             return;
@@ -160,7 +143,7 @@ impl LatencyHistogram {
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
         self.sum += other.sum;
-        self.combine_moments(other.count, other.w_mean, other.w_s);
+        self.sum_sq = self.sum_sq.wrapping_add(other.sum_sq);
         self.count += other.count;
     }
 
@@ -171,8 +154,7 @@ impl LatencyHistogram {
         self.min = u64::MAX;
         self.max = 0;
         self.sum = 0;
-        self.w_mean = 0.0;
-        self.w_s = 0.0;
+        self.sum_sq = 0;
     }
 
     /// Number of values recorded (exact).
@@ -216,11 +198,36 @@ impl LatencyHistogram {
     /// The standard deviation fio reports (`calc_lat` in fio's stat.c): the
     /// **sample** standard deviation `sqrt(S / (n - 1))`, 0.0 for n <= 1.
     pub fn stddev(&self) -> f64 {
-        if self.count > 1 {
-            (self.w_s / (self.count as f64 - 1.0)).sqrt()
-        } else {
-            0.0
+        if self.count <= 1 {
+            return 0.0;
         }
+        let n = u128::from(self.count);
+        let max = u128::from(self.max);
+        let exact = max
+            .checked_mul(max)
+            .and_then(|m| m.checked_mul(n))
+            .and_then(|m| m.checked_mul(n))
+            .is_some();
+        let s_times_n = if exact {
+            // n·S = n·Σv² − (Σv)², exact in integers (both terms fit).
+            (n * self.sum_sq - self.sum * self.sum) as f64
+        } else {
+            // Absurd values: S from the buckets around the exact mean.
+            let mean = self.mean();
+            let s: f64 = self
+                .buckets
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(i, &c)| {
+                    let d = bucket_value(i) as f64 - mean;
+                    c as f64 * d * d
+                })
+                .sum();
+            s * self.count as f64
+        };
+        let n = self.count as f64;
+        (s_times_n / (n * (n - 1.0))).sqrt()
     }
 
     /// Percentiles by fio's method (`calc_clat_percentiles`, spec fio §4.1):
