@@ -2,7 +2,7 @@
 //! the text as typed (for JSON `job options` and `--showcmd`).
 
 use super::table::{find, OptDef};
-use super::value::{Value, ValueError};
+use super::value::{Kind, Value, ValueError};
 use rbench_common::units::fio::SizeOrPercent;
 use std::collections::BTreeMap;
 
@@ -69,6 +69,17 @@ impl JobOptions {
                 opt,
                 err: ValueError {
                     detail: Some(format!("{}: a value is required", opt.name)),
+                    show_choices: false,
+                },
+            });
+        }
+        // fio: a flag takes no value or a number; `norandommap=` (an empty
+        // value after `=`) is "failed parsing", not the bare flag.
+        if raw.is_some_and(|r| r.trim().is_empty()) && matches!(opt.kind, Kind::Flag) {
+            return Err(SetError::Bad {
+                opt,
+                err: ValueError {
+                    detail: None,
                     show_choices: false,
                 },
             });

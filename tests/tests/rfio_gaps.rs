@@ -1,0 +1,151 @@
+//! rfio beside fio 3.33 on gaps left after the verify, rate/steady-state
+//! and log work: a flag given `=` and no value, the order of a parse
+//! error's stderr and stdout lines on one pipe, and the others below.
+//!
+//! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rbench_tests::{original, our_bin, run_bounded};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+struct Ran {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "rfio-gaps-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create temp dir");
+    d
+}
+
+fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).current_dir(dir);
+    let out = run_bounded(&mut cmd, LIMIT);
+    Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Both streams on one pipe, as `fio ... 2>&1 | less` shows them.
+fn run_merged(bin: &Path, dir: &Path, args: &[&str]) -> (String, i32) {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg("exec \"$0\" \"$@\" 2>&1")
+        .arg(bin)
+        .args(args)
+        .current_dir(dir);
+    let out = run_bounded(&mut cmd, LIMIT);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// rfio, then fio when it is installed.
+fn tools() -> Vec<(&'static str, PathBuf)> {
+    let mut t = vec![("rfio", our_bin("rfio"))];
+    if let Some(f) = original("fio") {
+        t.push(("fio", f));
+    }
+    t
+}
+
+/// `--norandommap=` and `norandommap=` in a job file: a flag with `=` and
+/// nothing after it is "failed parsing" (exit 1), while the bare flag and
+/// `=1` run.
+#[test]
+fn flag_with_empty_value_is_refused() {
+    for (tool, bin) in tools() {
+        let dir = temp_dir("flag");
+        for (flag, want_code) in [
+            ("--norandommap=", 1),
+            ("--thread=", 1),
+            ("--norandommap", 0),
+            ("--norandommap=1", 0),
+        ] {
+            let r = run_in(
+                &bin,
+                &dir,
+                &[
+                    "--name=x",
+                    "--size=64k",
+                    "--filename=f",
+                    flag,
+                    "--output-format=terse",
+                ],
+            );
+            assert_eq!(r.code, want_code, "{tool} {flag}: {}", r.stderr);
+            if want_code == 1 {
+                let name = flag.trim_start_matches("--");
+                assert_eq!(r.stderr, format!("fio: failed parsing {name}\n"), "{tool}");
+                assert_eq!(r.stdout, "", "{tool} {flag}");
+            }
+        }
+        std::fs::write(
+            dir.join("j.fio"),
+            "[x]\nsize=64k\nfilename=f\nnorandommap=\n",
+        )
+        .unwrap();
+        let r = run_in(&bin, &dir, &["j.fio", "--output-format=terse"]);
+        assert_eq!(r.code, 1, "{tool}");
+        assert_eq!(
+            r.stderr, "fio: failed parsing norandommap=\nfio: job x dropped\n",
+            "{tool}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// On one pipe, the unbuffered stderr line comes before the value list
+/// (fio's stdout is flushed at exit when it is not a terminal).
+#[test]
+fn bad_value_lines_in_fio_order_on_one_pipe() {
+    let mut seen = Vec::new();
+    for (tool, bin) in tools() {
+        let dir = temp_dir("order");
+        let (out, code) = run_merged(
+            &bin,
+            &dir,
+            &["--name=x", "--size=64k", "--filename=f", "--verify=bogus"],
+        );
+        assert_eq!(code, 1, "{tool}");
+        let first: Vec<&str> = out.lines().take(2).collect();
+        assert_eq!(
+            first,
+            [
+                "fio: failed parsing verify=bogus",
+                "        valid values: 0          Don't do IO verification"
+            ],
+            "{tool}: {out}"
+        );
+        let (out, code) = run_merged(&bin, &dir, &["--name=x", "--ioengine=bogus"]);
+        assert_eq!(code, 1, "{tool}");
+        seen.push(out);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(
+        seen[0].starts_with("fio: engine bogus not loadable\n"),
+        "{}",
+        seen[0]
+    );
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1]);
+    }
+}
+
