@@ -149,3 +149,57 @@ fn bad_value_lines_in_fio_order_on_one_pipe() {
     }
 }
 
+/// Rows per data direction (the third field) of a log file.
+fn rows_per_dir(path: &Path) -> [usize; 3] {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut n = [0; 3];
+    for line in text.lines() {
+        if let Some(d) = line
+            .split(',')
+            .nth(2)
+            .and_then(|d| d.trim().parse::<usize>().ok())
+        {
+            n[d.min(2)] += 1;
+        }
+    }
+    n
+}
+
+/// The verify phase's reads are logged as reads, one row per read in each
+/// per-I/O log, beside the writes.
+#[test]
+fn verify_reads_are_logged_as_reads() {
+    let mut seen = Vec::new();
+    for (tool, bin) in tools() {
+        let dir = temp_dir("vlog");
+        let r = run_in(
+            &bin,
+            &dir,
+            &[
+                "--name=x",
+                "--size=256k",
+                "--filename=f",
+                "--rw=write",
+                "--verify=crc32c",
+                "--write_lat_log=x",
+                "--write_bw_log=x",
+                "--write_iops_log=x",
+                "--output-format=terse",
+            ],
+        );
+        assert_eq!(r.code, 0, "{tool}: {}", r.stderr);
+        let counts: Vec<(&str, [usize; 3])> = ["lat", "clat", "slat", "bw", "iops"]
+            .into_iter()
+            .map(|k| (k, rows_per_dir(&dir.join(format!("x_{k}.1.log")))))
+            .collect();
+        for (k, n) in &counts {
+            let want = if *k == "slat" { [0, 0, 0] } else { [64, 64, 0] };
+            assert_eq!(*n, want, "{tool} x_{k}.1.log");
+        }
+        seen.push(counts);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1]);
+    }
+}

@@ -639,7 +639,14 @@ pub fn run(
                 progress.state.store(b'V', Ordering::Relaxed);
                 // The held unit (next loop's first write) keeps its setup.
                 let kept = held.map(|h| (h, units[h]));
-                if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st) {
+                let mut log = crate::verify::ReadLog {
+                    logs: logs.as_mut().filter(|l| measuring && l.per_io),
+                    base_ns: verify_log_base(ns(clock.now()), measure_start),
+                    per_io_rates,
+                };
+                if let Err(e) =
+                    v.final_pass(&mut *engine, &mut units, traits.sync, &mut st, &mut log)
+                {
                     error = Some(e.into_io_error(traits.sync));
                 }
                 if let Some((h, u)) = kept {
@@ -675,7 +682,12 @@ pub fn run(
             && !exit_all.load(Ordering::Relaxed)
         {
             progress.state.store(b'V', Ordering::Relaxed);
-            if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st) {
+            let mut log = crate::verify::ReadLog {
+                logs: logs.as_mut().filter(|l| measuring && l.per_io),
+                base_ns: verify_log_base(ns(clock.now()), measure_start),
+                per_io_rates,
+            };
+            if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st, &mut log) {
                 error = Some(e.into_io_error(traits.sync));
             }
         }
@@ -723,10 +735,16 @@ pub fn run(
     (st, error, logs)
 }
 
+/// The `now_ns` instant of the logs' time 0, for the verify phase's reads
+/// (`since` is now on the job clock, in ns after its start).
+fn verify_log_base(since: u64, measure_start: u64) -> u64 {
+    rbench_common::clock::now_ns().saturating_sub(since.saturating_sub(measure_start))
+}
+
 /// Log one completed I/O; with per-I/O bw/iops logs the summary samples
 /// become per-I/O too, as in fio (§4). Cold unless logs are on.
 #[cold]
-fn log_io(
+pub(crate) fn log_io(
     l: &mut Logs,
     st: &mut ThreadStats,
     io: &IoUnit,

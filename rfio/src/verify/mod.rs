@@ -25,6 +25,7 @@ use crate::run::buffers::{Buffers, Content, Filler};
 use crate::stats::ThreadStats;
 use header::Header;
 pub use pass::PassError;
+pub use pass::ReadLog;
 pub use spec::{warnings, Kind, Spec};
 use std::os::fd::RawFd;
 use std::path::PathBuf;
@@ -363,6 +364,7 @@ impl<'a> Verifier<'a> {
         units: &mut [IoUnit],
         sync_engine: bool,
         st: &mut ThreadStats,
+        log: &mut ReadLog<'_>,
     ) -> Result<(), pass::PassError> {
         let mut list = std::mem::take(&mut self.history);
         list.drain(..self.checked.min(list.len()));
@@ -383,7 +385,7 @@ impl<'a> Verifier<'a> {
         let rounds = if self.only() { self.loops.max(1) } else { 1 };
         let mut r = Ok(());
         for _ in 0..rounds {
-            r = pass::run(self, &list, engine, units, sync_engine, st);
+            r = pass::run(self, &list, engine, units, sync_engine, st, log);
             if r.is_err() {
                 break;
             }

@@ -4,9 +4,30 @@
 
 use super::{record_read, Mismatch, Verifier, Written};
 use crate::engine::{Engine, IoKind, IoUnit, Queued};
+use crate::run::logs::Logs;
 use crate::stats::{depth_bucket, ThreadStats};
 use rbench_common::clock::now_ns;
 use rbench_common::stop;
+
+/// Where the phase's reads go in the job's bw/lat/iops logs (fio logs
+/// them as reads): the job's logs when they take per-I/O calls, and the
+/// `now_ns` instant the logs' time 0 stands for.
+pub struct ReadLog<'a> {
+    pub logs: Option<&'a mut Logs>,
+    pub base_ns: u64,
+    pub per_io_rates: (bool, bool),
+}
+
+impl ReadLog<'_> {
+    /// One completed read, its latencies in ns.
+    #[cold]
+    fn read(&mut self, st: &mut ThreadStats, io: &IoUnit, end_ns: u64, lat: (u64, u64), slat: u64) {
+        if let Some(l) = self.logs.as_deref_mut() {
+            let since = end_ns.saturating_sub(self.base_ns);
+            crate::run::worker::log_io(l, st, io, since, lat, slat, self.per_io_rates);
+        }
+    }
+}
 
 /// Why the verify phase stopped early.
 #[derive(Debug, Clone)]
@@ -27,6 +48,7 @@ pub(super) fn run(
     units: &mut [IoUnit],
     sync_engine: bool,
     st: &mut ThreadStats,
+    log: &mut ReadLog<'_>,
 ) -> Result<(), PassError> {
     let depth = if sync_engine { 1 } else { units.len().max(1) };
     let mut free: Vec<usize> = (0..depth.min(units.len())).rev().collect();
@@ -55,7 +77,7 @@ pub(super) fn run(
                     next += 1;
                     st.depth_map[depth_bucket(1)] += 1;
                     pending[idx] = Some((w, t0, t0));
-                    if let Err(e) = finish(v, &units[idx], &mut pending[idx], st) {
+                    if let Err(e) = finish(v, &units[idx], &mut pending[idx], st, log) {
                         failure = Some(e);
                     }
                     free.push(idx);
@@ -109,7 +131,7 @@ pub(super) fn run(
             Ok(n) => {
                 inflight -= n.min(inflight);
                 for &idx in &done {
-                    let r = finish(v, &units[idx], &mut pending[idx], st);
+                    let r = finish(v, &units[idx], &mut pending[idx], st, log);
                     if let Err(e) = r {
                         failure.get_or_insert(e);
                     }
@@ -138,6 +160,7 @@ fn finish(
     io: &IoUnit,
     pending: &mut Option<(Written, u64, u64)>,
     st: &mut ThreadStats,
+    log: &mut ReadLog<'_>,
 ) -> Result<(), PassError> {
     let Some((w, t0, issue)) = pending.take() else {
         return Ok(());
@@ -152,12 +175,11 @@ fn finish(
     }
     // A queued read's clat starts at its issue (slat recorded at commit).
     let now = now_ns();
-    record_read(
-        st,
-        io.result as u64,
-        now.saturating_sub(issue),
-        now.saturating_sub(t0),
-    );
+    let lat = (now.saturating_sub(issue), now.saturating_sub(t0));
+    record_read(st, io.result as u64, lat.0, lat.1);
+    if log.logs.is_some() {
+        log.read(st, io, now, lat, issue.saturating_sub(t0));
+    }
     if v.spec.kind == super::Kind::Null || v.fake {
         return Ok(());
     }
