@@ -439,6 +439,18 @@ const CASES: &[Case] = &[
         ),
         &[Allow::FdatasyncCount],
     ),
+    // fio syncs after every I/O while the write count is a multiple of N,
+    // so reads of a mixed job bring extra syncs.
+    cli(
+        "s-fsync-mixed",
+        &[
+            "--name=s",
+            "--size=512k",
+            "--rw=readwrite",
+            "--fsync=3",
+            "--bsrange=4k-8k",
+        ],
+    ),
     cli(
         "s-end-fsync",
         &["--name=s", "--size=512k", "--rw=write", "--end_fsync=1"],

@@ -408,10 +408,14 @@ pub fn run(
                         issued_bytes += io.len as u64;
                     }
                     issued_ios += 1;
-                    if sync_every > 0 && io.kind == IoKind::Write {
-                        writes_since_sync += 1;
-                        if writes_since_sync >= sync_every {
-                            writes_since_sync = 0;
+                    if sync_every > 0 {
+                        // fio (get_rw_ddir) syncs after any I/O while the
+                        // write count is a multiple of N: in a mixed job each
+                        // read there brings one more sync.
+                        if io.kind == IoKind::Write {
+                            writes_since_sync += 1;
+                        }
+                        if writes_since_sync > 0 && writes_since_sync % sync_every == 0 {
                             pending_sync = Some(io.file);
                         }
                     }
