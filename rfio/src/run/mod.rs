@@ -347,7 +347,9 @@ fn run_segment(
             .collect();
         handles
             .into_iter()
-            .filter_map(|h| h.join().ok())
+            // A job thread that panicked takes the run down with it (as
+            // the release build's panic=abort does), never a silent exit 0.
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .map(|(i, r, e, log_error)| {
                 if let Some(m) = &log_error {
                     notice(Stream::Stderr, m);
