@@ -415,7 +415,7 @@ pub fn run(
                         if io.kind == IoKind::Write {
                             writes_since_sync += 1;
                         }
-                        if writes_since_sync > 0 && writes_since_sync % sync_every == 0 {
+                        if writes_since_sync > 0 && writes_since_sync.is_multiple_of(sync_every) {
                             pending_sync = Some(io.file);
                         }
                     }
