@@ -90,16 +90,14 @@ pub fn run(
                 })
             })
             .collect();
-        while finished.load(Ordering::Acquire) < n {
+        // `is_finished` too: a thread that panicked never counts itself.
+        while finished.load(Ordering::Acquire) < n && !handles.iter().all(|h| h.is_finished()) {
             publish(&subs, progress);
             std::thread::sleep(Duration::from_millis(50));
         }
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| (ThreadStats::default(), None, None))
-            })
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
     for (_, f) in shares {
