@@ -308,6 +308,128 @@ fn tcp_reverse_both_directions() {
     }
 }
 
+/// Reads the next data from the stream: the byte count.
+type DataRead = Box<dyn FnMut(&mut [u8]) -> usize>;
+
+/// A hand-made `-R -n` client of `num` bytes, TCP or UDP. It leaves the
+/// first `skip` bytes uncounted (as if lost), and while it has counted less
+/// than half it pauses 150 ms after every 8th read (the server's sends then
+/// time out on full buffers). Returns (bytes it counted, bytes the server
+/// says it sent).
+fn reverse_client(port: u16, udp: bool, num: u64, skip: u64) -> (u64, u64) {
+    let addr = format!("127.0.0.1:{port}");
+    let cookie = [b'm'; 36];
+    let mut ctrl = TcpStream::connect(&addr).expect("connect");
+    ctrl.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    ctrl.write_all(&cookie).unwrap();
+    ctrl.write_all(&[0]).unwrap();
+    let mut b = [0u8; 1];
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 9, "PARAM_EXCHANGE");
+    let params = if udp {
+        format!(
+            r#"{{"udp":true,"omit":0,"time":0,"num":{num},"blockcount":0,"parallel":1,"reverse":true,"len":1400,"bandwidth":100000000,"pacing_timer":1000,"client_version":"3.12"}}"#
+        )
+    } else {
+        format!(
+            r#"{{"tcp":true,"omit":0,"time":0,"num":{num},"blockcount":0,"parallel":1,"reverse":true,"len":131072,"pacing_timer":1000,"client_version":"3.12"}}"#
+        )
+    };
+    ctrl.write_all(&(params.len() as u32).to_be_bytes())
+        .unwrap();
+    ctrl.write_all(params.as_bytes()).unwrap();
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 10, "CREATE_STREAMS");
+    let mut read: DataRead = if udp {
+        let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        s.connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.send(b"9876").unwrap();
+        let mut r = [0u8; 64];
+        let n = s.recv(&mut r).expect("UDP reply");
+        assert_eq!(&r[..n], b"6789");
+        Box::new(move |buf| s.recv(buf).expect("the server stopped sending short of -n"))
+    } else {
+        let mut data = TcpStream::connect(&addr).expect("data connect");
+        data.write_all(&cookie).unwrap();
+        data.write_all(&[0]).unwrap();
+        data.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        Box::new(move |buf| {
+            data.read(buf)
+                .expect("the server stopped sending short of -n")
+        })
+    };
+    let mut two = [0u8; 2];
+    ctrl.read_exact(&mut two).unwrap();
+    assert_eq!(two, [1, 2], "TEST_START, TEST_RUNNING");
+    let mut buf = vec![0u8; 65536];
+    let (mut seen, mut counted, mut reads) = (0u64, 0u64, 0u64);
+    while counted < num {
+        let n = read(&mut buf) as u64;
+        assert!(n > 0, "the server closed the stream short of -n");
+        let uncounted = skip.saturating_sub(seen).min(n);
+        seen += n;
+        counted += n - uncounted;
+        reads += 1;
+        if !udp && counted < num / 2 && reads % 8 == 0 {
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+    ctrl.write_all(&[4]).unwrap(); // TEST_END
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 13, "EXCHANGE_RESULTS");
+    let results = format!(
+        r#"{{"cpu_util_total":0,"cpu_util_user":0,"cpu_util_system":0,"sender_has_retransmits":-1,"streams":[{{"id":1,"bytes":{counted},"retransmits":-1,"jitter":0,"errors":0,"packets":0,"start_time":0,"end_time":1}}]}}"#
+    );
+    ctrl.write_all(&(results.len() as u32).to_be_bytes())
+        .unwrap();
+    ctrl.write_all(results.as_bytes()).unwrap();
+    let mut len = [0u8; 4];
+    ctrl.read_exact(&mut len).unwrap();
+    let mut theirs = vec![0u8; u32::from_be_bytes(len) as usize];
+    ctrl.read_exact(&mut theirs).unwrap();
+    ctrl.read_exact(&mut b).unwrap();
+    assert_eq!(b[0], 14, "DISPLAY_RESULTS");
+    ctrl.write_all(&[16]).unwrap(); // IPERF_DONE
+    let theirs: Value = serde_json::from_slice(&theirs).expect("server results");
+    (counted, u(&theirs, "streams/0/bytes"))
+}
+
+#[test]
+fn reverse_byte_count_is_sent_exactly_to_a_slow_reader() {
+    // A server whose sends time out on a stalled reader must still send
+    // exactly -n (riperf lost the timed-out blocks from its budget and a
+    // 3.12 client waited forever for the rest); 3.12's server does.
+    let mut servers = vec![riperf()];
+    servers.extend(iperf3());
+    for bin in servers {
+        let srv = Server::start(&bin, &["-1"]);
+        let port = srv.port;
+        let (counted, sent) = std::thread::spawn(move || reverse_client(port, false, 8 << 20, 0))
+            .join()
+            .unwrap_or_else(|_| panic!("{bin:?}: the slow -R -n client never got its bytes"));
+        assert_eq!((counted, sent), (8 << 20, 8 << 20), "{bin:?}");
+        srv.finish();
+    }
+}
+
+#[test]
+fn reverse_udp_server_sends_on_when_datagrams_were_lost() {
+    // riperf extension: a UDP client that has not ended the test 250 ms
+    // after the -n budget went out (datagrams were lost: here it ignores
+    // the first ten) gets more instead of waiting, as with a 3.12 server,
+    // until its --rcv-timeout.
+    let srv = Server::start(&riperf(), &["-1"]);
+    let port = srv.port;
+    let (counted, sent) = std::thread::spawn(move || reverse_client(port, true, 140_000, 14_000))
+        .join()
+        .expect("the UDP -R -n client never got its bytes");
+    assert!(counted >= 140_000, "counted {counted}");
+    assert!(sent > 140_000, "sent {sent}");
+    srv.finish();
+}
+
 #[test]
 fn tcp_reverse_parallel_timed_against_our_server() {
     // A 3.12 client drains -R streams with blocking reads after TEST_END and

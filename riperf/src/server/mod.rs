@@ -404,7 +404,7 @@ fn run_test(
         None
     };
     send(ctrl, State::CreateStreams)?;
-    let shared = TestShared::new(
+    let shared = TestShared::with_overshoot(
         if p.reverse || p.bidirectional {
             p.num
         } else {
@@ -415,6 +415,7 @@ fn run_test(
         } else {
             0
         },
+        udp,
     );
     let mut session = Session::new(shared.clone(), cfg.interval, p.omit, udp);
     let bodies = streams::accept_streams(

@@ -31,17 +31,52 @@ pub struct TestShared {
     pub limit_blocks: u64,
     pub total_bytes: AtomicU64,
     pub total_blocks: AtomicU64,
+    /// A UDP server's senders (`-R`/`--bidir`) go on past the budget when
+    /// the client has not ended the test soon after it was spent: datagrams
+    /// get lost, so the client may need more than `-n` to reach its count
+    /// (a 3.12 pair waits until the client's --rcv-timeout instead).
+    overshoot: bool,
+    /// The budget no longer applies (an overshooting server after the grace).
+    unlimited: AtomicBool,
 }
+
+/// How long an overshooting server waits for TEST_END once the budget is spent.
+const OVERSHOOT_GRACE_NS: u64 = 250_000_000;
 
 impl TestShared {
     pub fn new(limit_bytes: u64, limit_blocks: u64) -> Arc<TestShared> {
+        Self::with_overshoot(limit_bytes, limit_blocks, false)
+    }
+
+    /// As [`TestShared::new`], for a sending server: see `overshoot`.
+    pub fn with_overshoot(limit_bytes: u64, limit_blocks: u64, overshoot: bool) -> Arc<TestShared> {
         Arc::new(TestShared {
             phase: AtomicU8::new(phase::WAITING),
             limit_bytes,
             limit_blocks,
             total_bytes: AtomicU64::new(0),
             total_blocks: AtomicU64::new(0),
+            overshoot,
+            unlimited: AtomicBool::new(false),
         })
+    }
+
+    /// The budget is spent: whether the calling sender stops now. An
+    /// overshooting server's sender first waits (bounded) for the test to
+    /// end, then sends on without a budget.
+    pub fn stop_at_budget(&self) -> bool {
+        if !self.overshoot {
+            return true;
+        }
+        let deadline = rbench_common::clock::now_ns() + OVERSHOOT_GRACE_NS;
+        while rbench_common::clock::now_ns() < deadline {
+            if self.phase() != phase::RUNNING {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        self.unlimited.store(true, Ordering::Relaxed);
+        self.phase() != phase::RUNNING
     }
 
     #[inline]
@@ -57,17 +92,57 @@ impl TestShared {
     /// the budget is spent. Only called when a limit is set.
     #[inline]
     pub fn reserve_block(&self, len: u64) -> bool {
-        if self.limit_bytes != 0
-            && self.total_bytes.fetch_add(len, Ordering::Relaxed) >= self.limit_bytes
-        {
-            return false;
+        self.reserve(len, false) != 0
+    }
+
+    /// Take one block from the `-n`/`-k` budget: the bytes that may be
+    /// sent, 0 when the budget is spent. With `partial` (TCP) the last block
+    /// is cut to what is left, so the senders send exactly `-n`; without
+    /// (a UDP datagram is whole) it goes out whole.
+    #[inline]
+    pub fn reserve(&self, len: u64, partial: bool) -> u64 {
+        if self.unlimited.load(Ordering::Relaxed) {
+            return len;
+        }
+        let mut take = len;
+        if self.limit_bytes != 0 {
+            let limit = self.limit_bytes;
+            let step = |cur: u64| if partial { len.min(limit - cur) } else { len };
+            match self
+                .total_bytes
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |cur| {
+                    (cur < limit).then(|| cur + step(cur))
+                }) {
+                Ok(prev) => take = step(prev),
+                Err(_) => return 0,
+            }
         }
         if self.limit_blocks != 0
-            && self.total_blocks.fetch_add(1, Ordering::Relaxed) >= self.limit_blocks
+            && self
+                .total_blocks
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |cur| {
+                    (cur < self.limit_blocks).then_some(cur + 1)
+                })
+                .is_err()
         {
-            return false;
+            if self.limit_bytes != 0 {
+                self.total_bytes.fetch_sub(take, Ordering::Relaxed);
+            }
+            return 0;
         }
-        true
+        take
+    }
+
+    /// Give back what was reserved but not sent (a send that timed out or
+    /// went out in part), so the senders together send the whole budget.
+    #[inline]
+    pub fn unreserve(&self, bytes: u64, blocks: u64) {
+        if self.limit_bytes != 0 {
+            self.total_bytes.fetch_sub(bytes, Ordering::Relaxed);
+        }
+        if self.limit_blocks != 0 {
+            self.total_blocks.fetch_sub(blocks, Ordering::Relaxed);
+        }
     }
 
     pub fn limited(&self) -> bool {
@@ -308,11 +383,49 @@ mod tests {
     }
 
     #[test]
+    fn an_overshooting_server_sends_on_after_the_grace() {
+        let t = TestShared::with_overshoot(100, 0, true);
+        t.set_phase(phase::RUNNING);
+        assert!(t.reserve_block(100));
+        assert!(!t.reserve_block(100));
+        assert!(!t.stop_at_budget(), "still running after the grace");
+        assert!(t.reserve_block(100));
+        let t = TestShared::with_overshoot(100, 0, true);
+        t.set_phase(phase::ENDING);
+        assert!(t.stop_at_budget(), "the test ended: stop");
+        assert!(TestShared::new(100, 0).stop_at_budget());
+    }
+
+    #[test]
     fn budget_is_shared() {
         let t = TestShared::new(300, 0);
         assert!(t.reserve_block(128));
         assert!(t.reserve_block(128));
         assert!(t.reserve_block(128));
+        assert!(!t.reserve_block(128));
+    }
+
+    #[test]
+    fn the_last_tcp_block_is_cut_to_the_budget() {
+        let t = TestShared::new(300, 0);
+        assert_eq!(t.reserve(128, true), 128);
+        assert_eq!(t.reserve(128, true), 128);
+        assert_eq!(t.reserve(128, true), 44);
+        assert_eq!(t.reserve(128, true), 0);
+        let t = TestShared::new(0, 2);
+        assert_eq!(t.reserve(128, true), 128);
+        assert_eq!(t.reserve(128, true), 128);
+        assert_eq!(t.reserve(128, true), 0);
+    }
+
+    #[test]
+    fn unsent_reservations_go_back_to_the_budget() {
+        let t = TestShared::new(256, 2);
+        assert!(t.reserve_block(128));
+        assert!(t.reserve_block(128));
+        // The second send timed out: nothing of it left.
+        t.unreserve(128, 1);
+        assert!(t.reserve_block(128), "the block that was not sent");
         assert!(!t.reserve_block(128));
     }
 }

@@ -106,30 +106,45 @@ impl TcpSender {
                 }
             }
             for _ in 0..burst {
-                if limited && !test.reserve_block(len) {
-                    return;
+                let mut want = len;
+                if limited {
+                    want = test.reserve(len, true);
+                    if want == 0 {
+                        if test.stop_at_budget() {
+                            return;
+                        }
+                        want = len;
+                    }
                 }
                 let r = match file_fd {
                     Some(ffd) => {
                         let mut off: libc::off_t = 0;
                         // SAFETY: both fds are open; `off` is a valid offset pointer.
-                        let n = unsafe { libc::sendfile(sock_fd, ffd, &mut off, len as usize) };
+                        let n = unsafe { libc::sendfile(sock_fd, ffd, &mut off, want as usize) };
                         if n >= 0 {
                             Ok(n as usize)
                         } else {
                             Err(std::io::Error::last_os_error())
                         }
                     }
-                    None => sock.write(&self.block),
+                    None => sock.write(&self.block[..want as usize]),
                 };
                 match r {
                     Ok(n) => {
                         sent += n as u64;
                         c.bytes.store(sent, Ordering::Relaxed);
+                        // Only what went out counts against -n.
+                        if limited && (n as u64) < want {
+                            test.unreserve(want - n as u64, 0);
+                        }
                     }
                     // The socket's send timeout (EAGAIN) lets the loop see the
                     // phase; ETIMEDOUT (--snd-timeout) is a real failure.
-                    Err(e) if is_transient(&e) => {}
+                    Err(e) if is_transient(&e) => {
+                        if limited {
+                            test.unreserve(want, 1);
+                        }
+                    }
                     Err(e) => {
                         c.fail(test, &e);
                         return;
@@ -159,12 +174,16 @@ impl TcpSender {
                     continue;
                 }
             }
-            let n = match f.read(&mut buf) {
+            let mut n = match f.read(&mut buf) {
                 Ok(0) | Err(_) => return,
                 Ok(n) => n,
             };
-            if test.limited() && !test.reserve_block(n as u64) {
-                return;
+            if test.limited() {
+                match test.reserve(n as u64, true) {
+                    0 if test.stop_at_budget() => return,
+                    0 => {}
+                    take => n = take as usize,
+                }
             }
             let mut off = 0;
             while off < n {

@@ -221,7 +221,7 @@ impl UdpSender {
             let (sec, usec) = monotonic_parts();
             let mut n = 0;
             while n < k {
-                if limited && !test.reserve_block(len) {
+                if limited && !test.reserve_block(len) && test.stop_at_budget() {
                     break;
                 }
                 let h = UdpHeader {
@@ -244,11 +244,18 @@ impl UdpSender {
             let r = unsafe { libc::sendmmsg(fd, batch.msgs.as_mut_ptr(), nmsgs as u32, 0) };
             if r > 0 {
                 let r = ((r as usize * segs).min(n)) as u64;
+                if limited && (r as usize) < n {
+                    let unsent = (n - r as usize) as u64;
+                    test.unreserve(unsent * len, unsent);
+                }
                 seq += r;
                 sent_bytes += r * len;
                 c.bytes.store(sent_bytes, Ordering::Relaxed);
                 c.packets.store(seq, Ordering::Relaxed);
             } else {
+                if limited {
+                    test.unreserve(n as u64 * len, n as u64);
+                }
                 let e = std::io::Error::last_os_error();
                 match e.raw_os_error() {
                     // A full socket buffer or an ICMP error from a closed
