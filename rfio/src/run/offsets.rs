@@ -101,6 +101,9 @@ pub struct Region {
     pub fd: RawFd,
     pub start: u64,
     pub len: u64,
+    /// The file's size when the job started (fio's real_file_size), for
+    /// where `rw=read:N` holes wrap.
+    file_size: u64,
     pos: [u64; 3],
     perm: Permutation,
     exhausted: bool,
@@ -143,6 +146,20 @@ pub struct Picker {
     key: u64,
     /// fio's direction and block-size draws (run/choices.rs).
     choices: super::choices::Choices,
+}
+
+/// The size of an open file (None for the null engine's -1 or a device
+/// fstat cannot size).
+fn file_size(fd: RawFd) -> Option<u64> {
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: fstat into a zeroed stat of our own; fd is the job's.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return None;
+    }
+    Some(st.st_size as u64)
 }
 
 /// `file_service_type=zipf|pareto|normal|gauss[:value]`: files drawn from
@@ -192,6 +209,7 @@ impl Picker {
                 fd,
                 start,
                 len,
+                file_size: file_size(fd).unwrap_or(start + len),
                 pos: [start; 3],
                 perm: Permutation::new(len / grain, key),
                 exhausted: false,
@@ -359,6 +377,23 @@ impl Picker {
                     self.next_region = advance;
                     continue;
                 }
+                if self.skip > 0 && p != r.start {
+                    // `rw=read:N` as fio's get_next_seq_offset: the hole
+                    // follows the end of the last I/O; a position (counted
+                    // from the region's start) past the file's size wraps
+                    // to the start (io_size then ends the job), one past
+                    // the region ends the pass.
+                    let mut rel = (p - r.start).saturating_add(self.skip);
+                    if rel >= r.file_size {
+                        rel = 0;
+                    }
+                    if rel >= r.len {
+                        r.exhausted = true;
+                        self.next_region = advance;
+                        continue;
+                    }
+                    p = r.start + rel;
+                }
                 p
             };
             len = self.choices.block_len(d, self.bs[d], end - off);
@@ -372,8 +407,7 @@ impl Picker {
                 }
             }
             if !random {
-                // A skip (`rw=read:N`) as large as fio takes must not wrap.
-                r.pos[d] = (off + len).saturating_add(self.skip);
+                r.pos[d] = off + len;
             }
             self.same_left = self.ios_per_offset - 1;
             self.last = (fi, off, len as usize);
