@@ -203,3 +203,89 @@ fn verify_reads_are_logged_as_reads() {
         assert_eq!(seen[0], seen[1]);
     }
 }
+
+/// A verify file cut short between the write run and a verify_only run:
+/// fio lays the file out again from nothing (the old blocks are gone), so
+/// the first block fails with `bad magic header 0` at offset 0. A file of
+/// the right size is not laid out and keeps its bytes.
+#[test]
+fn short_file_is_laid_out_again() {
+    let mut seen = Vec::new();
+    for (tool, bin) in tools() {
+        let dir = temp_dir("cut");
+        let base = [
+            "--name=x",
+            "--size=64k",
+            "--filename=v",
+            "--rw=write",
+            "--verify=crc32c",
+        ];
+        let with = |extra: &[&'static str]| -> Vec<&str> {
+            base.iter().chain(extra.iter()).copied().collect()
+        };
+        let r = run_in(&bin, &dir, &with(&["--do_verify=0"]));
+        assert_eq!(r.code, 0, "{tool}: {}", r.stderr);
+        let written = std::fs::read(dir.join("v")).unwrap();
+        // Right size: no layout, verify_only passes, the bytes stay.
+        let r = run_in(&bin, &dir, &with(&["--verify_only"]));
+        assert_eq!(r.code, 0, "{tool}: {}", r.stderr);
+        assert!(!r.stdout.contains("Laying out"), "{tool}: {}", r.stdout);
+        assert_eq!(std::fs::read(dir.join("v")).unwrap(), written, "{tool}");
+        // Cut short: laid out again, zeros from offset 0.
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("v"))
+            .unwrap();
+        f.set_len(30000).unwrap();
+        drop(f);
+        let r = run_in(&bin, &dir, &with(&["--verify_only"]));
+        assert_eq!(r.code, 1, "{tool}");
+        let first = r.stderr.lines().next().unwrap_or("").to_string();
+        assert_eq!(
+            first,
+            "verify: bad magic header 0, wanted acca at file v offset 0, length 4096 (requested block: offset=0, length=4096)",
+            "{tool}"
+        );
+        assert!(
+            r.stdout.contains("x: Laying out IO file (1 file / 0MiB)\n"),
+            "{tool}: {}",
+            r.stdout
+        );
+        assert_eq!(std::fs::metadata(dir.join("v")).unwrap().len(), 65536);
+        seen.push(first);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if seen.len() == 2 {
+        assert_eq!(seen[0], seen[1]);
+    }
+}
+
+/// A read job on a file cut short: laid out again in full (fio writes it
+/// anew from offset 0), whole MiB in the notice, rounded down.
+#[test]
+fn short_file_for_reads_is_rewritten_whole() {
+    for (tool, bin) in tools() {
+        let dir = temp_dir("cutread");
+        std::fs::write(dir.join("r"), vec![0xabu8; 1 << 20]).unwrap();
+        let r = run_in(
+            &bin,
+            &dir,
+            &["--name=x", "--size=1536k", "--filename=r", "--rw=read"],
+        );
+        assert_eq!(r.code, 0, "{tool}: {}", r.stderr);
+        assert!(
+            r.stdout.contains("x: Laying out IO file (1 file / 1MiB)\n"),
+            "{tool}: {}",
+            r.stdout
+        );
+        let data = std::fs::read(dir.join("r")).unwrap();
+        assert_eq!(data.len(), 1536 << 10, "{tool}");
+        let old = data
+            .chunks(4096)
+            .filter(|c| c.iter().all(|&b| b == 0xab))
+            .count();
+        assert_eq!(old, 0, "{tool}: blocks of the old content survived");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+

@@ -3,7 +3,7 @@
 
 use super::offsets::Rng;
 use crate::job::Job;
-use rbench_common::units::fio::{num2str, N2sUnit, SizeOrPercent};
+use rbench_common::units::fio::SizeOrPercent;
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -260,8 +260,9 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             });
         }
         let bytes: u64 = to_layout.iter().map(|x| x.1).sum();
-        // fio prints this size with two significant digits.
-        let shown = num2str(bytes, 2, 1, job.kb_base == 1024, N2sUnit::Byte);
+        // fio prints whole MiB, rounded down (64k shows as 0MiB), whatever
+        // kb_base.
+        let shown = format!("{}MiB", bytes >> 20);
         notices.push(if to_layout.len() == 1 {
             format!("{}: Laying out IO file (1 file / {shown})\n", job.name)
         } else {
