@@ -81,6 +81,7 @@ _rfio()
             --dedupe_percentage) :; ;;
             --dedupe_mode) COMPREPLY=($(compgen -P "$pre" -W 'repeat working_set' -- "$cur")); ;;
             --dedupe_working_set_percentage) :; ;;
+            --dedupe_global) :; ;;
             --buffer_pattern) :; ;;
             --verify) COMPREPLY=($(compgen -P "$pre" -W '0 md5 crc64 crc32 crc32c-intel crc32c crc16 crc7 sha1 sha256 sha512 sha3-224 sha3-256 sha3-384 sha3-512 xxhash meta pattern null' -- "$cur")); ;;
             --do_verify) :; ;;
@@ -97,6 +98,10 @@ _rfio()
             --verify_state_load) :; ;;
             --verify_async_cpus) :; ;;
             --experimental_verify) :; ;;
+            --trim_percentage) :; ;;
+            --trim_verify_zero) :; ;;
+            --trim_backlog) :; ;;
+            --trim_backlog_batch) :; ;;
             --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); ;;
             --ignore_error) :; ;;
             --error_dump) :; ;;
@@ -237,6 +242,7 @@ _rfio()
         --dedupe_percentage) :; return 0 ;;
         --dedupe_mode) COMPREPLY=($(compgen -P "$pre" -W 'repeat working_set' -- "$cur")); return 0 ;;
         --dedupe_working_set_percentage) :; return 0 ;;
+        --dedupe_global) :; return 0 ;;
         --buffer_pattern) :; return 0 ;;
         --verify) COMPREPLY=($(compgen -P "$pre" -W '0 md5 crc64 crc32 crc32c-intel crc32c crc16 crc7 sha1 sha256 sha512 sha3-224 sha3-256 sha3-384 sha3-512 xxhash meta pattern null' -- "$cur")); return 0 ;;
         --do_verify) :; return 0 ;;
@@ -252,6 +258,10 @@ _rfio()
         --verify_state_load) :; return 0 ;;
         --verify_async_cpus) :; return 0 ;;
         --experimental_verify) :; return 0 ;;
+        --trim_percentage) :; return 0 ;;
+        --trim_verify_zero) :; return 0 ;;
+        --trim_backlog) :; return 0 ;;
+        --trim_backlog_batch) :; return 0 ;;
         --continue_on_error) COMPREPLY=($(compgen -P "$pre" -W 'none read write io verify all 0 1' -- "$cur")); return 0 ;;
         --ignore_error) :; return 0 ;;
         --error_dump) :; return 0 ;;
@@ -318,7 +328,7 @@ _rfio()
         --significant_figures) :; return 0 ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --version --help --cmdhelp --enghelp --parse-only --showcmd --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --size= --io_size= --filesize= --offset= --offset_increment= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
+        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --version --help --cmdhelp --enghelp --parse-only --showcmd --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --size= --io_size= --filesize= --offset= --offset_increment= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi

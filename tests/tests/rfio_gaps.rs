@@ -289,3 +289,66 @@ fn short_file_for_reads_is_rewritten_whole() {
     }
 }
 
+/// Trim verify options and dedupe_global (not run yet by rfio) are taken
+/// or refused as fio's parser takes them, with fio's words and --cmdhelp.
+#[test]
+fn trim_verify_and_dedupe_global_parse_as_fio() {
+    let cases: [(&str, i32, &str); 9] = [
+        ("--trim_percentage=10", 0, ""),
+        ("--trim_verify_zero=0", 0, ""),
+        ("--trim_backlog=4", 0, ""),
+        ("--trim_backlog_batch=2", 0, ""),
+        ("--dedupe_global=1", 0, ""),
+        (
+            "--trim_percentage=101",
+            1,
+            "trim_percentage: max value out of range: 101 (100 max)\nfio: failed parsing trim_percentage=101\n",
+        ),
+        (
+            "--trim_verify_zero=2",
+            1,
+            "max value out of range: 2 (1 max)\nfio: failed parsing trim_verify_zero=2\n",
+        ),
+        ("--trim_backlog=x", 1, "fio: failed parsing trim_backlog=x\n"),
+        (
+            "--dedupe_global=",
+            1,
+            "fio: option dedupe_global requires an argument\n",
+        ),
+    ];
+    for (tool, bin) in tools() {
+        let dir = temp_dir("trimopts");
+        for (arg, code, err) in cases {
+            let r = run_in(
+                &bin,
+                &dir,
+                &[
+                    "--name=x",
+                    "--size=64k",
+                    "--filename=f",
+                    arg,
+                    "--output-format=terse",
+                ],
+            );
+            assert_eq!(r.code, code, "{tool} {arg}: {}", r.stderr);
+            assert_eq!(r.stderr, err, "{tool} {arg}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    if let Some(fio) = original("fio") {
+        let dir = temp_dir("trimhelp");
+        for o in [
+            "trim_percentage",
+            "trim_verify_zero",
+            "trim_backlog",
+            "trim_backlog_batch",
+            "dedupe_global",
+        ] {
+            let arg = format!("--cmdhelp={o}");
+            let ours = run_in(&our_bin("rfio"), &dir, &[&arg]);
+            let theirs = run_in(&fio, &dir, &[&arg]);
+            assert_eq!(ours.stdout, theirs.stdout, "{o}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -674,6 +674,14 @@ pub static OPTIONS: &[OptDef] = &[
         "integer value (opt=100)",
         Some("min=0, max=100"),
     ),
+    // Not run yet (every job draws its own dedupe buffers).
+    opt(
+        "dedupe_global",
+        Kind::Bool,
+        Some("0"),
+        "Buffers",
+        "Share deduplication buffers across jobs",
+    ),
     opt(
         "buffer_pattern",
         Kind::Text,
@@ -807,6 +815,47 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "Verify",
         "Enable experimental verification",
+    ),
+    // Trim verify (not run yet: parsed and checked as fio parses them).
+    shown(
+        opt(
+            "trim_percentage",
+            PERCENT,
+            Some("0"),
+            "Verify",
+            "Number of verify blocks to trim (i.e., discard)",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=100"),
+    ),
+    opt(
+        "trim_verify_zero",
+        Kind::Bool,
+        Some("1"),
+        "Verify",
+        "Verify that trimmed (i.e., discarded) blocks are returned as zeroes",
+    ),
+    shown(
+        opt(
+            "trim_backlog",
+            UNBOUNDED,
+            None,
+            "Verify",
+            "Trim after this number of blocks are written",
+        ),
+        "string (opt=bla)",
+        None,
+    ),
+    shown(
+        opt(
+            "trim_backlog_batch",
+            UNBOUNDED,
+            None,
+            "Verify",
+            "Trim this number of IO blocks",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
     ),
     opt(
         "continue_on_error",
