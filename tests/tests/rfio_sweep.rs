@@ -427,6 +427,28 @@ const CASES: &[Case] = &[
             "--rw=write",
         ],
     ),
+    // fio's byte limit is io_size x loops over all loops, and io_size
+    // rounds follow the loops: a mixed sequential loop runs on to the end.
+    cli(
+        "f-loops-mixed",
+        &[
+            "--name=f",
+            "--size=256k",
+            "--rw=rw",
+            "--loops=2",
+            "--bsrange=4k-16k",
+        ],
+    ),
+    cli(
+        "f-io-size-loops",
+        &[
+            "--name=f",
+            "--size=256k",
+            "--io_size=768k",
+            "--rw=rw",
+            "--loops=2",
+        ],
+    ),
     // Sync options.
     cli(
         "s-fsync",

@@ -180,6 +180,11 @@ pub fn run(
             .store(files.io_size.saturating_mul(job.loops), Ordering::Relaxed);
     }
     let io_per_pass = files.io_size;
+    // fio's limit is io_size (or size) times loops, against the bytes issued
+    // over all loops (io_bytes_exceeded): a loop of a mixed sequential job
+    // runs on until a direction reaches the end of its region.
+    let io_limit = io_per_pass.saturating_mul(job.loops.max(1));
+    let max_bs = job.bs.iter().map(|b| b.1).max().unwrap_or(1).max(1);
     let mut issued_bytes = 0u64;
     let mut issued_ios = 0u64;
     let mut loops_left = job.loops;
@@ -339,7 +344,7 @@ pub fn run(
                     clock.now()
                 };
                 let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
-                let bytes_left = io_per_pass == 0 || issued_bytes < io_per_pass;
+                let bytes_left = io_per_pass == 0 || issued_bytes < io_limit;
                 // A due fsync goes out only if more I/O follows, as in fio.
                 let sync_file = pending_sync.filter(|_| ios_left && (bytes_left || time_based));
                 if let Some(file) = sync_file {
@@ -355,10 +360,21 @@ pub fn run(
                 } else {
                     let mut got = (ios_left && (bytes_left || time_based) || picker.has_followup())
                         && picker.next(io);
-                    if !got && ios_left && ((bytes_left && files.wrap) || time_based) {
+                    // fio's keep_running: once the loops are done, another
+                    // round while io_size is not reached by a whole block.
+                    let io_size_left = loops_left <= 1
+                        && files.wrap
+                        && io_per_pass.saturating_sub(issued_bytes) >= max_bs;
+                    if !got && ios_left && (io_size_left || time_based) {
                         // Every block of the region was visited; io_size (or the
-                        // clock) asks for more: start a new pass.
-                        picker.new_pass();
+                        // clock) asks for more: start a new pass. For io_size
+                        // fio runs another round of the job (keep_running),
+                        // which reseeds its generators.
+                        if time_based {
+                            picker.new_pass();
+                        } else {
+                            picker.new_loop();
+                        }
                         got = picker.next(io);
                     }
                     if !got {
@@ -385,8 +401,7 @@ pub fn run(
                                 }
                             }
                             picker.new_loop();
-                            issued_bytes = 0;
-                            got = picker.next(io);
+                            got = (time_based || issued_bytes < io_limit) && picker.next(io);
                         }
                     }
                     if !got {
@@ -396,9 +411,14 @@ pub fn run(
                     }
                     if !picker.followup {
                         // The last unit of a pass is cut to what io_size
-                        // leaves (fio's io_u trimming), in whole grains.
-                        let left = io_per_pass.saturating_sub(issued_bytes);
-                        if !time_based && io_per_pass > 0 && (io.len as u64) > left {
+                        // leaves (fio's io_u trimming), in whole grains; a
+                        // mixed job's last unit goes out whole, as in fio.
+                        let left = io_limit.saturating_sub(issued_bytes);
+                        if !time_based
+                            && io_per_pass > 0
+                            && (io.len as u64) > left
+                            && !job.pattern.mixed()
+                        {
                             let grain = job.bs.iter().map(|b| b.0).min().unwrap_or(1).max(1);
                             let cut = left / grain * grain;
                             if cut > 0 {
