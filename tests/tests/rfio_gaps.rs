@@ -352,3 +352,63 @@ fn trim_verify_and_dedupe_global_parse_as_fio() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A character device named as the file (a copy of /dev/null's node) is
+/// neither laid out nor replaced (fio lays out no device); a directory is
+/// and fails on its unlink, as fio's.
+#[test]
+fn char_device_is_not_laid_out() {
+    for (tool, bin) in tools() {
+        let dir = temp_dir("chr");
+        let node = dir.join("nd");
+        let made = Command::new("mknod")
+            .arg(&node)
+            .args(["c", "1", "3"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            eprintln!("skipped: mknod needs root");
+            return;
+        }
+        let path = node.to_string_lossy().into_owned();
+        let r = run_in(
+            &bin,
+            &dir,
+            &[
+                "--name=x",
+                "--size=64k",
+                &format!("--filename={path}"),
+                "--rw=write",
+            ],
+        );
+        assert_eq!(r.code, 0, "{tool}: {}", r.stderr);
+        assert!(!r.stdout.contains("Laying out"), "{tool}: {}", r.stdout);
+        use std::os::unix::fs::FileTypeExt;
+        let m = std::fs::symlink_metadata(&node).unwrap();
+        assert!(
+            m.file_type().is_char_device(),
+            "{tool} replaced the device node"
+        );
+        // A directory is laid out: its unlink fails before the job starts.
+        std::fs::create_dir(dir.join("d")).unwrap();
+        let path = dir.join("d").to_string_lossy().into_owned();
+        let r = run_in(
+            &bin,
+            &dir,
+            &[
+                "--name=x",
+                "--size=64k",
+                &format!("--filename={path}"),
+                "--rw=write",
+            ],
+        );
+        assert_eq!(r.code, 1, "{tool}");
+        assert_eq!(
+            r.stderr,
+            "fio: pid=0, err=21/file:filesetup.c:150, func=unlink, error=Is a directory\n",
+            "{tool}"
+        );
+        assert!(dir.join("d").is_dir(), "{tool}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

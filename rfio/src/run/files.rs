@@ -216,7 +216,14 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         if is_pct(job.offset) || is_pct(job.offset_increment) {
             offset = offset.div_ceil(min_bs) * min_bs;
         }
-        let is_dev = existing[i].is_some_and(|e| e.1);
+        // A character device or fifo is never laid out (fio's
+        // FIO_TYPE_CHAR/PIPE); a directory is (and fails to unlink).
+        let is_dev = existing[i].is_some_and(|e| e.1)
+            || (existing[i].is_some()
+                && std::fs::metadata(p).is_ok_and(|m| {
+                    let t = m.file_type();
+                    t.is_char_device() || t.is_fifo() || t.is_socket()
+                }));
         let per_file = match job.size {
             // size=N%: N% of the whole file, clipped at its end after the
             // offset and rounded down to the minimum block (§12, #377).
@@ -330,8 +337,12 @@ fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
     // old content survives (a cut verify file reads back zeros at offset 0).
     if job.pattern.read || job.pattern.write {
         match std::fs::remove_file(p) {
+            // fio fails before the job starts (pid=0, filesetup.c:150).
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(SetupError::os("unlink".into(), &e));
+                return Err(SetupError {
+                    in_job: false,
+                    ..SetupError::os("unlink".into(), &e)
+                });
             }
             _ => {}
         }

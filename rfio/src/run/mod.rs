@@ -184,6 +184,9 @@ fn run_segment(
                 } else if e.func == "write" {
                     // A failed layout write (fio's extend_file).
                     (Stream::Stderr, 0, 240)
+                } else if e.func == "unlink" {
+                    // A too-short "file" that cannot be removed (a directory).
+                    (Stream::Stderr, 0, 150)
                 } else {
                     (Stream::Stderr, 0, 1155)
                 };
