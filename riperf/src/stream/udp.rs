@@ -253,10 +253,10 @@ impl UdpSender {
                 c.bytes.store(sent_bytes, Ordering::Relaxed);
                 c.packets.store(seq, Ordering::Relaxed);
             } else {
+                let e = std::io::Error::last_os_error();
                 if limited {
                     test.unreserve(n as u64 * len, n as u64);
                 }
-                let e = std::io::Error::last_os_error();
                 match e.raw_os_error() {
                     // A full socket buffer or an ICMP error from a closed
                     // port: keep going, like iperf3.
