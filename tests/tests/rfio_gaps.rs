@@ -165,10 +165,16 @@ fn rows_per_dir(path: &Path) -> [usize; 3] {
     n
 }
 
-/// The verify phase's reads are logged as reads, one row per read in each
-/// per-I/O log, beside the writes.
+/// The verify phase's reads (and verify_backlog's) are logged as reads,
+/// one row per read in each per-I/O log, beside the writes.
 #[test]
 fn verify_reads_are_logged_as_reads() {
+    for backlog in ["--verify_backlog=0", "--verify_backlog=16"] {
+        verify_reads_logged(backlog);
+    }
+}
+
+fn verify_reads_logged(backlog: &str) {
     let mut seen = Vec::new();
     for (tool, bin) in tools() {
         let dir = temp_dir("vlog");
@@ -181,6 +187,7 @@ fn verify_reads_are_logged_as_reads() {
                 "--filename=f",
                 "--rw=write",
                 "--verify=crc32c",
+                backlog,
                 "--write_lat_log=x",
                 "--write_bw_log=x",
                 "--write_iops_log=x",
@@ -194,7 +201,7 @@ fn verify_reads_are_logged_as_reads() {
             .collect();
         for (k, n) in &counts {
             let want = if *k == "slat" { [0, 0, 0] } else { [64, 64, 0] };
-            assert_eq!(*n, want, "{tool} x_{k}.1.log");
+            assert_eq!(*n, want, "{tool} {backlog} x_{k}.1.log");
         }
         seen.push(counts);
         let _ = std::fs::remove_dir_all(&dir);

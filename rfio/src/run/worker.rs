@@ -218,6 +218,11 @@ pub fn run(
     let mut logs = Logs::new(job);
     let per_io_rates = logs.as_ref().map_or((false, false), Logs::per_io_rates);
     sampler.per_io = per_io_rates;
+    if logs.as_ref().is_some_and(|l| l.per_io) {
+        if let Some(v) = verifier.as_mut() {
+            v.log_backlog();
+        }
+    }
     // A prepared unit waiting for its rate slot.
     let mut held: Option<usize> = None;
 
@@ -545,6 +550,14 @@ pub fn run(
                         if let Err(m) = v.completed(idx, io, &mut st) {
                             error.get_or_insert(m.into_io_error(true));
                         }
+                        if v.backlog_logged() {
+                            let mut log = crate::verify::ReadLog {
+                                logs: logs.as_mut().filter(|l| measuring && l.per_io),
+                                base_ns: verify_log_base(ns(clock.now()), measure_start),
+                                per_io_rates,
+                            };
+                            v.flush_backlog_log(&mut log, &mut st);
+                        }
                     }
                     free.push(idx);
                 }
@@ -643,6 +656,14 @@ pub fn run(
                         if let Some(v) = verifier.as_mut() {
                             if let Err(m) = v.completed(idx, io, &mut st) {
                                 error.get_or_insert(m.into_io_error(traits.sync));
+                            }
+                            if v.backlog_logged() {
+                                let mut log = crate::verify::ReadLog {
+                                    logs: logs.as_mut().filter(|l| measuring && l.per_io),
+                                    base_ns: verify_log_base(ns(clock.now()), measure_start),
+                                    per_io_rates,
+                                };
+                                v.flush_backlog_log(&mut log, &mut st);
                             }
                         }
                         free.push(idx);

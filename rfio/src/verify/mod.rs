@@ -30,6 +30,10 @@ pub use spec::{warnings, Kind, Spec};
 use std::os::fd::RawFd;
 use std::path::PathBuf;
 
+/// A verify_backlog read to log: file, offset, bytes, its end (`now_ns`)
+/// and latency in ns.
+type BacklogRead = (usize, u64, u64, u64, u64);
+
 /// A verify failure: fio's message lines, and where.
 #[derive(Debug, Clone)]
 pub struct Mismatch {
@@ -88,6 +92,9 @@ pub struct Verifier<'a> {
     continue_verify: bool,
     /// Time spent in verify phases (the read runtime, as fio counts it).
     spent_ns: u64,
+    /// verify_backlog reads waiting to be logged (Some only with per-I/O
+    /// logs on).
+    backlog_reads: Option<Vec<BacklogRead>>,
     /// The engine moves no data (null): read back, pretend to check, as
     /// fio does for its FIO_FAKEIO engines.
     pub(crate) fake: bool,
@@ -139,6 +146,7 @@ impl<'a> Verifier<'a> {
                 crate::run::errors::Verdict::Continue
             ),
             spent_ns: 0,
+            backlog_reads: None,
             fake: crate::engine::traits(&job.engine).diskless,
             loops: job.loops,
         })
@@ -275,6 +283,9 @@ impl<'a> Verifier<'a> {
             let ns = rbench_common::clock::now_ns().saturating_sub(t0);
             if n > 0 {
                 record_read(st, n as u64, ns, ns);
+                if let Some(l) = self.backlog_reads.as_mut() {
+                    l.push((w.file as usize, w.offset, n as u64, t0 + ns, ns));
+                }
             }
             let got = n.max(0) as usize;
             buf[got.min(len)..].fill(0);
@@ -344,6 +355,38 @@ impl<'a> Verifier<'a> {
         st.issued[1] += ios * more;
         st.dir[1].ios += ios * more;
         st.dir[1].io_bytes += bytes * more;
+    }
+
+    /// Keep verify_backlog reads for the job's per-I/O logs (fio logs them
+    /// as reads).
+    pub fn log_backlog(&mut self) {
+        if self.spec.backlog > 0 {
+            self.backlog_reads = Some(Vec::new());
+        }
+    }
+
+    /// Whether backlog reads wait to be logged.
+    #[inline]
+    pub fn backlog_logged(&self) -> bool {
+        self.backlog_reads.as_ref().is_some_and(|l| !l.is_empty())
+    }
+
+    /// Log the waiting backlog reads as reads.
+    #[cold]
+    pub fn flush_backlog_log(&mut self, log: &mut ReadLog<'_>, st: &mut ThreadStats) {
+        let Some(reads) = self.backlog_reads.as_mut() else {
+            return;
+        };
+        for &(file, offset, bytes, end_ns, lat) in reads.iter() {
+            let mut io = IoUnit::new(std::ptr::null_mut());
+            io.kind = IoKind::Read;
+            io.file = file;
+            io.offset = offset;
+            io.len = bytes as usize;
+            io.result = bytes as i64;
+            log.read(st, &io, end_ns, (lat, lat), 0);
+        }
+        reads.clear();
     }
 
     /// Time spent in verify phases so far.

@@ -21,7 +21,14 @@ pub struct ReadLog<'a> {
 impl ReadLog<'_> {
     /// One completed read, its latencies in ns.
     #[cold]
-    fn read(&mut self, st: &mut ThreadStats, io: &IoUnit, end_ns: u64, lat: (u64, u64), slat: u64) {
+    pub(super) fn read(
+        &mut self,
+        st: &mut ThreadStats,
+        io: &IoUnit,
+        end_ns: u64,
+        lat: (u64, u64),
+        slat: u64,
+    ) {
         if let Some(l) = self.logs.as_deref_mut() {
             let since = end_ns.saturating_sub(self.base_ns);
             crate::run::worker::log_io(l, st, io, since, lat, slat, self.per_io_rates);

@@ -41,6 +41,7 @@ fn verifier<'a>(spec: &'a Spec, paths: &'a [PathBuf]) -> Verifier<'a> {
         check_seed: true,
         continue_verify: false,
         spent_ns: 0,
+        backlog_reads: None,
         fake: false,
         loops: 1,
     }
