@@ -86,6 +86,9 @@ pub fn run_all(
             let (progress, done) = (&progress, &done);
             s.spawn(move || periodic_reports(progress, done, every, report));
         }
+        // fio's exitall is program-wide: one job with it makes every job's
+        // end stop the others (its exitall_on_terminate).
+        let exitall_anywhere = jobs.iter().any(|j| j.exitall);
         let mut start = 0;
         while start < jobs.len() {
             let mut end = start + 1;
@@ -98,6 +101,7 @@ pub fn run_all(
                 &progress[start..end],
                 t0,
                 notice,
+                exitall_anywhere,
             );
             start = end;
             if rbench_common::stop::should_stop() {
@@ -161,6 +165,7 @@ fn run_segment(
     progress: &[eta::Progress],
     t0: std::time::Instant,
     notice: &mut dyn FnMut(Stream, &str),
+    exitall_anywhere: bool,
 ) {
     let exit_all = AtomicBool::new(false);
     let mut prepared = Vec::new();
@@ -300,7 +305,7 @@ fn run_segment(
                         .store(b'_', std::sync::atomic::Ordering::Relaxed);
                     // fio's perror line for each log it cannot write.
                     let log_error = logs.and_then(|l| l.write());
-                    if job.exitall || (job.exitall_on_error && stats.error != 0) {
+                    if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
                         exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
                     if job.unlink {
