@@ -1041,9 +1041,15 @@ fn compare(fio: &Path, case: &Case, index: usize) -> Vec<String> {
         ),
     }
     // Terse: the same lines with the same number of fields.
+    // Field counts, and where fio's printf shows a NaN (0/0 of a unit
+    // that issued nothing).
     let fields = |t: &[String]| {
         t.iter()
-            .map(|l| l.split(';').count().to_string())
+            .map(|l| {
+                let f: Vec<&str> = l.split(';').collect();
+                let nan: Vec<usize> = (0..f.len()).filter(|&i| f[i].contains("nan")).collect();
+                format!("{} {nan:?}", f.len())
+            })
             .collect::<Vec<_>>()
             .join(",")
     };

@@ -113,7 +113,13 @@ pub fn render(r: &Report, ver: u32, pct_list: &[f64], disks: &[DiskReport]) -> S
             let _ = write!(s, ";{v:3.1}%");
         }
         let first: f64 = u.latency_ns.iter().sum::<f64>() + u.latency_us[0];
-        let _ = write!(s, ";{first:3.2}%");
+        if u.issued[..3].iter().sum::<u64>() == 0 {
+            // fio adds the ns buckets as 0/0 when nothing was issued: C's
+            // printf shows that NaN as `-nan`.
+            s.push_str(";-nan%");
+        } else {
+            let _ = write!(s, ";{first:3.2}%");
+        }
         for v in &u.latency_us[1..] {
             let _ = write!(s, ";{v:3.2}%");
         }
