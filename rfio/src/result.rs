@@ -259,7 +259,12 @@ fn unit_report(
     elapsed_s: u64,
 ) -> UnitReport {
     let p = &job.percentiles[..];
-    let dirs = std::array::from_fn(|d| dir_report(job, &st.dir[d], json_plus));
+    // JSON total_ios is fio's issued count (total_io_u): errored I/Os too.
+    let dirs = std::array::from_fn(|d| {
+        let mut r = dir_report(job, &st.dir[d], json_plus);
+        r.total_ios = st.issued[d].max(r.total_ios);
+        r
+    });
     let rw_ios: u64 = st.dir.iter().map(|d| d.ios).sum();
     let issued_rw: u64 = st.issued[..3].iter().sum();
     let mut clat_all = st.dir[0].clat.clone();

@@ -749,10 +749,16 @@ const CASES: &[Case] = &[
         &[("bad.fio", "rw=read\n[j]\n")],
     ),
     // A job that fails: same exit code and JSON error.
+    cli(
+        "x-missing-size",
+        &["--name=x", "--filename=nofile", "--rw=read"],
+    ),
+    // An I/O error (O_DIRECT with a 100-byte block): same exit code, JSON
+    // error and layout; fio prints its error lines into stdout.
     allowing(
         cli(
-            "x-missing-size",
-            &["--name=x", "--filename=nofile", "--rw=read"],
+            "x-direct-einval",
+            &["--name=x", "--size=64k", "--direct=1", "--bs=100"],
         ),
         &[Allow::ErrorStreams],
     ),
