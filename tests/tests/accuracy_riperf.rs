@@ -63,12 +63,21 @@ fn sending_side(reverse: bool) -> Side {
     }
 }
 
+/// The measuring tests run one at a time: two links' worth of traffic and
+/// four processes at once on a 2-core machine starve the receivers.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn within(got: f64, want: f64, tol: f64) -> bool {
     (got - want).abs() <= want * tol
 }
 
 #[test]
 fn tcp_rate_through_tbf_within_5_percent() {
+    let _serial = serial();
     let Some(pair) = NetPair::new("acctcp") else {
         return;
     };
@@ -115,6 +124,7 @@ fn tcp_rate_through_tbf_within_5_percent() {
 
 #[test]
 fn udp_rate_loss_and_order_through_tbf() {
+    let _serial = serial();
     let Some(pair) = NetPair::new("accudp") else {
         return;
     };
@@ -269,6 +279,7 @@ fn send_udp_test_by_hand(order: &[u32]) {
 
 #[test]
 fn udp_out_of_order_and_loss_follow_the_sequence_numbers_sent() {
+    let _serial = serial();
     let Some(pair) = NetPair::new("accorder") else {
         return;
     };
