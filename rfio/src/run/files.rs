@@ -228,6 +228,15 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
             // size=N%: N% of the whole file, clipped at its end after the
             // offset and rounded down to the minimum block (§12, #377).
             Some(SizeOrPercent::Percent(p)) if file_sizes.is_none() => {
+                if offset > file_size && !is_dev {
+                    // fio's err_offset (it fails the job without an errno).
+                    return Err(SetupError {
+                        errno: libc::EINVAL,
+                        message: Some(format!("{}: you need to specify valid offset=\n", job.name)),
+                        func: "setup_files".into(),
+                        in_job: false,
+                    });
+                }
                 let left = file_size.saturating_sub(offset);
                 if p == 100 {
                     left
