@@ -173,7 +173,14 @@ fn udp_rate_loss_and_order_through_tbf() {
                 (loss - qdisc_loss).abs() <= 1.0,
                 "{what}: reported loss {loss}% vs tbf drops {qdisc_loss}%"
             );
-            assert_eq!(ooo, 0, "{what}: out of order on a single path");
+            if name == "riperf" {
+                assert_eq!(ooo, 0, "{what}: out of order on a single path");
+            } else {
+                // iperf3 3.12 itself sometimes counts one datagram out of
+                // order with -R on a single path (seen in CI); riperf's
+                // own figure is the one under test.
+                assert!(ooo <= 1, "{what}: {ooo} out of order on a single path");
+            }
         }
     }
 }
