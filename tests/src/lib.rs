@@ -2,7 +2,7 @@
 //! originals (failing, not skipping, when `RBENCH_REQUIRE_ORIGINALS=1`), run
 //! commands with a time bound, and mask numbers so layouts can be compared.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -179,6 +179,25 @@ pub fn default_signals(cmd: &mut Command) -> &mut Command {
             libc::signal(libc::SIGTERM, libc::SIG_DFL);
             Ok(())
         })
+    }
+}
+
+/// What a finished run printed, and its exit code (-1 when a signal ended it).
+pub struct Ran {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+/// Run `bin args` in `dir` with stdin closed, killed past `limit`.
+pub fn run_in_dir(bin: &Path, dir: &Path, args: &[&str], limit: Duration) -> Ran {
+    let mut cmd = Command::new(bin);
+    cmd.args(args).current_dir(dir);
+    let out = run_bounded(&mut cmd, limit);
+    Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
     }
 }
 

@@ -10,16 +10,10 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
+use rbench_tests::{mask_numbers, original, our_bin, run_bounded, run_in_dir, Ran};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
-
-struct Ran {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
 
 /// A fresh, empty directory for one run.
 fn temp_dir(tag: &str) -> PathBuf {
@@ -55,14 +49,7 @@ fn temp_dir(tag: &str) -> PathBuf {
 }
 
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    let mut cmd = Command::new(bin);
-    cmd.args(args).current_dir(dir);
-    let out = run_bounded(&mut cmd, LIMIT);
-    Ran {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    run_in_dir(bin, dir, args, LIMIT)
 }
 
 /// Both tools on the same arguments, each in its own fresh directory (set up

@@ -9,15 +9,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rbench_tests::{original, our_bin, run_bounded};
+use rbench_tests::{original, our_bin, run_bounded, run_in_dir, Ran};
 
 const LIMIT: Duration = Duration::from_secs(120);
-
-struct Ran {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
 
 fn temp_dir(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -32,14 +26,7 @@ fn temp_dir(tag: &str) -> PathBuf {
 }
 
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    let mut cmd = Command::new(bin);
-    cmd.args(args).current_dir(dir);
-    let out = run_bounded(&mut cmd, LIMIT);
-    Ran {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    run_in_dir(bin, dir, args, LIMIT)
 }
 
 /// Both streams on one pipe, as `fio ... 2>&1 | less` shows them.

@@ -11,16 +11,10 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded, wait_output_bounded};
+use rbench_tests::{mask_numbers, original, our_bin, run_in_dir, wait_output_bounded, Ran};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
-
-struct Ran {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
 
 /// A fresh, empty directory for one run (removed when dropped).
 struct TempDir(PathBuf);
@@ -70,14 +64,7 @@ impl Drop for Tmpfs {
 }
 
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    let mut cmd = Command::new(bin);
-    cmd.args(args).current_dir(dir);
-    let out = run_bounded(&mut cmd, LIMIT);
-    Ran {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    run_in_dir(bin, dir, args, LIMIT)
 }
 
 /// fio then rfio on the same arguments, each in a fresh directory. `None`
