@@ -183,6 +183,22 @@ pub struct Job {
     pub content: crate::run::buffers::Content,
 }
 
+impl Job {
+    /// The largest block any direction can use (bs, bsrange or bssplit).
+    pub fn max_bs(&self) -> u64 {
+        (0..3)
+            .map(|d| {
+                self.bssplit[d]
+                    .iter()
+                    .map(|e| e.0)
+                    .max()
+                    .unwrap_or(self.bs[d].1)
+            })
+            .max()
+            .unwrap_or(4096)
+    }
+}
+
 /// `bssplit=4k/10:64k/50:32k` per direction (`,`-separated); blank shares
 /// take an equal part of the remainder (§3).
 fn parse_bssplit(s: &str, kb_base: u64) -> Result<[Vec<(u64, u32)>; 3], String> {

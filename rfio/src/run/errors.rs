@@ -185,14 +185,7 @@ pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, job: &Job) -> Optio
         Verdict::Continue => {
             count(st);
             if p.dump {
-                st.dumped.push(IoError {
-                    errno,
-                    kind: io.kind,
-                    offset: io.offset,
-                    len: io.len,
-                    file: io.file,
-                    site: None,
-                });
+                st.dumped.push(super::worker::io_error(io, errno));
             }
             None
         }

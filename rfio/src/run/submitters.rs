@@ -170,17 +170,7 @@ pub fn merge(parts: &[ThreadStats]) -> ThreadStats {
 /// The unit submitter regions are cut in: the largest block, so every
 /// share starts where a block of the whole job would.
 fn grain(job: &Job) -> u64 {
-    (0..3)
-        .map(|d| {
-            job.bssplit[d]
-                .iter()
-                .map(|e| e.0)
-                .max()
-                .unwrap_or(job.bs[d].1)
-        })
-        .max()
-        .unwrap_or(4096)
-        .max(1)
+    job.max_bs().max(1)
 }
 
 /// `[lo, hi)` of part `k` of `n` over `units`.

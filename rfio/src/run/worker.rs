@@ -76,35 +76,14 @@ pub fn run(
 ) -> (ThreadStats, Option<IoError>, Option<Logs>) {
     let mut st = ThreadStats::default();
     let depth = if traits.sync { 1 } else { job.iodepth };
-    let max_bs = (0..3)
-        .map(|d| {
-            job.bssplit[d]
-                .iter()
-                .map(|e| e.0)
-                .max()
-                .unwrap_or(job.bs[d].1)
-        })
-        .max()
-        .unwrap_or(4096) as usize;
+    let max_bs = job.max_bs() as usize;
     let unit_len = max_bs.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
     let mut filler = super::buffers::Filler::new(job, job.clone as u64, files.io_size);
     let Some(bufs) = Buffers::new(depth, unit_len, &mut filler) else {
         // iodepth x bs more than memory can hold: fio's iomem allocation
         // failure, not an abort.
         st.error = libc::ENOMEM;
-        let site = super::errors::Site {
-            at: "memory.c:332",
-            func: "iomem allocation",
-            note: String::new(),
-        };
-        let e = IoError {
-            errno: libc::ENOMEM,
-            kind: IoKind::Read,
-            offset: 0,
-            len: 0,
-            file: 0,
-            site: Some(Box::new(site)),
-        };
+        let e = setup_error(libc::ENOMEM, "memory.c:332", "iomem allocation");
         return (st, Some(e), None);
     };
     let mut units: Vec<IoUnit> = (0..depth)
@@ -129,20 +108,7 @@ pub fn run(
     };
     if let Err((errno, func)) = super::placement::apply(job) {
         st.error = errno;
-        let site = super::errors::Site {
-            at: "backend.c:1716",
-            func,
-            note: String::new(),
-        };
-        let e = IoError {
-            errno,
-            kind: IoKind::Read,
-            offset: 0,
-            len: 0,
-            file: 0,
-            site: Some(Box::new(site)),
-        };
-        return (st, Some(e), None);
+        return (st, Some(setup_error(errno, "backend.c:1716", func)), None);
     }
     let mut picker = Picker::new(job, files.regions.clone(), seed);
     // verify=: None when off, so each hook below is one predictable branch.
@@ -660,14 +626,7 @@ pub fn run(
                             );
                         }
                         if let Some(errno) = record(&mut st, io, lat, job) {
-                            error.get_or_insert(IoError {
-                                errno,
-                                kind: io.kind,
-                                offset: io.offset,
-                                len: io.len,
-                                file: io.file,
-                                site: None,
-                            });
+                            error.get_or_insert(io_error(io, errno));
                         }
                         if let Some(v) = verifier.as_mut() {
                             if let Err(m) = v.completed(idx, io, &mut st) {
@@ -834,7 +793,7 @@ pub(crate) fn log_io(
 }
 
 /// The error record of a unit.
-fn io_error(io: &IoUnit, errno: i32) -> IoError {
+pub(super) fn io_error(io: &IoUnit, errno: i32) -> IoError {
     IoError {
         errno,
         kind: io.kind,
@@ -842,6 +801,22 @@ fn io_error(io: &IoUnit, errno: i32) -> IoError {
         len: io.len,
         file: io.file,
         site: None,
+    }
+}
+
+/// A job that failed before its first I/O, reported from fio's `at`/`func`.
+fn setup_error(errno: i32, at: &'static str, func: &'static str) -> IoError {
+    IoError {
+        errno,
+        kind: IoKind::Read,
+        offset: 0,
+        len: 0,
+        file: 0,
+        site: Some(Box::new(super::errors::Site {
+            at,
+            func,
+            note: String::new(),
+        })),
     }
 }
 
