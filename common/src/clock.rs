@@ -90,10 +90,12 @@ impl FastClock {
     }
 
     /// Convert nanoseconds to ticks (e.g. a deadline compared against
-    /// [`FastClock::now`] in a hot loop without converting every reading).
+    /// [`FastClock::now`] in a hot loop without converting every reading),
+    /// rounded down; `u64::MAX` when it does not fit.
     #[inline]
     pub fn ns_to_ticks(&self, ns: u64) -> u64 {
-        ((u128::from(ns) << SCALE_SHIFT) / u128::from(self.mult.max(1))) as u64
+        let t = (u128::from(ns) << SCALE_SHIFT) / u128::from(self.mult.max(1));
+        u64::try_from(t).unwrap_or(u64::MAX)
     }
 
     /// Nanoseconds since `start_ticks` (an earlier [`FastClock::now`]);

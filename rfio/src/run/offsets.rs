@@ -146,6 +146,10 @@ pub struct Picker {
     key: u64,
     /// fio's direction and block-size draws (run/choices.rs).
     choices: super::choices::Choices,
+    /// The plain random case (one file, one direction, one block size,
+    /// uniform over a random map, no `:N`, no percentage_random): the
+    /// direction and the block size, for [`Picker::next`]'s short path.
+    plain: Option<(usize, u64)>,
 }
 
 /// The size of an open file (None for the null engine's -1 or a device
@@ -203,7 +207,7 @@ impl Picker {
         let mut rng = Rng::new(seed);
         let key = rng.next();
         let n_regions = regions.len() as u64;
-        let regions = regions
+        let regions: Vec<Region> = regions
             .into_iter()
             .map(|(fd, start, len)| Region {
                 fd,
@@ -217,15 +221,32 @@ impl Picker {
                     .then(|| Sampler::new(job.random_distribution.clone(), len / grain)),
             })
             .collect();
+        let single_dir = match dirs {
+            [true, false, false] => Some(0),
+            [false, true, false] => Some(1),
+            [false, false, true] => Some(2),
+            _ => None,
+        };
+        let norandommap =
+            job.norandommap || !job.random_distribution.is_uniform() || job.blockalign.is_some();
+        let plain = single_dir.filter(|&d| {
+            p.random
+                && !norandommap
+                && regions.len() == 1
+                && job.percentage_random[d] >= 100
+                && job.rw_postfix <= 1
+                && job.bs[d].0 == job.bs[d].1
+                && job.bs[d].0 == grain
+                && job.bssplit[d].is_empty()
+        });
         Picker {
+            plain: plain.map(|d| (d, grain)),
             regions,
             next_region: 0,
             rng,
             random: p.random,
             // A non-uniform distribution implies norandommap (§3).
-            norandommap: job.norandommap
-                || !job.random_distribution.is_uniform()
-                || job.blockalign.is_some(),
+            norandommap,
             pct_random: job.percentage_random,
             write_after_trim: None,
             followup: false,
@@ -304,6 +325,22 @@ impl Picker {
     pub fn next(&mut self, io: &mut IoUnit) -> bool {
         // trimwrite: the write of the block just trimmed.
         self.followup = false;
+        if let Some((d, len)) = self.plain {
+            // The next block of the map, whole (every block fits: the
+            // region holds len / grain of them and grain is the block).
+            let r = &mut self.regions[0];
+            return match r.perm.next() {
+                Some(b) => {
+                    let off = r.start + b * len;
+                    self.last = (0, off, len as usize);
+                    self.fill(io, d, 0, off, len as usize)
+                }
+                None => {
+                    r.exhausted = true;
+                    false
+                }
+            };
+        }
         if let Some((f, off, l)) = self.write_after_trim.take() {
             self.followup = true;
             return self.fill(io, 1, f, off, l);
@@ -464,6 +501,68 @@ mod tests {
             }
             assert_eq!(count, n);
         }
+    }
+
+    fn job(args: &[&str]) -> Job {
+        let argv: Vec<String> = std::iter::once("rfio")
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        let plan = crate::cli::parse(&argv).expect("job parses");
+        crate::job::expand(&plan).expect("job expands").remove(0)
+    }
+
+    fn offsets(p: &mut Picker) -> Vec<(IoKind, u64, usize)> {
+        let mut io = IoUnit::new(std::ptr::null_mut());
+        let mut out = Vec::new();
+        while p.next(&mut io) {
+            out.push((io.kind, io.offset, io.len));
+        }
+        out
+    }
+
+    #[test]
+    fn plain_random_path_is_the_general_one() {
+        for rw in ["randread", "randwrite", "randtrim"] {
+            let j = job(&["--name=x", &format!("--rw={rw}"), "--bs=4k", "--size=1M"]);
+            let mut fast = Picker::new(&j, vec![(-1, 8192, 1 << 20)], 7);
+            assert!(fast.plain.is_some(), "{rw}: short path not taken");
+            let mut general = Picker::new(&j, vec![(-1, 8192, 1 << 20)], 7);
+            general.plain = None;
+            let a = offsets(&mut fast);
+            assert_eq!(a, offsets(&mut general), "{rw}");
+            // Every block once, whole, inside the region.
+            let mut blocks: Vec<u64> = a.iter().map(|&(_, off, _)| (off - 8192) / 4096).collect();
+            blocks.sort_unstable();
+            assert_eq!(blocks, (0..256).collect::<Vec<_>>(), "{rw}");
+            assert!(a.iter().all(|&(_, _, len)| len == 4096));
+            // A new pass goes on the same way.
+            fast.new_pass();
+            general.new_pass();
+            assert_eq!(
+                offsets(&mut fast),
+                offsets(&mut general),
+                "{rw} second pass"
+            );
+        }
+        // Anything else takes the general path.
+        for extra in [
+            "--bsrange=4k-8k",
+            "--norandommap",
+            "--percentage_random=50",
+            "--rw=randread:4",
+        ] {
+            let j = job(&["--name=x", "--rw=randread", "--bs=4k", "--size=1M", extra]);
+            assert!(
+                Picker::new(&j, vec![(-1, 0, 1 << 20)], 7).plain.is_none(),
+                "{extra}"
+            );
+        }
+        let j = job(&["--name=x", "--rw=randrw", "--bs=4k", "--size=1M"]);
+        assert!(Picker::new(&j, vec![(-1, 0, 1 << 20)], 7).plain.is_none());
+        let j = job(&["--name=x", "--rw=randread", "--bs=4k", "--size=1M"]);
+        let two = vec![(-1, 0, 1 << 19), (-1, 0, 1 << 19)];
+        assert!(Picker::new(&j, two, 7).plain.is_none());
     }
 
     #[test]

@@ -202,6 +202,12 @@ pub fn run(
     // stall (rate, thinktime, verify backlog) can come between the two.
     let carry_end = !throttle.on && !think.on && verifier.is_none();
     let mut carried = 0u64;
+    let end_ns = if runtime_ns > 0 {
+        ramp_ns + runtime_ns
+    } else {
+        u64::MAX
+    };
+    let mut check_at = 0u64;
     'outer: loop {
         // Cold checks once per pass of the loop, cheap compare first. The
         // same clock reading starts the first unit issued below.
@@ -210,84 +216,91 @@ pub fn run(
         } else {
             clock.now()
         };
-        let now = ns(pass_ticks);
-        if now >= next_check || !measuring {
-            if !measuring && now >= ramp_ns {
-                st.reset();
-                measuring = true;
-                measure_start = now;
-                sampler = Sampler::new(job, now);
-                sampler.per_io = per_io_rates;
-            } else if measuring {
-                sampler.sample(now, &mut st, logs.as_mut());
-            }
-            progress.publish(
-                std::array::from_fn(|d| st.dir[d].io_bytes),
-                std::array::from_fn(|d| st.dir[d].ios),
-            );
-            if measuring && progress.want_snapshots.load(Ordering::Relaxed) {
-                let ms = (now - measure_start).div_ceil(1_000_000);
-                let mut snap = st.clone();
-                snap.runtime_ms = ms;
-                snap.steadystate = steady.as_ref().map(|m| Box::new(m.report()));
-                for (d, on) in
-                    snap.dir
-                        .iter_mut()
-                        .zip([job.pattern.read, job.pattern.write, job.pattern.trim])
-                {
-                    if on {
-                        d.runtime_ms = ms;
-                    }
+        // Cold checks in the clock's own ticks: no conversion per pass.
+        if pass_ticks >= check_at || !measuring {
+            let now = ns(pass_ticks);
+            if now >= next_check || !measuring {
+                if !measuring && now >= ramp_ns {
+                    st.reset();
+                    measuring = true;
+                    measure_start = now;
+                    sampler = Sampler::new(job, now);
+                    sampler.per_io = per_io_rates;
+                } else if measuring {
+                    sampler.sample(now, &mut st, logs.as_mut());
                 }
-                let u = rusage();
-                snap.usr_ms = (u.0 - usage0.0) * 1000.0;
-                snap.sys_ms = (u.1 - usage0.1) * 1000.0;
-                progress.offer_snapshot(&snap);
-            }
-            next_check = sampler.next_due();
-            if measuring && (min_rate.on || steady.is_some()) {
-                let since = now - measure_start;
-                if let Some(note) = min_rate
-                    .on
-                    .then(|| min_rate.check(&job.name, since, &st))
-                    .flatten()
-                {
-                    error.get_or_insert(IoError {
-                        errno: libc::EIO,
-                        kind: IoKind::Read,
-                        offset: 0,
-                        len: 0,
-                        file: 0,
-                        site: Some(Box::new(super::errors::Site {
-                            at: "backend.c:1131",
-                            func: "check_min_rate",
-                            note,
-                        })),
-                    });
-                    break;
-                }
-                if let Some(ss) = steady.as_mut() {
-                    if since >= ss.next_ns {
-                        let ios = st.dir.iter().map(|d| d.ios).sum();
-                        let bytes = st.dir.iter().map(|d| d.io_bytes).sum();
-                        if ss.tick(since, ios, bytes) {
-                            break;
+                progress.publish(
+                    std::array::from_fn(|d| st.dir[d].io_bytes),
+                    std::array::from_fn(|d| st.dir[d].ios),
+                );
+                if measuring && progress.want_snapshots.load(Ordering::Relaxed) {
+                    let ms = (now - measure_start).div_ceil(1_000_000);
+                    let mut snap = st.clone();
+                    snap.runtime_ms = ms;
+                    snap.steadystate = steady.as_ref().map(|m| Box::new(m.report()));
+                    for (d, on) in snap.dir.iter_mut().zip([
+                        job.pattern.read,
+                        job.pattern.write,
+                        job.pattern.trim,
+                    ]) {
+                        if on {
+                            d.runtime_ms = ms;
                         }
                     }
-                    next_check = next_check.min(measure_start + ss.next_ns);
+                    let u = rusage();
+                    snap.usr_ms = (u.0 - usage0.0) * 1000.0;
+                    snap.sys_ms = (u.1 - usage0.1) * 1000.0;
+                    progress.offer_snapshot(&snap);
                 }
-                if min_rate.on {
-                    // fio checks after every completion; a tenth of a cycle is close.
-                    next_check = next_check.min(now + job.rate_cycle_ms.clamp(1, 1000) * 100_000);
+                next_check = sampler.next_due();
+                if measuring && (min_rate.on || steady.is_some()) {
+                    let since = now - measure_start;
+                    if let Some(note) = min_rate
+                        .on
+                        .then(|| min_rate.check(&job.name, since, &st))
+                        .flatten()
+                    {
+                        error.get_or_insert(IoError {
+                            errno: libc::EIO,
+                            kind: IoKind::Read,
+                            offset: 0,
+                            len: 0,
+                            file: 0,
+                            site: Some(Box::new(super::errors::Site {
+                                at: "backend.c:1131",
+                                func: "check_min_rate",
+                                note,
+                            })),
+                        });
+                        break;
+                    }
+                    if let Some(ss) = steady.as_mut() {
+                        if since >= ss.next_ns {
+                            let ios = st.dir.iter().map(|d| d.ios).sum();
+                            let bytes = st.dir.iter().map(|d| d.io_bytes).sum();
+                            if ss.tick(since, ios, bytes) {
+                                break;
+                            }
+                        }
+                        next_check = next_check.min(measure_start + ss.next_ns);
+                    }
+                    if min_rate.on {
+                        // fio checks after every completion; a tenth of a cycle is close.
+                        next_check =
+                            next_check.min(now + job.rate_cycle_ms.clamp(1, 1000) * 100_000);
+                    }
+                }
+                if progress.want_snapshots.load(Ordering::Relaxed) {
+                    // Fresh snapshots for --status-interval: check every 50 ms.
+                    next_check = next_check.min(now + 50_000_000);
                 }
             }
-            if progress.want_snapshots.load(Ordering::Relaxed) {
-                // Fresh snapshots for --status-interval: check every 50 ms.
-                next_check = next_check.min(now + 50_000_000);
+            if runtime_ns > 0 && now >= ramp_ns + runtime_ns && measuring {
+                break;
             }
-        }
-        if runtime_ns > 0 && now >= ramp_ns + runtime_ns && measuring {
-            break;
+            // The first tick at which a check or the end may be due (rounded
+            // down, so never late; the exact comparisons above decide).
+            check_at = t0.saturating_add(clock.ns_to_ticks(next_check.min(end_ns)));
         }
         if stop::should_stop() || exit_all.load(Ordering::Relaxed) {
             break;
