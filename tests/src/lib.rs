@@ -1,10 +1,15 @@
 //! Shared helpers for the integration tests: find our binaries, find the
 //! originals (failing, not skipping, when `RBENCH_REQUIRE_ORIGINALS=1`), run
 //! commands with a time bound, and mask numbers so layouts can be compared.
+//! Scratch directories and mounted file systems are in [`fs`].
+
+pub mod fs;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 /// The target directory our binaries were built into (`cargo build` first).
 pub fn target_dir() -> PathBuf {
@@ -31,11 +36,7 @@ pub fn our_bin(name: &str) -> PathBuf {
 /// With `RBENCH_REQUIRE_ORIGINALS=1` a missing original fails the test;
 /// otherwise the caller gets `None` and skips the comparison, saying so.
 pub fn original(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    });
+    let found = on_path(name);
     if found.is_none() {
         if std::env::var("RBENCH_REQUIRE_ORIGINALS").as_deref() == Ok("1") {
             panic!("the original `{name}` is required (RBENCH_REQUIRE_ORIGINALS=1) but is not installed");
@@ -43,6 +44,30 @@ pub fn original(name: &str) -> Option<PathBuf> {
         eprintln!("note: `{name}` is not installed; skipping the comparison with it");
     }
     found
+}
+
+/// A program found on PATH, or `None` (for optional helpers that are not
+/// originals, say nothing).
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Our tool `ours` labelled `label`, then the original `original` labelled
+/// with its own name when it is installed: the tools a test runs in turn.
+pub fn ours_then_original(
+    label: &'static str,
+    ours: &str,
+    original_name: &'static str,
+) -> Vec<(&'static str, PathBuf)> {
+    let mut v = vec![(label, our_bin(ours))];
+    if let Some(p) = original(original_name) {
+        v.push((original_name, p));
+    }
+    v
 }
 
 /// Run a command with stdin closed and a wall-clock bound; kill it past the bound.
@@ -166,6 +191,43 @@ pub fn wait_output_bounded(child: std::process::Child, limit: Duration) -> Outpu
     }
 }
 
+/// Spawn `cmd` with stdin closed and stdout/stderr piped.
+pub fn spawn_piped(cmd: &mut Command) -> Child {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn")
+}
+
+/// Like [`run_bounded`], but stdout and stderr are drained while it runs,
+/// for a command that writes more than a pipe holds.
+pub fn run_drained(cmd: &mut Command, limit: Duration) -> Output {
+    wait_output_bounded(spawn_piped(cmd), limit)
+}
+
+/// Unless `signal` (a `kill` name) is KILL, wait (bounded) until process
+/// `pid` has its handler for it in place; fail the test when it never has.
+pub fn await_handler(pid: u32, signal: &str, limit: Duration) {
+    if signal != "KILL" {
+        assert!(
+            wait_until_catches(pid, signal_number(signal), limit),
+            "process {pid} never caught SIG{signal}"
+        );
+    }
+}
+
+/// Send `signal` (a `kill` name) to `target` (a pid, or `-pgid` for a
+/// process group) with kill(1); fail the test when kill fails.
+pub fn send_signal(signal: &str, target: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{signal}"), "--", target])
+        .status()
+        .expect("kill")
+        .success();
+    assert!(ok, "kill -{signal} {target}");
+}
+
 /// Give the child default SIGINT/SIGTERM dispositions. A test run started in
 /// the background of a non-interactive shell inherits SIGINT ignored, and a
 /// POSIX shell cannot trap a signal that was ignored when it started, so a
@@ -191,14 +253,69 @@ pub struct Ran {
 
 /// Run `bin args` in `dir` with stdin closed, killed past `limit`.
 pub fn run_in_dir(bin: &Path, dir: &Path, args: &[&str], limit: Duration) -> Ran {
-    let mut cmd = Command::new(bin);
-    cmd.args(args).current_dir(dir);
-    let out = run_bounded(&mut cmd, limit);
+    let out = run_bounded(&mut command_in(bin, dir, args), limit);
     Ran {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         code: out.status.code().unwrap_or(-1),
     }
+}
+
+/// The original, then ours, on the same arguments, each in a fresh
+/// directory from [`fs::temp_dir`] (tagged with the tool's name) that
+/// `prepare` sets up first; each run, with the directory it ran in. `None`
+/// when the original is not installed.
+pub fn run_pair(
+    original_name: &str,
+    ours: &str,
+    prefix: &str,
+    args: &[&str],
+    prepare: &dyn Fn(&Path),
+    limit: Duration,
+) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
+    let theirs_bin = original(original_name)?;
+    let d1 = fs::temp_dir(prefix, original_name);
+    let d2 = fs::temp_dir(prefix, ours);
+    prepare(&d1);
+    prepare(&d2);
+    let theirs = run_in_dir(&theirs_bin, &d1, args, limit);
+    let ours = run_in_dir(&our_bin(ours), &d2, args, limit);
+    Some(((theirs, d1), (ours, d2)))
+}
+
+/// What a finished run printed, and its exit code as the system gives it
+/// (`None` when a signal ended it).
+pub struct Finished {
+    pub code: Option<i32>,
+    pub out: String,
+    pub err: String,
+}
+
+impl From<Output> for Finished {
+    fn from(o: Output) -> Finished {
+        Finished {
+            code: o.status.code(),
+            out: String::from_utf8_lossy(&o.stdout).into_owned(),
+            err: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+/// A command for `bin args` in `dir`.
+pub fn command_in(bin: &Path, dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(bin);
+    c.args(args).current_dir(dir);
+    c
+}
+
+/// Run `bin args` in `dir` with stdin closed, killed past `limit`.
+pub fn run_finished(bin: &Path, dir: &Path, args: &[&str], limit: Duration) -> Finished {
+    run_bounded(&mut command_in(bin, dir, args), limit).into()
+}
+
+/// `s` as one JSON document; fails the test, showing `s`, when it is not.
+pub fn parse_json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
 }
 
 #[cfg(test)]

@@ -14,209 +14,24 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
-use rbench_tests::{original, our_bin, run_bounded};
-use serde_json::Value;
+use rbench_tests::fs::{file_names, LoopFs, Mount};
+use rbench_tests::{
+    command_in, original, our_bin, ours_then_original, parse_json, run_bounded, run_finished,
+    Finished,
+};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// Say why a test cannot run here; under CI that is a failure.
-fn cannot(why: &str) {
-    if std::env::var_os("CI").is_some() {
-        panic!("CI runs as root and must be able to do this: {why}");
-    }
-    eprintln!("note: skipping this fault test (not root?): {why}");
-}
-
-/// A file system mounted for one test (tmpfs or ramfs), unmounted and its
-/// mount point removed on drop.
-struct Mount {
-    dir: PathBuf,
-}
-
-impl Mount {
-    fn new(name: &str, fstype: &str, opts: &str) -> Option<Mount> {
-        let dir = std::env::temp_dir().join(format!("rfio-faults-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("mount point");
-        let out = Command::new("mount")
-            .args(["-t", fstype, "-o", opts, fstype])
-            .arg(&dir)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(Mount { dir }),
-            other => {
-                let _ = std::fs::remove_dir(&dir);
-                cannot(&match other {
-                    Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
-                    Err(e) => e.to_string(),
-                });
-                None
-            }
-        }
-    }
-
-    fn tmpfs(name: &str, size: &str) -> Option<Mount> {
-        Mount::new(name, "tmpfs", &format!("size={size},mode=0777"))
-    }
-
-    /// A fresh directory inside the mount, open to everyone.
-    fn sub(&self, name: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let d = self.dir.join(name);
-        std::fs::create_dir_all(&d).expect("subdir");
-        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).expect("chmod");
-        d
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let ok = Command::new("umount")
-            .arg(&self.dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            // Busy (a child still running): detach it now, it goes when idle.
-            let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
-        }
-        let _ = std::fs::remove_dir(&self.dir);
-    }
-}
-
-/// A loop device over a sparse image with an ext4 file system mounted on
-/// it; all of it undone on drop (unmount, detach, remove).
-struct LoopFs {
-    image: PathBuf,
-    dev: Option<String>,
-    mnt: PathBuf,
-    mounted: bool,
-}
-
-impl LoopFs {
-    fn new(name: &str) -> Option<LoopFs> {
-        let base = std::env::temp_dir().join(format!("rfio-faults-{}-{name}", std::process::id()));
-        let mut fs = LoopFs {
-            image: base.with_extension("img"),
-            dev: None,
-            mnt: base.with_extension("mnt"),
-            mounted: false,
-        };
-        let image = std::fs::File::create(&fs.image).expect("image");
-        image.set_len(64 << 20).expect("sparse image");
-        drop(image);
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&fs.image)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => {
-                fs.dev = Some(String::from_utf8_lossy(&o.stdout).trim().to_string());
-            }
-            other => {
-                cannot(&match other {
-                    Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
-                    Err(e) => e.to_string(),
-                });
-                return None;
-            }
-        }
-        let dev = fs.dev.clone().expect("device");
-        let mkfs = run_bounded(
-            Command::new("mkfs.ext4").args([
-                "-q",
-                "-F",
-                // No lazy init thread writing to the device after the mount.
-                "-E",
-                "lazy_itable_init=0,lazy_journal_init=0",
-                &dev,
-            ]),
-            LIMIT,
-        );
-        assert!(mkfs.status.success(), "mkfs.ext4 {dev}");
-        std::fs::create_dir_all(&fs.mnt).expect("mount point");
-        // Read-only, so that nothing but a tool under test could change the
-        // device (a read-write ext4 writes its journal for a while); fio's
-        // check and ours look only at whether it is mounted.
-        let ok = run_bounded(
-            Command::new("mount")
-                .args(["-o", "ro"])
-                .arg(&dev)
-                .arg(&fs.mnt),
-            LIMIT,
-        )
-        .status
-        .success();
-        assert!(ok, "mount {dev}");
-        fs.mounted = true;
-        Some(fs)
-    }
-
-    fn dev(&self) -> &str {
-        self.dev.as_deref().expect("device")
-    }
-}
-
-impl Drop for LoopFs {
-    fn drop(&mut self) {
-        if self.mounted
-            && !Command::new("umount")
-                .arg(&self.mnt)
-                .status()
-                .is_ok_and(|s| s.success())
-        {
-            let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
-        }
-        let _ = std::fs::remove_dir(&self.mnt);
-        if let Some(dev) = &self.dev {
-            let _ = Command::new("losetup").args(["-d", dev]).status();
-        }
-        let _ = std::fs::remove_file(&self.image);
-    }
-}
-
-struct Ran {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
-
-fn to_ran(o: Output) -> Ran {
-    Ran {
-        code: o.status.code(),
-        out: String::from_utf8_lossy(&o.stdout).into_owned(),
-        err: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-fn command(bin: &Path, dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(bin);
-    c.args(args).current_dir(dir);
-    c
-}
-
-fn run(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    to_ran(run_bounded(&mut command(bin, dir, args), LIMIT))
+fn run(bin: &Path, dir: &Path, args: &[&str]) -> Finished {
+    run_finished(bin, dir, args, LIMIT)
 }
 
 /// Ours, and fio when installed, each with its own directory name.
 fn tools() -> Vec<(&'static str, PathBuf)> {
-    let mut v = vec![("ours", our_bin("rfio"))];
-    if let Some(fio) = original("fio") {
-        v.push(("fio", fio));
-    }
-    v
-}
-
-/// The files in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .expect("read_dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
+    ours_then_original("ours", "rfio", "fio")
 }
 
 /// The digits after `key` replaced by N.
@@ -235,7 +50,7 @@ fn mask_after(line: &str, key: &str) -> String {
 /// fio's error lines from both streams (which stream varies: fio puts some
 /// on stdout even before JSON, rfio keeps JSON valid), pids and offsets
 /// masked, sorted.
-fn fio_lines(r: &Ran) -> Vec<String> {
+fn fio_lines(r: &Finished) -> Vec<String> {
     let mut v: Vec<String> = r
         .out
         .lines()
@@ -245,10 +60,6 @@ fn fio_lines(r: &Ran) -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
 }
 
 /// Our CSV: a header and one row per job and direction, all as wide as it.
@@ -264,13 +75,9 @@ fn spawn(bin: &Path, dir: &Path, args: &[&str]) -> Child {
     // A backgrounded CI shell hands SIGINT down ignored: undo that.
     // Its own process group, so that SIGKILL can reach fio's job processes
     // too (killed alone, fio's parent leaves them waiting forever).
-    rbench_tests::default_signals(&mut command(bin, dir, args))
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn")
+    rbench_tests::spawn_piped(
+        rbench_tests::default_signals(&mut command_in(bin, dir, args)).process_group(0),
+    )
 }
 
 /// Whether some process has `file` open (fio's job runs in a child).
@@ -295,19 +102,19 @@ fn fault_mid_run(
     file: &Path,
     after: Duration,
     fault: impl FnOnce(),
-) -> Ran {
+) -> Finished {
     let mut child = spawn(bin, dir, args);
     let start = std::time::Instant::now();
     while !is_open(file) {
         if start.elapsed() > LIMIT || child.try_wait().expect("try_wait").is_some() {
-            let r = to_ran(rbench_tests::wait_output_bounded(child, LIMIT));
+            let r = Finished::from(rbench_tests::wait_output_bounded(child, LIMIT));
             panic!("{} never opened: {}{}", file.display(), r.out, r.err);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
     std::thread::sleep(after);
     fault();
-    to_ran(rbench_tests::wait_output_bounded(child, LIMIT))
+    rbench_tests::wait_output_bounded(child, LIMIT).into()
 }
 
 #[test]
@@ -318,7 +125,7 @@ fn no_space_while_laying_out_a_file() {
         let Some(fs) = Mount::tmpfs(&format!("enospc-layout-{who}"), "2m") else {
             return;
         };
-        let d = fs.sub("job");
+        let d = fs.open_sub("job");
         let args = ["--name=x", "--rw=randread", "--size=8m", "--bs=4k"];
         let r = run(&bin, &d, &args);
         assert_eq!(r.code, Some(1), "{who}: {}{}", r.out, r.err);
@@ -332,16 +139,16 @@ fn no_space_while_laying_out_a_file() {
             "{who}: {}",
             r.out
         );
-        assert_eq!(names(&d), ["x.0.0"], "{who}");
+        assert_eq!(file_names(&d), ["x.0.0"], "{who}");
         seen.push(fio_lines(&r));
         if who == "ours" {
             std::fs::remove_file(d.join("x.0.0")).expect("rm");
             let r = run(&bin, &d, &[&args[..], &["--output-format=json"]].concat());
             assert_eq!(r.code, Some(1), "{}", r.err);
-            let v = json(&r.out);
+            let v = parse_json(&r.out);
             assert_eq!(v["jobs"][0]["error"], 28, "{v}");
             assert_eq!(v["jobs"][0]["read"]["io_bytes"], 0, "{v}");
-            assert_eq!(names(&d), ["x.0.0"]);
+            assert_eq!(file_names(&d), ["x.0.0"]);
         }
     }
     assert_eq!(
@@ -364,7 +171,7 @@ fn no_space_during_a_write_job() {
         let Some(fs) = Mount::tmpfs(&format!("enospc-write-{who}"), "2m") else {
             return;
         };
-        let d = fs.sub("job");
+        let d = fs.open_sub("job");
         let args = [
             "--name=x",
             "--rw=write",
@@ -374,12 +181,12 @@ fn no_space_during_a_write_job() {
         ];
         let r = run(&bin, &d, &args);
         assert_eq!(r.code, Some(1), "{who}: {}{}", r.out, r.err);
-        assert_eq!(names(&d), ["x.0.0"], "{who}");
+        assert_eq!(file_names(&d), ["x.0.0"], "{who}");
         seen.push(fio_lines(&r));
         // fio prints its pid= line on stdout before the JSON; take the
         // document from its first brace.
         let doc = r.out.find('{').map_or("", |i| &r.out[i..]);
-        let v = json(if who == "ours" { &r.out } else { doc });
+        let v = parse_json(if who == "ours" { &r.out } else { doc });
         assert_eq!(v["jobs"][0]["error"], 28, "{who}: {v}");
         written.push(
             v["jobs"][0]["write"]["io_bytes"]
@@ -425,7 +232,7 @@ fn a_file_truncated_mid_run_is_fios_full_resid() {
     };
     let mut seen = Vec::new();
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         let lay = run(
             &bin,
             &d,
@@ -451,10 +258,10 @@ fn a_file_truncated_mid_run_is_fios_full_resid() {
                 .expect("truncate");
         });
         assert_eq!(r.code, Some(1), "{who}: {}", r.err);
-        assert_eq!(names(&d), ["x.0.0"], "{who}");
+        assert_eq!(file_names(&d), ["x.0.0"], "{who}");
         seen.push(fio_lines(&r));
         if who == "ours" {
-            let v = json(&r.out);
+            let v = parse_json(&r.out);
             assert_eq!(v["jobs"][0]["error"], 5, "{v}");
             assert!(v["jobs"][0]["read"]["io_bytes"].as_u64() > Some(0), "{v}");
         }
@@ -476,7 +283,7 @@ fn a_file_or_its_directory_removed_mid_run_is_not_an_error() {
     // The open descriptor keeps the file alive: the job finishes, reports
     // and exits 0, and nothing is recreated.
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         let lay = run(
             &bin,
             &d,
@@ -498,17 +305,17 @@ fn a_file_or_its_directory_removed_mid_run_is_not_an_error() {
         });
         assert_eq!(r.code, Some(0), "{who}: {}", r.err);
         assert_eq!(fio_lines(&r), Vec::<String>::new(), "{who}");
-        let v = json(&r.out);
+        let v = parse_json(&r.out);
         assert_eq!(v["jobs"][0]["error"], 0, "{who}: {v}");
         assert!(
             v["jobs"][0]["write"]["io_bytes"].as_u64() > Some(0),
             "{who}: {v}"
         );
-        assert!(names(&d).is_empty(), "{who}: {:?}", names(&d));
+        assert!(file_names(&d).is_empty(), "{who}: {:?}", file_names(&d));
 
         // The whole directory (its file laid out first), with the job
         // running in another one. CSV is rfio's own format.
-        let gone = fs.sub(&format!("{who}-gone"));
+        let gone = fs.open_sub(&format!("{who}-gone"));
         let dir_arg = format!("--directory={}", gone.display());
         let lay = run(
             &bin,
@@ -538,7 +345,7 @@ fn a_file_or_its_directory_removed_mid_run_is_not_an_error() {
             check_csv(&r.out);
         }
         assert!(!gone.exists(), "{who}: the removed directory was recreated");
-        assert!(names(&d).is_empty(), "{who}: {:?}", names(&d));
+        assert!(file_names(&d).is_empty(), "{who}: {:?}", file_names(&d));
     }
 }
 
@@ -551,7 +358,7 @@ fn a_read_only_file_refuses_writes_and_allows_reads() {
     let nobody = 65534;
     let mut seen = Vec::new();
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         let lay = run(
             &bin,
             &d,
@@ -563,9 +370,9 @@ fn a_read_only_file_refuses_writes_and_allows_reads() {
         std::os::unix::fs::chown(&file, Some(nobody), Some(nobody)).expect("chown");
         // Root ignores file modes: run as nobody, who owns the 0444 file.
         let as_nobody = |args: &[&str]| {
-            let mut c = command(&bin, &d, args);
+            let mut c = command_in(&bin, &d, args);
             c.uid(nobody).gid(nobody);
-            to_ran(run_bounded(&mut c, LIMIT))
+            Finished::from(run_bounded(&mut c, LIMIT))
         };
         let w = as_nobody(&[
             "--name=x",
@@ -577,7 +384,7 @@ fn a_read_only_file_refuses_writes_and_allows_reads() {
         assert_eq!(w.code, Some(1), "{who}: {}{}", w.out, w.err);
         seen.push(fio_lines(&w));
         if who == "ours" {
-            assert_eq!(json(&w.out)["jobs"][0]["error"], 13);
+            assert_eq!(parse_json(&w.out)["jobs"][0]["error"], 13);
         }
         let r = as_nobody(&[
             "--name=x",
@@ -587,9 +394,9 @@ fn a_read_only_file_refuses_writes_and_allows_reads() {
             "--output-format=json",
         ]);
         assert_eq!(r.code, Some(0), "{who}: {}", r.err);
-        let v = json(&r.out);
+        let v = parse_json(&r.out);
         assert_eq!(v["jobs"][0]["read"]["io_bytes"], 1 << 20, "{who}");
-        assert_eq!(names(&d), ["x.0.0"], "{who}");
+        assert_eq!(file_names(&d), ["x.0.0"], "{who}");
         assert_eq!(std::fs::metadata(&file).expect("stat").len(), 1 << 20);
     }
     assert_eq!(
@@ -609,7 +416,7 @@ fn direct_io_refused_by_the_file_system() {
     };
     let mut seen = Vec::new();
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         let r = run(
             &bin,
             &d,
@@ -631,7 +438,7 @@ fn direct_io_refused_by_the_file_system() {
             "{who}: {}",
             r.out
         );
-        assert_eq!(names(&d), ["x.0.0"], "{who}");
+        assert_eq!(file_names(&d), ["x.0.0"], "{who}");
         seen.push(fio_lines(&r));
         if who == "ours" {
             let j = run(
@@ -647,7 +454,7 @@ fn direct_io_refused_by_the_file_system() {
                 ],
             );
             assert_eq!(j.code, Some(1));
-            assert_eq!(json(&j.out)["jobs"][0]["error"], 22);
+            assert_eq!(parse_json(&j.out)["jobs"][0]["error"], 22);
         }
     }
     assert_eq!(
@@ -670,14 +477,14 @@ fn iodepth_times_bs_beyond_memory_is_an_allocation_error() {
     };
     let mut seen = Vec::new();
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         // A sparse 2 GiB file: read in place, no layout.
         let f = std::fs::File::create(d.join("x.0.0")).expect("create");
         f.set_len(2 << 30).expect("sparse");
         drop(f);
         // 4096 x 1 GiB = 4 TiB of buffers. An address-space limit makes sure
         // no kernel setting lets the allocation through.
-        let mut c = command(
+        let mut c = command_in(
             &bin,
             &d,
             &[
@@ -700,7 +507,7 @@ fn iodepth_times_bs_beyond_memory_is_an_allocation_error() {
                 Ok(())
             });
         }
-        let r = to_ran(run_bounded(&mut c, LIMIT));
+        let r = Finished::from(run_bounded(&mut c, LIMIT));
         assert_eq!(r.code, Some(1), "{who}: {}{}", r.out, r.err);
         let line = "fio: pid=N, err=12/file:memory.c:332, func=iomem allocation, error=Cannot allocate memory";
         let lines = fio_lines(&r);
@@ -719,7 +526,7 @@ fn iodepth_times_bs_beyond_memory_is_an_allocation_error() {
                 .filter(|l| !l.contains("Bad address"))
                 .collect::<Vec<_>>(),
         );
-        assert_eq!(names(&d), ["x.0.0"], "{who}");
+        assert_eq!(file_names(&d), ["x.0.0"], "{who}");
     }
     if seen.len() == 2 {
         assert_eq!(seen[0], seen[1], "ours, then fio's");
@@ -728,14 +535,8 @@ fn iodepth_times_bs_beyond_memory_is_an_allocation_error() {
 
 /// Send `signal` (a `kill` name) to a running rfio once its handler is in
 /// place and it has run `after`; return what it printed.
-fn signalled(child: Child, after: Duration, signal: &str) -> Ran {
-    if signal != "KILL" {
-        let signo = rbench_tests::signal_number(signal);
-        assert!(
-            rbench_tests::wait_until_catches(child.id(), signo, LIMIT),
-            "the run never caught SIG{signal}"
-        );
-    }
+fn signalled(child: Child, after: Duration, signal: &str) -> Finished {
+    rbench_tests::await_handler(child.id(), signal, LIMIT);
     std::thread::sleep(after);
     // SIGKILL goes to the whole group; the others to the tool's own
     // process, as a user's Ctrl-C or kill would reach fio's handler.
@@ -744,13 +545,8 @@ fn signalled(child: Child, after: Duration, signal: &str) -> Ran {
     } else {
         child.id().to_string()
     };
-    let ok = Command::new("kill")
-        .args([&format!("-{signal}"), "--", &target])
-        .status()
-        .expect("kill")
-        .success();
-    assert!(ok, "kill -{signal}");
-    to_ran(rbench_tests::wait_output_bounded(child, LIMIT))
+    rbench_tests::send_signal(signal, &target);
+    rbench_tests::wait_output_bounded(child, LIMIT).into()
 }
 
 #[test]
@@ -759,7 +555,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
         return;
     };
     let bin = our_bin("rfio");
-    let d = fs.sub("ours");
+    let d = fs.open_sub("ours");
     // Laid out first, so the signals meet the job running, not laying out.
     let lay = run(
         &bin,
@@ -784,7 +580,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
         // fio exits 128 after a signal (and 128 + the failed jobs).
         assert_eq!(r.code, Some(128), "SIG{signal}: {}", r.err);
         assert!(r.err.contains(&note), "SIG{signal}: {}", r.err);
-        let v = json(&r.out);
+        let v = parse_json(&r.out);
         let job = &v["jobs"][0];
         assert_eq!(job["error"], 0, "{v}");
         let read = job["read"]["io_bytes"].as_u64().expect("io_bytes");
@@ -811,7 +607,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
         let r = signalled(spawn(&bin, &d, &csv), Duration::from_millis(800), signal);
         assert_eq!(r.code, Some(128), "SIG{signal}: {}", r.err);
         check_csv(&r.out);
-        assert_eq!(names(&d), ["x.0.0"]);
+        assert_eq!(file_names(&d), ["x.0.0"]);
         assert_eq!(
             std::fs::metadata(d.join("x.0.0")).expect("stat").len(),
             16 << 20
@@ -820,7 +616,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
     if let Some(fio) = original("fio") {
         // fio, one process (--thread) so the signal reaches the handler
         // that reports: the same status and note.
-        let theirs = fs.sub("fio");
+        let theirs = fs.open_sub("fio");
         // The file laid out first, and the signal once the job has it open
         // and ran a while: a loaded machine must not catch fio mid-layout.
         let lay = run(
@@ -850,7 +646,7 @@ fn after_sigkill_the_next_run_works() {
         return;
     };
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         // Killed while laying out 64 MiB (a read job writes its file first)
         // or mid-run: the next run extends or reuses the file and works.
         let args = [
@@ -877,10 +673,10 @@ fn after_sigkill_the_next_run_works() {
             );
             assert_eq!(r.code, Some(0), "{who}: {}", r.err);
             let doc = r.out.find('{').map_or("", |i| &r.out[i..]);
-            let v = json(doc);
+            let v = parse_json(doc);
             assert_eq!(v["jobs"][0]["error"], 0, "{who}: {v}");
             assert_eq!(v["jobs"][0]["read"]["io_bytes"], 64 << 20, "{who}: {v}");
-            assert_eq!(names(&d), ["x.0.0"], "{who}");
+            assert_eq!(file_names(&d), ["x.0.0"], "{who}");
             assert_eq!(
                 std::fs::metadata(d.join("x.0.0")).expect("stat").len(),
                 64 << 20
@@ -902,13 +698,13 @@ fn cksum(dev: &str) -> String {
 
 #[test]
 fn writing_to_a_mounted_block_device_is_refused() {
-    let Some(fs) = LoopFs::new("mounted") else {
+    let Some(fs) = LoopFs::new("mounted", LIMIT) else {
         return;
     };
     let dev = fs.dev().to_string();
     let filename = format!("--filename={dev}");
     let before = cksum(&dev);
-    let files = names(&fs.mnt);
+    let files = file_names(&fs.mnt);
     let cwd = std::env::temp_dir();
     let mut seen = Vec::new();
     for (who, bin) in tools() {
@@ -936,7 +732,7 @@ fn writing_to_a_mounted_block_device_is_refused() {
                 format!("{dev} appears mounted, and 'allow_mounted_write' isn't set. Aborting.");
             assert!(r.err.contains(&line), "{who} {rw}: {}", r.err);
             let doc = r.out.find('{').map_or("", |i| &r.out[i..]);
-            let v = json(doc);
+            let v = parse_json(doc);
             assert_eq!(v["jobs"][0]["write"]["io_bytes"], 0, "{who} {rw}: {v}");
             seen.push(
                 fio_lines(&r)
@@ -960,12 +756,16 @@ fn writing_to_a_mounted_block_device_is_refused() {
         );
         assert_eq!(r.code, Some(0), "{who}: {}", r.err);
         let doc = r.out.find('{').map_or("", |i| &r.out[i..]);
-        assert_eq!(json(doc)["jobs"][0]["read"]["io_bytes"], 1 << 20, "{who}");
+        assert_eq!(
+            parse_json(doc)["jobs"][0]["read"]["io_bytes"],
+            1 << 20,
+            "{who}"
+        );
     }
     // Nothing was written: the device and the mounted file system are as
     // they were, and no file appeared where the jobs ran or in the mount.
     assert_eq!(cksum(&dev), before);
-    assert_eq!(names(&fs.mnt), files);
+    assert_eq!(file_names(&fs.mnt), files);
     assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
     assert!(!cwd.join("x.0.0").exists());
     drop(fs);
@@ -987,7 +787,7 @@ fn a_signal_ends_a_long_thinktime_rate_wait_or_startdelay() {
         ("--startdelay=1h", 0, 0),
     ];
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         for (opt, least, most) in cases {
             let mut args = vec!["--name=x", "--ioengine=null", "--size=1m", opt];
             if who == "fio" {
@@ -1008,7 +808,7 @@ fn a_signal_ends_a_long_thinktime_rate_wait_or_startdelay() {
                     "{opt}: {}",
                     r.err
                 );
-                let v = json(&r.out);
+                let v = parse_json(&r.out);
                 assert_eq!(v["jobs"][0]["error"], 0, "{opt}: {v}");
                 let done = v["jobs"][0]["read"]["io_bytes"].as_u64().expect("io_bytes");
                 assert!((least..=most).contains(&done), "{opt}: {v}");
@@ -1019,7 +819,11 @@ fn a_signal_ends_a_long_thinktime_rate_wait_or_startdelay() {
                     r.out
                 );
             }
-            assert!(names(&d).is_empty(), "{who} {opt}: {:?}", names(&d));
+            assert!(
+                file_names(&d).is_empty(),
+                "{who} {opt}: {:?}",
+                file_names(&d)
+            );
         }
     }
 }
@@ -1030,7 +834,7 @@ fn sigint_while_laying_out_stops_and_removes_the_partial_file() {
         return;
     };
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         let file = d.join("x.0.0");
         let mut args = vec!["--name=x", "--rw=read", "--size=1g", "--bs=1m"];
         if who == "fio" {
@@ -1055,10 +859,10 @@ fn sigint_while_laying_out_stops_and_removes_the_partial_file() {
         let r = signalled(child, Duration::ZERO, "INT");
         assert_eq!(r.code, Some(128), "{who}: {}{}", r.out, r.err);
         // The partial file is removed; nothing else was written.
-        assert!(names(&d).is_empty(), "{who}: {:?}", names(&d));
+        assert!(file_names(&d).is_empty(), "{who}: {:?}", file_names(&d));
         assert_eq!(fio_lines(&r), ["fio: terminating on signal 2"], "{who}");
         if who == "ours" {
-            let v = json(&r.out);
+            let v = parse_json(&r.out);
             assert_eq!(v["jobs"][0]["error"], 0, "{v}");
             assert_eq!(v["jobs"][0]["read"]["io_bytes"], 0, "{v}");
         }
@@ -1072,7 +876,7 @@ fn a_missing_directory_is_refused_and_a_files_missing_directories_are_made() {
     };
     let mut seen = Vec::new();
     for (who, bin) in tools() {
-        let d = fs.sub(who);
+        let d = fs.open_sub(who);
         std::fs::write(d.join("afile"), b"").expect("afile");
         let mut lines = Vec::new();
         for dir in [
@@ -1084,7 +888,7 @@ fn a_missing_directory_is_refused_and_a_files_missing_directories_are_made() {
             assert_eq!(r.code, Some(1), "{who} {dir}: {}{}", r.out, r.err);
             lines.push(fio_lines(&r));
         }
-        assert_eq!(names(&d), ["afile"], "{who}: nothing laid out");
+        assert_eq!(file_names(&d), ["afile"], "{who}: nothing laid out");
         // filename= in directories that do not exist yet: fio makes them
         // (mode 0700), lays the file out and runs.
         let r = run(
@@ -1103,7 +907,7 @@ fn a_missing_directory_is_refused_and_a_files_missing_directories_are_made() {
             std::fs::metadata(d.join("new/sub/f")).expect("file").len(),
             1 << 20
         );
-        assert_eq!(names(&d), ["afile", "new"], "{who}");
+        assert_eq!(file_names(&d), ["afile", "new"], "{who}");
         seen.push(lines);
     }
     assert_eq!(

@@ -10,118 +10,19 @@
 //! The tests mount small tmpfs filesystems, so they need root; without it
 //! they say so and skip, except under CI (`CI` set), where root is required.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Child;
+use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
-use serde_json::Value;
+use rbench_tests::fs::{file_names, Mount};
+use rbench_tests::{
+    command_in, mask_numbers, original, our_bin, parse_json, run_bounded, run_finished, Finished,
+};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A tmpfs mounted for one test, unmounted and removed on drop.
-struct Tmpfs {
-    dir: PathBuf,
-}
-
-impl Tmpfs {
-    /// Mount a tmpfs of `size` (mount's syntax, `2m`); `None` (after saying
-    /// why) when this user cannot mount.
-    fn mount(name: &str, size: &str) -> Option<Tmpfs> {
-        Self::mount_fs(name, "tmpfs", &format!("size={size},mode=0777"))
-    }
-
-    /// Mount a filesystem of type `fstype` (tmpfs, ramfs) with `opts`.
-    fn mount_fs(name: &str, fstype: &str, opts: &str) -> Option<Tmpfs> {
-        let dir = std::env::temp_dir().join(format!("rbench-faults-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("mount point");
-        let out = Command::new("mount")
-            .args(["-t", fstype, "-o", opts, fstype])
-            .arg(&dir)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(Tmpfs { dir }),
-            other => {
-                let _ = std::fs::remove_dir(&dir);
-                let why = match other {
-                    Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
-                    Err(e) => e.to_string(),
-                };
-                if std::env::var_os("CI").is_some() {
-                    panic!("CI runs as root and must be able to mount a tmpfs: {why}");
-                }
-                eprintln!(
-                    "note: cannot mount a tmpfs (not root?), skipping this fault test: {why}"
-                );
-                None
-            }
-        }
-    }
-
-    /// A fresh directory inside the mount.
-    fn sub(&self, name: &str) -> PathBuf {
-        let d = self.dir.join(name);
-        std::fs::create_dir_all(&d).expect("subdir");
-        d
-    }
-
-    fn remount(&self, opt: &str) {
-        let ok = Command::new("mount")
-            .args(["-o", &format!("remount,{opt}")])
-            .arg(&self.dir)
-            .status()
-            .expect("mount")
-            .success();
-        assert!(ok, "remount {opt}");
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let ok = Command::new("umount")
-            .arg(&self.dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            // Busy (a child still running): detach it now, it goes when idle.
-            let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
-        }
-        let _ = std::fs::remove_dir(&self.dir);
-    }
-}
-
-struct Ran {
-    code: Option<i32>,
-    out: String,
-    err: String,
-}
-
-fn to_ran(o: Output) -> Ran {
-    Ran {
-        code: o.status.code(),
-        out: String::from_utf8_lossy(&o.stdout).into_owned(),
-        err: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-fn command(bin: &Path, dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(bin);
-    c.args(args).current_dir(dir);
-    c
-}
-
-fn run(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    to_ran(run_bounded(&mut command(bin, dir, args), LIMIT))
-}
-
-/// The files in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .expect("read_dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
+fn run(bin: &Path, dir: &Path, args: &[&str]) -> Finished {
+    run_finished(bin, dir, args, LIMIT)
 }
 
 /// The FATAL lines, numbers masked before the errno (file descriptors and
@@ -138,52 +39,24 @@ fn fatal_lines(s: &str) -> Vec<String> {
 
 /// Start a run, let it work for `after`, send `signal` (a `kill` name),
 /// wait (bounded) and return what it printed.
-fn signalled(mut child: Child, after: Duration, signal: &str) -> Ran {
+fn signalled(child: Child, after: Duration, signal: &str) -> Finished {
     // Ours handles the signal: wait until its handler is in place. sysbench
     // installs none (the signal kills it), so there is nothing to wait for.
     let ours = std::fs::read_to_string(format!("/proc/{}/comm", child.id()))
         .is_ok_and(|c| c.trim() == "rsysbench");
-    if signal != "KILL" && ours {
-        let signo = rbench_tests::signal_number(signal);
-        assert!(
-            rbench_tests::wait_until_catches(child.id(), signo, LIMIT),
-            "the run never caught SIG{signal}"
-        );
+    if ours {
+        rbench_tests::await_handler(child.id(), signal, LIMIT);
     }
     std::thread::sleep(after);
-    let ok = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()
-        .expect("kill")
-        .success();
-    assert!(ok, "kill -{signal}");
-    wait_bounded(&mut child);
-    to_ran(child.wait_with_output().expect("output"))
-}
-
-fn wait_bounded(child: &mut Child) {
-    let start = Instant::now();
-    while child.try_wait().expect("try_wait").is_none() {
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            panic!("the run did not end within {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    rbench_tests::send_signal(signal, &child.id().to_string());
+    rbench_tests::wait_output_bounded(child, LIMIT).into()
 }
 
 fn spawn(bin: &Path, dir: &Path, args: &[&str]) -> Child {
     // sysbench installs no handlers: it must not inherit an ignored SIGINT.
-    rbench_tests::default_signals(&mut command(bin, dir, args))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn")
-}
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
+    rbench_tests::spawn_piped(rbench_tests::default_signals(&mut command_in(
+        bin, dir, args,
+    )))
 }
 
 const SMALL: [&str; 2] = ["--file-total-size=8M", "--file-num=2"];
@@ -194,7 +67,7 @@ fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
 
 #[test]
 fn no_space_during_prepare() {
-    let Some(fs) = Tmpfs::mount("enospc-prepare", "2m") else {
+    let Some(fs) = Mount::tmpfs("enospc-prepare", "2m") else {
         return;
     };
     let ours = fs.sub("ours");
@@ -209,7 +82,7 @@ fn no_space_during_prepare() {
         ["FATAL: Failed to write file! errno = 28 (No space left on device)"]
     );
     assert!(r.out.contains("Creating file test_file.0\n"), "{}", r.out);
-    assert_eq!(names(&ours), ["test_file.0"]);
+    assert_eq!(file_names(&ours), ["test_file.0"]);
 
     // JSON: sysbench prints no report after FATAL, so stdout stays empty
     // and the error goes to stderr.
@@ -232,13 +105,13 @@ fn no_space_during_prepare() {
             fatal_lines(&s.out),
             ["FATAL: Failed to write file! errno = 28 (No space left on device)"]
         );
-        assert_eq!(names(&theirs), ["test_file.0"]);
+        assert_eq!(file_names(&theirs), ["test_file.0"]);
     }
 }
 
 #[test]
 fn no_space_during_a_write_run() {
-    let Some(fs) = Tmpfs::mount("enospc-run", "2m") else {
+    let Some(fs) = Mount::tmpfs("enospc-run", "2m") else {
         return;
     };
     // seqwr is sysbench's creation test: it truncates and writes the files
@@ -252,7 +125,7 @@ fn no_space_during_a_write_run() {
     assert_eq!(r.code, Some(1), "{}{}", r.out, r.err);
     let want = "FATAL: Failed to write file! file: N pos: N errno = 28 (No space left on device)";
     assert_eq!(fatal_lines(&r.out), [want]);
-    assert_eq!(names(&ours), ["test_file.0", "test_file.1"]);
+    assert_eq!(file_names(&ours), ["test_file.0", "test_file.1"]);
 
     for format in ["json", "csv"] {
         let flag = format!("--output-format={format}");
@@ -273,21 +146,26 @@ fn no_space_during_a_write_run() {
 
 /// Prepare 8 MiB in `dir` with `bin`, start `mode` for up to 30 s, do
 /// `fault` after half a second and wait for the end.
-fn fault_mid_run(bin: &Path, dir: &Path, mode: &str, extra: &[&str], fault: impl FnOnce()) -> Ran {
+fn fault_mid_run(
+    bin: &Path,
+    dir: &Path,
+    mode: &str,
+    extra: &[&str],
+    fault: impl FnOnce(),
+) -> Finished {
     let p = run(bin, dir, &with(&SMALL, &["fileio", "prepare"]));
     assert_eq!(p.code, Some(0), "{}", p.out);
     let mode = format!("--file-test-mode={mode}");
     let args = with(&SMALL, &["fileio", &mode, "--time=30", "run"]);
-    let mut child = spawn(bin, dir, &with(&args, extra));
+    let child = spawn(bin, dir, &with(&args, extra));
     std::thread::sleep(Duration::from_millis(500));
     fault();
-    wait_bounded(&mut child);
-    to_ran(child.wait_with_output().expect("output"))
+    rbench_tests::wait_output_bounded(child, LIMIT).into()
 }
 
 #[test]
 fn a_file_truncated_mid_run_is_a_failed_read() {
-    let Some(fs) = Tmpfs::mount("truncate", "64m") else {
+    let Some(fs) = Mount::tmpfs("truncate", "64m") else {
         return;
     };
     let truncate = |d: &Path| {
@@ -305,7 +183,7 @@ fn a_file_truncated_mid_run_is_a_failed_read() {
     // A short read sets no errno: sysbench prints strerror(0).
     let want = "FATAL: Failed to read file! file: N pos: N errno = 0 (Success)";
     assert_eq!(fatal_lines(&r.out), [want]);
-    assert_eq!(names(&ours), ["test_file.0", "test_file.1"]);
+    assert_eq!(file_names(&ours), ["test_file.0", "test_file.1"]);
 
     if let Some(sb) = original("sysbench") {
         let theirs = fs.sub("theirs");
@@ -317,7 +195,7 @@ fn a_file_truncated_mid_run_is_a_failed_read() {
 
 #[test]
 fn a_file_or_the_directory_removed_mid_run_is_not_an_error() {
-    let Some(fs) = Tmpfs::mount("unlink", "64m") else {
+    let Some(fs) = Mount::tmpfs("unlink", "64m") else {
         return;
     };
     // The open descriptors keep the files alive: sysbench finishes the run,
@@ -334,10 +212,10 @@ fn a_file_or_the_directory_removed_mid_run_is_not_an_error() {
         },
     );
     assert_eq!(r.code, Some(0), "{}", r.err);
-    let v = json(&r.out);
+    let v = parse_json(&r.out);
     assert!(v["total_events"].as_u64() > Some(0), "{v}");
     assert!(v["fileio"]["writes_per_second"].as_f64() > Some(0.0), "{v}");
-    assert_eq!(names(&ours), ["test_file.0"]);
+    assert_eq!(file_names(&ours), ["test_file.0"]);
 
     let gone = fs.sub("gone");
     let r = fault_mid_run(
@@ -352,7 +230,7 @@ fn a_file_or_the_directory_removed_mid_run_is_not_an_error() {
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert!(r.out.lines().count() >= 2, "{}", r.out);
     assert!(!gone.exists(), "the removed directory was recreated");
-    assert_eq!(names(&fs.dir), ["ours"]);
+    assert_eq!(file_names(&fs.dir), ["ours"]);
 
     if let Some(sb) = original("sysbench") {
         let theirs = fs.sub("theirs");
@@ -360,7 +238,7 @@ fn a_file_or_the_directory_removed_mid_run_is_not_an_error() {
             std::fs::remove_file(theirs.join("test_file.1")).expect("rm");
         });
         assert_eq!(s.code, Some(0));
-        assert_eq!(names(&theirs), ["test_file.0"]);
+        assert_eq!(file_names(&theirs), ["test_file.0"]);
     }
 }
 
@@ -368,7 +246,7 @@ fn a_file_or_the_directory_removed_mid_run_is_not_an_error() {
 fn read_only_files_and_filesystem_are_open_errors() {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let Some(fs) = Tmpfs::mount("readonly", "16m") else {
+    let Some(fs) = Mount::tmpfs("readonly", "16m") else {
         return;
     };
     let nobody = 65534;
@@ -380,16 +258,16 @@ fn read_only_files_and_filesystem_are_open_errors() {
         let d = fs.sub(who);
         let p = run(bin, &d, &with(&SMALL, &["fileio", "prepare"]));
         assert_eq!(p.code, Some(0), "{}", p.out);
-        for f in names(&d) {
+        for f in file_names(&d) {
             let path = d.join(f);
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
             std::os::unix::fs::chown(&path, Some(nobody), Some(nobody)).expect("chown");
         }
         // Root ignores file modes: run as nobody, who owns 0444 files.
         let as_nobody = |args: &[&str]| {
-            let mut c = command(bin, &d, args);
+            let mut c = command_in(bin, &d, args);
             c.uid(nobody).gid(nobody);
-            to_ran(run_bounded(&mut c, LIMIT))
+            Finished::from(run_bounded(&mut c, LIMIT))
         };
         for mode in ["rndrw", "rndrd"] {
             let mode = format!("--file-test-mode={mode}");
@@ -408,7 +286,7 @@ fn read_only_files_and_filesystem_are_open_errors() {
             ["FATAL: Can't open file errno = 13 (Permission denied)"],
             "{who}"
         );
-        assert_eq!(names(&d), ["test_file.0", "test_file.1"]);
+        assert_eq!(file_names(&d), ["test_file.0", "test_file.1"]);
     }
 
     // A read-only filesystem: even the read test opens the files O_RDWR.
@@ -432,7 +310,7 @@ fn read_only_files_and_filesystem_are_open_errors() {
         // sysbench's cleanup ignores unlink errors and exits 0.
         let r = run(bin, &d, &with(&SMALL, &["fileio", "cleanup"]));
         assert_eq!(r.code, Some(0), "{who}");
-        assert_eq!(names(&d), ["test_file.0", "test_file.1"]);
+        assert_eq!(file_names(&d), ["test_file.0", "test_file.1"]);
     }
     fs.remount("rw");
 }
@@ -441,7 +319,7 @@ fn read_only_files_and_filesystem_are_open_errors() {
 fn direct_io_refused_by_the_filesystem() {
     // tmpfs accepts O_DIRECT since Linux 6.6; ramfs still refuses it
     // (it has no size limit: the test's files are a few MiB).
-    let Some(fs) = Tmpfs::mount_fs("direct", "ramfs", "mode=0777") else {
+    let Some(fs) = Mount::new("direct", "ramfs", "mode=0777") else {
         return;
     };
     // O_DIRECT's value differs between architectures.
@@ -488,7 +366,7 @@ fn direct_io_refused_by_the_filesystem() {
 
 #[test]
 fn sigint_and_sigterm_mid_run_report_what_ran() {
-    let Some(fs) = Tmpfs::mount("signals", "64m") else {
+    let Some(fs) = Mount::tmpfs("signals", "64m") else {
         return;
     };
     let bin = our_bin("rsysbench");
@@ -509,7 +387,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
         );
         let r = signalled(spawn(&bin, &d, &args), Duration::from_millis(800), signal);
         assert_eq!(r.code, Some(code), "SIG{signal}: {}", r.err);
-        let v = json(&r.out);
+        let v = parse_json(&r.out);
         assert_eq!(v["test"], "fileio", "{v}");
         assert!(v["total_events"].as_u64() > Some(0), "{v}");
         assert!(v["fileio"]["reads_per_second"].is_number(), "{v}");
@@ -534,7 +412,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
             let len = std::fs::metadata(d.join(f)).expect("stat").len();
             assert_eq!(len, 4 << 20, "{f}");
         }
-        assert_eq!(names(&d), ["test_file.0", "test_file.1"]);
+        assert_eq!(file_names(&d), ["test_file.0", "test_file.1"]);
         if let Some(sb) = original("sysbench") {
             // sysbench 1.0.20 has no handler: the signal kills it and the
             // report is lost; rsysbench reports what ran (a documented
@@ -548,7 +426,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
 
 #[test]
 fn after_sigkill_the_next_prepare_run_and_cleanup_work() {
-    let Some(fs) = Tmpfs::mount("sigkill", "64m") else {
+    let Some(fs) = Mount::tmpfs("sigkill", "64m") else {
         return;
     };
     let mut tools = vec![("ours", our_bin("rsysbench"))];
@@ -596,7 +474,7 @@ fn after_sigkill_the_next_prepare_run_and_cleanup_work() {
         assert!(r.out.contains("reads/s:"), "{}", r.out);
         let c = run(bin, &d, &with(&SMALL, &["fileio", "cleanup"]));
         assert_eq!(c.code, Some(0), "{who}");
-        assert!(names(&d).is_empty(), "{who}: {:?}", names(&d));
+        assert!(file_names(&d).is_empty(), "{who}: {:?}", file_names(&d));
         seen.push(mask_numbers(&p.out));
     }
     if seen.len() == 2 {
