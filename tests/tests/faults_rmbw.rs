@@ -6,10 +6,10 @@
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
-use rbench_tests::{original, our_bin, run_bounded};
+use rbench_tests::{original, our_bin, run_bounded, spawn_piped};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -31,27 +31,10 @@ fn text(b: &[u8]) -> String {
 
 /// Start a long run, send `signal` after a while, return what it printed.
 fn signalled(args: &[&str], signal: &str) -> Output {
-    let child = Command::new(our_bin("rmbw"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn rmbw");
-    if signal != "KILL" {
-        let signo = rbench_tests::signal_number(signal);
-        assert!(
-            rbench_tests::wait_until_catches(child.id(), signo, LIMIT),
-            "rmbw never caught SIG{signal}"
-        );
-    }
+    let child = spawn_piped(Command::new(our_bin("rmbw")).args(args));
+    rbench_tests::await_handler(child.id(), signal, LIMIT);
     std::thread::sleep(Duration::from_millis(700));
-    let ok = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()
-        .expect("kill")
-        .success();
-    assert!(ok);
+    rbench_tests::send_signal(signal, &child.id().to_string());
     // Drain while waiting: the results can outgrow a pipe's buffer.
     rbench_tests::wait_output_bounded(child, LIMIT)
 }
@@ -156,23 +139,9 @@ fn an_address_space_limit_fails_cleanly_as_mbw() {
 /// Run `bin -n 100000 8` with its stdout closed from the start; return
 /// how it ended and its stderr.
 fn with_stdout_closed(bin: &Path) -> (std::process::ExitStatus, String) {
-    let mut child = Command::new(bin)
-        .args(["-n", "100000", "8"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = spawn_piped(Command::new(bin).args(["-n", "100000", "8"]));
     drop(child.stdout.take());
-    let start = Instant::now();
-    while child.try_wait().expect("try_wait").is_none() {
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            panic!("{} kept running with stdout closed", bin.display());
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let o = child.wait_with_output().expect("wait");
+    let o = rbench_tests::wait_output_bounded(child, LIMIT);
     (o.status, text(&o.stderr))
 }
 
