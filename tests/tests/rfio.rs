@@ -7,45 +7,19 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded, run_in_dir, Ran};
+use rbench_tests::{
+    mask_numbers, original, our_bin, parse_json, run_bounded, run_in_dir, run_pair, Ran,
+};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A fresh, empty directory for one run.
+/// A fresh, empty directory for one run. Tests keep their directories to
+/// compare them; the first call of a run removes what earlier runs left.
 fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    static SWEEP: std::sync::Once = std::sync::Once::new();
-    // Tests keep their directories to compare them; each run removes what
-    // earlier runs (processes no longer alive) left behind.
-    SWEEP.call_once(|| {
-        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let pid = name
-                .strip_prefix("rfio-test-")
-                .and_then(|r| r.split('-').next())
-                .and_then(|p| p.parse::<u32>().ok());
-            if let Some(pid) = pid {
-                if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
-        }
-    });
-    let d = std::env::temp_dir().join(format!(
-        "rfio-test-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
+    rbench_tests::fs::temp_dir("rfio-test", tag)
 }
 
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
@@ -55,14 +29,7 @@ fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
 /// Both tools on the same arguments, each in its own fresh directory (set up
 /// by `prepare`). `None` when fio is not installed.
 fn both(args: &[&str], prepare: &dyn Fn(&Path)) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
-    let fio = original("fio")?;
-    let d1 = temp_dir("fio");
-    let d2 = temp_dir("rfio");
-    prepare(&d1);
-    prepare(&d2);
-    let theirs = run_in(&fio, &d1, args);
-    let ours = run_in(&our_bin("rfio"), &d2, args);
-    Some(((theirs, d1), (ours, d2)))
+    run_pair("fio", "rfio", "rfio-test", args, prepare, LIMIT)
 }
 
 fn nothing(_: &Path) {}
@@ -448,10 +415,6 @@ fn dedup_paths(v: &Value) -> Vec<(String, &'static str)> {
     let mut seen = std::collections::HashSet::new();
     all.retain(|p| seen.insert(p.clone()));
     all
-}
-
-fn parse_json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
 }
 
 #[test]
