@@ -30,10 +30,7 @@ fn json_of(cmd: &mut Command) -> Value {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rbench-accuracy-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    rbench_tests::fs::temp_dir("rbench-accuracy", tag)
 }
 
 #[test]

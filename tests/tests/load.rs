@@ -6,50 +6,21 @@
 //! run is bounded in time; the wall times are printed (`--nocapture`), never
 //! asserted.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rbench_tests::{original, our_bin, wait_output_bounded};
+use rbench_tests::fs::TempDir;
+use rbench_tests::{original, our_bin, ours_then_original, run_drained};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(300);
-
-/// A directory for one test's files, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("rbench-load-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).expect("scratch dir");
-        Scratch(d)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Run a command to its end (bounded), draining its output meanwhile: 1,024
-/// threads' JSON outgrows a pipe.
-fn run_bounded(cmd: &mut Command, limit: Duration) -> std::process::Output {
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    wait_output_bounded(child, limit)
-}
 
 /// Run `bin args` in `dir`; exit status 0 and stdout as JSON (fio's own
 /// notes before the document skipped), with the wall time.
 fn run_json(bin: &Path, dir: &Path, args: &[&str]) -> (Value, Duration) {
     let t = Instant::now();
-    let out = run_bounded(Command::new(bin).args(args).current_dir(dir), LIMIT);
+    let out = run_drained(Command::new(bin).args(args).current_dir(dir), LIMIT);
     let wall = t.elapsed();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -85,19 +56,16 @@ fn rfio_64_jobs_64_deep(engine: &str) {
         }
         a
     };
-    let mut tools = vec![("rfio", our_bin("rfio"))];
-    if let Some(fio) = original("fio") {
-        tools.push(("fio", fio));
-    }
+    let tools = ours_then_original("rfio", "rfio", "fio");
     let mut totals = Vec::new();
     for (who, bin) in &tools {
-        let dir = Scratch::new(&format!("{who}-{engine}"));
+        let dir = TempDir::new("rbench-load", &format!("{who}-{engine}"));
         let mut seen = Vec::new();
         for (rw, key) in [("randwrite", "write"), ("randread", "read")] {
             // Per job: 64 entries, each with exactly `size` bytes.
             let a = args(rw, false);
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
-            let (v, wall) = run_json(bin, &dir.0, &a);
+            let (v, wall) = run_json(bin, &dir, &a);
             let jobs = v["jobs"].as_array().expect("jobs");
             assert_eq!(jobs.len() as u64, JOBS, "{who} {engine} {rw}");
             for j in jobs {
@@ -122,7 +90,7 @@ fn rfio_64_jobs_64_deep(engine: &str) {
             // Grouped: one entry holding the 64 jobs' sum.
             let a = args(rw, true);
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
-            let (g, wall) = run_json(bin, &dir.0, &a);
+            let (g, wall) = run_json(bin, &dir, &a);
             let jobs = g["jobs"].as_array().expect("jobs");
             assert_eq!(jobs.len(), 1, "{who} {engine} {rw} group_reporting");
             assert_eq!(jobs[0][key]["io_bytes"], JOBS * SIZE, "{who} {engine} {rw}");
@@ -143,7 +111,7 @@ fn rfio_64_jobs_64_deep(engine: &str) {
             ));
         }
         // Only the jobs' files were written: load.N.0, one per clone.
-        let mut names: Vec<String> = std::fs::read_dir(&dir.0)
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
             .expect("read_dir")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
@@ -175,7 +143,7 @@ fn rfio_64_jobs_64_deep_on_libaio() {
 /// text report, the per-thread events (avg/stddev) line.
 fn sysbench_events(bin: &Path, args: &[&str]) -> (u64, String, Duration) {
     let t = Instant::now();
-    let out = run_bounded(Command::new(bin).args(args), LIMIT);
+    let out = run_drained(Command::new(bin).args(args), LIMIT);
     let wall = t.elapsed();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{bin:?} {args:?}:\n{text}");
@@ -209,7 +177,7 @@ fn rsysbench_cpu_with_1024_threads_runs_exactly_the_events_asked() {
     assert_eq!(ours, EVENTS);
     // The JSON report agrees, thread by thread.
     let json_args = [&args[..5], &["--output-format=json", "run"]].concat();
-    let out = run_bounded(Command::new(our_bin("rsysbench")).args(&json_args), LIMIT);
+    let out = run_drained(Command::new(our_bin("rsysbench")).args(&json_args), LIMIT);
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["total_events"], EVENTS);
@@ -247,7 +215,7 @@ fn rsysbench_mutex_with_1024_threads_runs_one_event_per_thread() {
     assert_eq!(ours, 1024);
     assert_eq!(fairness, "1.0000/0.00");
     let json_args = [&args[..5], &["--output-format=json", "run"]].concat();
-    let out = run_bounded(Command::new(our_bin("rsysbench")).args(&json_args), LIMIT);
+    let out = run_drained(Command::new(our_bin("rsysbench")).args(&json_args), LIMIT);
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["total_events"], 1024);

@@ -18,7 +18,6 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rbench_tests::{original, our_bin, run_bounded};
@@ -26,16 +25,9 @@ use rbench_tests::{original, our_bin, run_bounded};
 const TOLERANCE: f64 = 0.05;
 const BLOCK: usize = 4096;
 
+/// A fresh, empty directory for one run.
 fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "rfio-buffers-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
+    rbench_tests::fs::temp_dir("rfio-buffers", tag)
 }
 
 #[derive(Debug, Clone, Copy)]

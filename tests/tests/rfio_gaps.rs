@@ -6,23 +6,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rbench_tests::{original, our_bin, run_bounded, run_in_dir, Ran};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
+/// A fresh, empty directory for one run.
 fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "rfio-gaps-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
+    rbench_tests::fs::temp_dir("rfio-gaps", tag)
 }
 
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
@@ -46,11 +38,7 @@ fn run_merged(bin: &Path, dir: &Path, args: &[&str]) -> (String, i32) {
 
 /// rfio, then fio when it is installed.
 fn tools() -> Vec<(&'static str, PathBuf)> {
-    let mut t = vec![("rfio", our_bin("rfio"))];
-    if let Some(f) = original("fio") {
-        t.push(("fio", f));
-    }
-    t
+    rbench_tests::ours_then_original("rfio", "rfio", "fio")
 }
 
 /// `--norandommap=` and `norandommap=` in a job file: a flag with `=` and

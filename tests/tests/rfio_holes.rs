@@ -2,6 +2,7 @@
 //! a hole that runs past the file wraps to the region's start and io_size
 //! ends the job; a position past the region (with `offset=`) ends it.
 
+use rbench_tests::fs::TempDir;
 use rbench_tests::{original, our_bin, run_bounded};
 use serde_json::Value;
 use std::path::Path;
@@ -46,13 +47,12 @@ fn holes_move_what_fio_moves() {
         &["--rw=rw:8k", "--size=1m"],
     ];
     for (i, args) in cases.iter().enumerate() {
-        let base = std::env::temp_dir().join(format!("rbench-holes-{}-{i}", std::process::id()));
+        let base = TempDir::new("rbench-holes", &i.to_string());
         let (a, b) = (base.join("fio"), base.join("rfio"));
         std::fs::create_dir_all(&a).expect("dir");
         std::fs::create_dir_all(&b).expect("dir");
         let theirs = moved(&fio, &a, args);
         let ours = moved(&our_bin("rfio"), &b, args);
-        let _ = std::fs::remove_dir_all(&base);
         assert_eq!(
             ours, theirs,
             "{args:?}: rfio vs fio (read bytes, ios, write bytes, ios)"

@@ -8,25 +8,17 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded, run_in_dir, Ran};
-use serde_json::Value;
+use rbench_tests::{
+    mask_numbers, on_path, original, our_bin, parse_json, run_bounded, run_in_dir, run_pair, Ran,
+};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// A fresh, empty directory for one run (removed when the test passes).
 fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "rfio-logs-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
+    rbench_tests::fs::temp_dir("rfio-logs", tag)
 }
 
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
@@ -36,16 +28,12 @@ fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
 /// fio, then rfio, on the same arguments in fresh directories (with a job
 /// file when one is given). `None` when fio is not installed.
 fn both(args: &[&str], jobfile: Option<&str>) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
-    let fio = original("fio")?;
-    let d1 = temp_dir("fio");
-    let d2 = temp_dir("rfio");
-    for d in [&d1, &d2] {
+    let prepare = |d: &Path| {
         if let Some(text) = jobfile {
             std::fs::write(d.join("job.fio"), text).expect("write job file");
         }
-    }
-    let theirs = run_in(&fio, &d1, args);
-    let ours = run_in(&our_bin("rfio"), &d2, args);
+    };
+    let ((theirs, d1), (ours, d2)) = run_pair("fio", "rfio", "rfio-logs", args, &prepare, LIMIT)?;
     assert_eq!(theirs.code, 0, "fio {args:?}: {}", theirs.stderr);
     assert_eq!(ours.code, 0, "rfio {args:?}: {}", ours.stderr);
     Some(((theirs, d1), (ours, d2)))
@@ -97,10 +85,6 @@ fn column(lines: &[String], i: usize) -> Vec<u64> {
                 .unwrap_or_else(|_| panic!("column {i} of {l}"))
         })
         .collect()
-}
-
-fn parse_json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
 }
 
 /// Per-I/O logs of size-bounded jobs: the same files, the same line shapes
@@ -419,15 +403,6 @@ fn bucket_value(idx: usize) -> f64 {
     }
     let error_bits = (idx >> 6) as i32 - 1;
     2f64.powi(error_bits + 6) + ((idx % 64) as f64 + 0.5) * 2f64.powi(error_bits)
-}
-
-/// A program on PATH (fio's helper tools are optional: not originals).
-fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
 }
 
 /// fio's own histogram parser (tools/hist/fiologparser_hist.py, which needs

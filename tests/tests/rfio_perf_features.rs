@@ -6,42 +6,19 @@
 //!
 //! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use rbench_tests::fs::TempDir;
 use rbench_tests::{original, our_bin, run_bounded};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// A scratch directory, removed when dropped (also when a test fails).
-struct Tmp(PathBuf);
-
-impl std::ops::Deref for Tmp {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(tag: &str) -> Tmp {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "rfio-perf-features-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    Tmp(d)
+fn temp_dir(tag: &str) -> TempDir {
+    TempDir::new("rfio-perf-features", tag)
 }
 
 /// Run a tool in `dir`; stdout, after checking it exited 0.

@@ -766,15 +766,7 @@ const CASES: &[Case] = &[
 
 /// A fresh, empty directory for one run (removed again when the check passes).
 fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "rfio-sweep-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
+    rbench_tests::fs::temp_dir("rfio-sweep", tag)
 }
 
 struct Ran {

@@ -8,23 +8,15 @@
 //! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rbench_tests::{mask_numbers, original, our_bin, run_in_dir, Ran};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
+/// A fresh, empty directory for one run.
 fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "rfio-verify-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create temp dir");
-    d
+    rbench_tests::fs::temp_dir("rfio-verify", tag)
 }
 
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
@@ -33,11 +25,7 @@ fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
 
 /// rfio, then fio when it is installed.
 fn tools() -> Vec<(&'static str, PathBuf)> {
-    let mut t = vec![("rfio", our_bin("rfio"))];
-    if let Some(f) = original("fio") {
-        t.push(("fio", f));
-    }
-    t
+    rbench_tests::ours_then_original("rfio", "rfio", "fio")
 }
 
 fn args<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
