@@ -1,12 +1,17 @@
 //! `steadystate` (alias `ss`), `ss_dur`, `ss_ramp` (§3): end a job once its
-//! IOPS or bandwidth has settled. Once a second the job's rate over the last
-//! second goes into a window of `ss_dur` seconds; when the window's maximum
-//! deviation from its mean (`iops`, `bw`) or its least-squares slope
-//! (`iops_slope`, `bw_slope`) falls below the limit, the job ends as if its
-//! runtime were over. Cold path: one call per second.
+//! IOPS or bandwidth has settled. On each second of the run the job's rate
+//! over the last second goes into a window of `ss_dur` seconds; when the
+//! window's maximum deviation from its mean (`iops`, `bw`) or its
+//! least-squares slope (`iops_slope`, `bw_slope`) falls below the limit, the
+//! job ends as if its runtime were over. With group_reporting the window is
+//! the reporting group's, of its members' summed rates, and the whole group
+//! ends together, as in fio ([`Group`]). Cold path: once a second.
 
 use rbench_common::units::fio::parse_size;
 use serde::Serialize;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// What is judged and against which limit (`iops_slope:0.01%`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -134,16 +139,16 @@ pub fn c_float(v: f64, prec: usize) -> String {
     }
 }
 
-/// The once-a-second judge of one job.
+const SEC: u64 = 1_000_000_000;
+/// While a member's last sample waits for the rest of its group's, the
+/// member looks at the group's verdict this often (ns).
+const POLL_NS: u64 = 1_000_000;
+
+/// fio's window of `ss_dur` samples and its judge: one per group, kept by
+/// the group's leader in fio.
 #[derive(Debug)]
-pub struct Monitor {
-    ss: SteadyState,
-    /// When the next sample is due, ns since the job started.
-    pub next_ns: u64,
-    ramp_over: bool,
-    prev_ns: u64,
-    prev_ios: u64,
-    prev_bytes: u64,
+struct Window {
+    criterion: Criterion,
     iops: Vec<u64>,
     bw: Vec<u64>,
     head: usize,
@@ -160,19 +165,11 @@ pub struct Monitor {
     attained: bool,
 }
 
-impl Monitor {
-    /// `phase_ns`: how long after the run's start this job started. fio
-    /// samples on its helper thread's one-second ticks, counted from the
-    /// run's start, so the first sample covers less than a second.
-    pub fn new(ss: SteadyState, phase_ns: u64) -> Monitor {
+impl Window {
+    fn new(ss: SteadyState) -> Window {
         let n = ss.dur_s;
-        Monitor {
-            ss,
-            next_ns: 1_000_000_000 - phase_ns % 1_000_000_000,
-            ramp_over: ss.ramp_us == 0,
-            prev_ns: 0,
-            prev_ios: 0,
-            prev_bytes: 0,
+        Window {
+            criterion: ss.criterion,
             iops: vec![0; n as usize],
             bw: vec![0; n as usize],
             head: 0,
@@ -190,45 +187,9 @@ impl Monitor {
         }
     }
 
-    /// One sample from the job's totals so far; true once steady.
-    #[cold]
-    pub fn tick(&mut self, now_ns: u64, ios: u64, bytes: u64) -> bool {
-        let mut at = self.next_ns;
-        self.next_ns += 1_000_000_000;
-        // Ticks passed while the job slept (a long thinktime): fio's helper
-        // thread samples them; the job's I/O came before the sleep, so the
-        // first missed tick gets it all and the later ones none.
-        while self.next_ns <= now_ns {
-            if self.sample(at, ios, bytes) {
-                return true;
-            }
-            at = self.next_ns;
-            self.next_ns += 1_000_000_000;
-        }
-        self.sample(now_ns, ios, bytes)
-    }
-
-    fn sample(&mut self, now_ns: u64, ios: u64, bytes: u64) -> bool {
-        if !self.ramp_over && now_ns >= (self.ss.ramp_us + 1_000_000) * 1000 {
-            // Recording begins a second after ss_ramp, as in fio.
-            self.ramp_over = true;
-        }
-        // Totals restart at the end of ramp_time: count from there.
-        let (pi, pb) = if ios < self.prev_ios || bytes < self.prev_bytes {
-            (0, 0)
-        } else {
-            (self.prev_ios, self.prev_bytes)
-        };
-        let ms = ((now_ns - self.prev_ns) / 1_000_000).max(1);
-        self.prev_ns = now_ns;
-        self.prev_ios = ios;
-        self.prev_bytes = bytes;
-        if !self.ramp_over || self.attained {
-            return false;
-        }
-        let iops = 1000 * (ios - pi) / ms;
-        let bw = 1000 * (bytes - pb) / ms;
-        self.attained = if self.ss.criterion.slope {
+    /// One second's rates (the group's sums); true once steady.
+    fn judge(&mut self, iops: u64, bw: u64) -> bool {
+        self.attained = if self.criterion.slope {
             self.slope_check(iops, bw)
         } else {
             self.deviation_check(iops, bw)
@@ -237,7 +198,7 @@ impl Monitor {
     }
 
     fn pick(&self, i: usize) -> u64 {
-        if self.ss.criterion.iops {
+        if self.criterion.iops {
             self.iops[i]
         } else {
             self.bw[i]
@@ -261,7 +222,7 @@ impl Monitor {
 
     fn slope_check(&mut self, iops: u64, bw: u64) -> bool {
         let n = self.iops.len();
-        let new_val = if self.ss.criterion.iops { iops } else { bw };
+        let new_val = if self.criterion.iops { iops } else { bw };
         if !self.store(iops, bw) {
             self.advance();
             return false;
@@ -280,14 +241,14 @@ impl Monitor {
         let (sx, n_f) = (self.sum_x as f64, n as f64);
         self.slope = (self.sum_xy as f64 - sx * self.sum_y as f64 / n_f)
             / (self.sum_x_sq as f64 - sx * sx / n_f);
-        self.value = if self.ss.criterion.pct {
+        self.value = if self.criterion.pct {
             100.0 * self.slope / (self.sum_y / n as u64) as f64
         } else {
             self.slope
         };
         // An idle window's NaN counts as steady, as in fio 3.33 (built with
         // -ffast-math, its comparison says so).
-        if self.value.is_nan() || self.value.abs() < self.ss.criterion.limit {
+        if self.value.is_nan() || self.value.abs() < self.criterion.limit {
             return true;
         }
         self.advance();
@@ -311,13 +272,13 @@ impl Monitor {
         self.deviation = (0..n)
             .map(|i| (self.pick(i) as f64 - mean).abs())
             .fold(0.0, f64::max);
-        self.value = if self.ss.criterion.pct {
+        self.value = if self.criterion.pct {
             100.0 * self.deviation / mean
         } else {
             self.deviation
         };
         // NaN (an idle window) counts as steady, as above.
-        if self.value.is_nan() || self.value < self.ss.criterion.limit {
+        if self.value.is_nan() || self.value < self.criterion.limit {
             return true;
         }
         self.advance();
@@ -325,7 +286,7 @@ impl Monitor {
     }
 
     /// The report block: the window oldest first, as fio lists it.
-    pub fn report(&self) -> SsReport {
+    fn report(&self) -> SsReport {
         let n = self.iops.len();
         let start = if self.attained || !self.full {
             self.head
@@ -336,8 +297,8 @@ impl Monitor {
         };
         let order: Vec<usize> = (0..n).map(|l| (start + l) % n).collect();
         SsReport {
-            criterion: self.ss.criterion,
-            duration: self.ss.dur_s,
+            criterion: self.criterion,
+            duration: n as u64,
             attained: self.attained,
             value: self.value,
             max_deviation: self.deviation,
@@ -350,55 +311,324 @@ impl Monitor {
     }
 }
 
-/// group_reporting: fio keeps one window for the group, of the members'
-/// summed rates. Each rfio job keeps and judges its own window; the group's
-/// block sums them sample by sample and computes the criterion of the sums,
-/// and the group has attained only when every member has.
-pub fn merge(into: &mut Option<Box<SsReport>>, other: &Option<Box<SsReport>>) {
-    let Some(o) = other else {
-        return;
-    };
-    match into {
-        None => *into = Some(o.clone()),
-        Some(m) => {
-            for (a, b) in m.iops.iter_mut().zip(&o.iops) {
-                *a += b;
+/// The jobs judged together: with group_reporting a whole reporting group
+/// (fio sums its members' rates and judges the sum once a second; when it
+/// is steady every member ends), otherwise one job (all its submitter
+/// threads). Its members are job threads; each hands in its own rates for
+/// every one-second tick of the run, and the tick is judged once every
+/// running member has handed in its share. Cold: a lock once a second per
+/// member, two atomic loads at each of a member's looks at the verdict.
+#[derive(Debug)]
+pub struct Group {
+    /// The window was steady: every member ends.
+    attained: AtomicBool,
+    /// Ticks below this one are judged (or passed over).
+    done: AtomicU64,
+    /// The job (its `number`) that must be running for the group to be
+    /// judged: fio keeps the window in the group's last job and judges only
+    /// while that job runs (before it starts and once it ended, never).
+    leader: usize,
+    state: Mutex<GroupState>,
+}
+
+#[derive(Debug)]
+struct GroupState {
+    /// Running members (`None`: a member that ended).
+    members: Vec<Option<Member>>,
+    /// Ticks some member handed in, oldest first, awaiting the others.
+    pending: VecDeque<Pending>,
+    window: Window,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    /// Its job's `number`.
+    job: usize,
+    /// The next tick it hands in: ticks from this one on wait for it.
+    next: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    tick: u64,
+    iops: u64,
+    bw: u64,
+    /// A member past ss_ramp handed in (fio judges only then).
+    ramped: bool,
+}
+
+impl Group {
+    fn new(ss: SteadyState, leader: usize) -> Group {
+        Group {
+            attained: AtomicBool::new(false),
+            done: AtomicU64::new(0),
+            leader,
+            state: Mutex::new(GroupState {
+                members: Vec::new(),
+                pending: VecDeque::new(),
+                window: Window::new(ss),
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GroupState> {
+        // A member that panicked takes the run down anyway (run_segment
+        // re-raises); the state itself is never left half-updated.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn join(&self, job: usize, first_tick: u64) -> usize {
+        let mut st = self.lock();
+        st.members.push(Some(Member {
+            job,
+            next: first_tick,
+        }));
+        st.members.len() - 1
+    }
+
+    fn leave(&self, slot: usize) {
+        let mut st = self.lock();
+        st.members[slot] = None;
+        self.drain(&mut st);
+    }
+
+    /// Member `slot`'s rates for `tick`.
+    fn hand_in(&self, slot: usize, tick: u64, iops: u64, bw: u64, ramped: bool) {
+        let mut st = self.lock();
+        if let Some(m) = st.members[slot].as_mut() {
+            m.next = tick + 1;
+        }
+        if tick < self.done.load(Ordering::Relaxed) {
+            return;
+        }
+        let at = st.pending.partition_point(|p| p.tick < tick);
+        if st.pending.get(at).is_none_or(|p| p.tick != tick) {
+            st.pending.insert(
+                at,
+                Pending {
+                    tick,
+                    iops: 0,
+                    bw: 0,
+                    ramped: false,
+                },
+            );
+        }
+        if ramped {
+            let p = &mut st.pending[at];
+            p.iops += iops;
+            p.bw += bw;
+            p.ramped = true;
+        }
+        self.drain(&mut st);
+    }
+
+    /// Judge every tick no running member still owes a share of.
+    fn drain(&self, st: &mut GroupState) {
+        while let Some(&p) = st.pending.front() {
+            if st.members.iter().flatten().any(|m| m.next <= p.tick) {
+                break;
             }
-            for (a, b) in m.bw.iter_mut().zip(&o.bw) {
-                *a += b;
+            st.pending.pop_front();
+            let leader_runs = st.members.iter().flatten().any(|m| m.job == self.leader);
+            if leader_runs && p.ramped && !st.window.attained && st.window.judge(p.iops, p.bw) {
+                self.attained.store(true, Ordering::Relaxed);
             }
-            m.iops_mean += o.iops_mean;
-            m.bw_mean += o.bw_mean;
-            m.attained &= o.attained;
-            // The criterion of the summed window, as fio computes it.
-            let c = m.criterion;
-            let ys: Vec<f64> = if c.iops { &m.iops } else { &m.bw }
-                .iter()
-                .map(|&v| v as f64)
-                .collect();
-            let n = ys.len() as f64;
-            let mean = ys.iter().sum::<f64>() / n;
-            let scale = |v: f64| if c.pct { 100.0 * v / mean } else { v };
-            if c.slope {
-                let sx = (0..ys.len()).map(|i| i as f64).sum::<f64>();
-                let sxx = (0..ys.len()).map(|i| (i * i) as f64).sum::<f64>();
-                let sxy = ys
-                    .iter()
-                    .enumerate()
-                    .map(|(i, y)| i as f64 * y)
-                    .sum::<f64>();
-                let den = sxx - sx * sx / n;
-                m.slope = if den == 0.0 {
-                    0.0
-                } else {
-                    (sxy - sx * mean) / den
-                };
-                m.value = scale(m.slope);
-            } else {
-                m.max_deviation = ys.iter().map(|y| (y - mean).abs()).fold(0.0, f64::max);
-                m.value = scale(m.max_deviation);
+            self.done.store(p.tick + 1, Ordering::Release);
+        }
+    }
+
+    fn attained(&self) -> bool {
+        self.attained.load(Ordering::Relaxed)
+    }
+}
+
+/// The groups of the running segments, found by the job threads when they
+/// start: (segment, job number, group). The segment is told by the address
+/// of its `exit_all` flag, the one object all its job threads (submitters
+/// included) are handed.
+static REGISTRY: Mutex<Vec<(usize, usize, Arc<Group>)>> = Mutex::new(Vec::new());
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<(usize, usize, Arc<Group>)>> {
+    REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The steady-state groups of one stonewall segment, from its start to its
+/// end (dropping it forgets them).
+#[derive(Debug)]
+pub struct Registration {
+    segment: usize,
+}
+
+impl Registration {
+    /// Group the segment's jobs as fio does: consecutive steadystate jobs
+    /// with group_reporting in one reporting group share a window, the last
+    /// of them leads; every other steadystate job is a group of its own.
+    pub fn new(jobs: &[crate::job::Job], exit_all: &AtomicBool) -> Registration {
+        let segment = exit_all as *const AtomicBool as usize;
+        let mut runs: Vec<(u32, bool, SteadyState, Vec<usize>)> = Vec::new();
+        for j in jobs {
+            let Some(ss) = j.steadystate else {
+                continue;
+            };
+            match runs.last_mut() {
+                Some((gid, true, lead, members)) if j.group_reporting && *gid == j.groupid => {
+                    *lead = ss;
+                    members.push(j.number);
+                }
+                _ => runs.push((j.groupid, j.group_reporting, ss, vec![j.number])),
             }
         }
+        let mut reg = registry();
+        for (_, _, ss, members) in runs {
+            let leader = members.last().copied().unwrap_or(0);
+            let g = Arc::new(Group::new(ss, leader));
+            reg.extend(members.into_iter().map(|n| (segment, n, Arc::clone(&g))));
+        }
+        Registration { segment }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        registry().retain(|e| e.0 != self.segment);
+    }
+}
+
+/// One job thread's part: its rate over each second of the run, handed to
+/// its group. Cold path: one call per second, and every millisecond while
+/// its group has not judged its last second yet.
+#[derive(Debug)]
+pub struct Monitor {
+    group: Arc<Group>,
+    slot: usize,
+    /// The run's clock at the job's start (ns): ticks are the run's seconds.
+    phase_ns: u64,
+    /// When `tick` is next due, ns since the job started: the next second,
+    /// or sooner, a look at the group's verdict.
+    pub next_ns: u64,
+    /// The next second's tick, ns since the job started.
+    tick_ns: u64,
+    /// Recording begins a second after ss_ramp, as in fio.
+    ramp_end_ns: u64,
+    ramp_over: bool,
+    prev_ns: u64,
+    prev_ios: u64,
+    prev_bytes: u64,
+    /// The run's second this member handed in last.
+    last_tick: Option<u64>,
+}
+
+impl Monitor {
+    /// A job judged on its own (tests). `phase_ns`: how long after the run's start
+    /// this job started. fio samples on its helper thread's one-second
+    /// ticks, counted from the run's start, so the first sample covers less
+    /// than a second.
+    #[cfg(test)]
+    fn new(ss: SteadyState, phase_ns: u64) -> Monitor {
+        Monitor::with_group(ss, phase_ns, Arc::new(Group::new(ss, 0)), 0)
+    }
+
+    /// Job `job`'s thread joins the group its segment registered for it (on
+    /// its own without one).
+    pub fn join(
+        job: &crate::job::Job,
+        ss: SteadyState,
+        phase_ns: u64,
+        exit_all: &AtomicBool,
+    ) -> Monitor {
+        let segment = exit_all as *const AtomicBool as usize;
+        let found = registry()
+            .iter()
+            .find(|e| e.0 == segment && e.1 == job.number)
+            .map(|e| Arc::clone(&e.2));
+        let group = found.unwrap_or_else(|| Arc::new(Group::new(ss, job.number)));
+        Monitor::with_group(ss, phase_ns, group, job.number)
+    }
+
+    fn with_group(ss: SteadyState, phase_ns: u64, group: Arc<Group>, job: usize) -> Monitor {
+        let first = SEC - phase_ns % SEC;
+        let slot = group.join(job, (phase_ns + first) / SEC);
+        // A job starting late (startdelay) into a steady group ends at
+        // once: fio ends every member, started or not.
+        let next_ns = if group.attained() { 0 } else { first };
+        Monitor {
+            group,
+            slot,
+            phase_ns,
+            next_ns,
+            tick_ns: first,
+            ramp_end_ns: (ss.ramp_us + 1_000_000) * 1000,
+            ramp_over: ss.ramp_us == 0,
+            prev_ns: 0,
+            prev_ios: 0,
+            prev_bytes: 0,
+            last_tick: None,
+        }
+    }
+
+    /// Hand in the seconds past from the job's totals so far; true once
+    /// its group is steady (the job ends as if its runtime were over).
+    #[cold]
+    pub fn tick(&mut self, now_ns: u64, ios: u64, bytes: u64) -> bool {
+        // Ticks passed while the job slept (a long thinktime): fio's helper
+        // thread samples them; the job's I/O came before the sleep, so the
+        // first missed tick gets it all and the later ones none. The last
+        // due tick is taken now.
+        while self.tick_ns <= now_ns && !self.group.attained() {
+            let at = self.tick_ns;
+            self.tick_ns += SEC;
+            let t = if self.tick_ns > now_ns { now_ns } else { at };
+            self.sample(t, (self.phase_ns + at) / SEC, ios, bytes);
+        }
+        let waiting = self
+            .last_tick
+            .is_some_and(|t| self.group.done.load(Ordering::Acquire) <= t);
+        self.next_ns = if waiting {
+            self.tick_ns.min(now_ns + POLL_NS)
+        } else {
+            self.tick_ns
+        };
+        self.group.attained()
+    }
+
+    fn sample(&mut self, now_ns: u64, tick: u64, ios: u64, bytes: u64) {
+        if !self.ramp_over && now_ns >= self.ramp_end_ns {
+            self.ramp_over = true;
+        }
+        // Totals restart at the end of ramp_time: count from there.
+        let (pi, pb) = if ios < self.prev_ios || bytes < self.prev_bytes {
+            (0, 0)
+        } else {
+            (self.prev_ios, self.prev_bytes)
+        };
+        let ms = ((now_ns - self.prev_ns) / 1_000_000).max(1);
+        self.prev_ns = now_ns;
+        self.prev_ios = ios;
+        self.prev_bytes = bytes;
+        let iops = 1000 * (ios - pi) / ms;
+        let bw = 1000 * (bytes - pb) / ms;
+        self.last_tick = Some(tick);
+        self.group
+            .hand_in(self.slot, tick, iops, bw, self.ramp_over);
+    }
+
+    /// The group's block (its window oldest first, as fio lists it).
+    pub fn report(&self) -> SsReport {
+        self.group.lock().window.report()
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        self.group.leave(self.slot);
+    }
+}
+
+/// group_reporting: every member's block is its group's; fio's report
+/// takes the group's last job's, so does this.
+pub fn merge(into: &mut Option<Box<SsReport>>, other: &Option<Box<SsReport>>) {
+    if other.is_some() {
+        into.clone_from(other);
     }
 }
 
@@ -458,20 +688,97 @@ mod tests {
         assert!(r.max_deviation > 0.0 && r.max_deviation < 1.0);
     }
 
+    /// Two members of one group: the window holds their summed rates,
+    /// each tick is judged once both handed in, and both see the verdict.
     #[test]
-    fn group_blocks_sum_their_windows() {
-        let mut a = Monitor::new(ss("iops", "10%", 2), 0);
-        let mut b = Monitor::new(ss("iops", "10%", 2), 0);
-        for s in 1..=2u64 {
-            a.tick(s * 1_000_000_000, s * 1000, 0);
-            b.tick(s * 1_000_000_000, s * 1010, 0);
+    fn a_group_judges_its_summed_rates() {
+        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2));
+        let mut a = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 1);
+        let mut b = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 2);
+        // a alone is flat (steady at 2 s on its own); b starts late, so the
+        // sum settles only at 3 s.
+        let (mut ai, mut bi) = (0, 0);
+        let mut ends = Vec::new();
+        for s in 1..=4u64 {
+            ai += 1000;
+            bi += [0, 1000, 1000, 1000][s as usize - 1];
+            let now = s * SEC;
+            let ra = a.tick(now, ai, 0);
+            // a handed in first: it waits for b, looking again soon.
+            assert!(ra || a.next_ns < (s + 1) * SEC, "{s}");
+            let rb = b.tick(now, bi, 0);
+            ends.push((ra, rb, a.tick(now + POLL_NS, ai, 0)));
         }
-        let mut g = Some(Box::new(a.report()));
-        merge(&mut g, &Some(Box::new(b.report())));
-        let g = g.unwrap();
-        assert_eq!(g.iops, vec![2010, 2010]);
-        assert_eq!(g.iops_mean, 2010);
-        assert!(g.attained && g.max_deviation == 0.0);
+        assert_eq!(
+            ends,
+            vec![
+                (false, false, false),
+                (false, false, false),
+                (false, true, true),
+                (true, true, true)
+            ]
+        );
+        let r = a.report();
+        assert_eq!(r.iops, vec![2000, 2000]);
+        assert!(r.attained && r.max_deviation == 0.0);
+        assert_eq!(r, b.report());
+    }
+
+    /// fio judges only while the group's last job runs: a group whose
+    /// leader has ended is never steady.
+    #[test]
+    fn no_verdict_without_the_leader() {
+        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2));
+        let mut a = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 1);
+        let b = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 2);
+        drop(b);
+        for s in 1..=5u64 {
+            assert!(!a.tick(s * SEC, s * 1000, 0));
+        }
+        let r = a.report();
+        assert!(!r.attained && r.iops == vec![0, 0]);
+    }
+
+    /// A member that has not started (startdelay) is not waited for, and
+    /// one that ended stops holding the others' seconds back.
+    #[test]
+    fn members_come_and_go() {
+        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2));
+        let mut a = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 1);
+        let mut b = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 2);
+        assert!(!b.tick(SEC, 500, 0));
+        // b's second 1 waits for a's.
+        assert_eq!(g.done.load(Ordering::Relaxed), 0);
+        assert!(!a.tick(SEC, 500, 0));
+        assert_eq!(g.done.load(Ordering::Relaxed), 2);
+        // A third member starting at 1.5 s owes seconds from 2 on.
+        let mut c = Monitor::with_group(ss("iops", "10%", 2), 1_500_000_000, Arc::clone(&g), 3);
+        assert!(!b.tick(2 * SEC, 1500, 0));
+        assert!(!a.tick(2 * SEC, 1000, 0));
+        assert_eq!(g.done.load(Ordering::Relaxed), 2);
+        assert!(!c.tick(SEC / 2, 100, 0));
+        assert_eq!(g.done.load(Ordering::Relaxed), 3);
+        // c ends before its next second: the others' third second is judged.
+        assert!(!b.tick(3 * SEC, 2500, 0));
+        assert!(!a.tick(3 * SEC, 1500, 0));
+        assert_eq!(g.done.load(Ordering::Relaxed), 3);
+        drop(c);
+        assert_eq!(g.done.load(Ordering::Relaxed), 4);
+        assert_eq!(a.report().iops, vec![1500 + 200, 1500]);
+    }
+
+    #[test]
+    fn merge_takes_the_last_members_block() {
+        let mut m = Monitor::new(ss("iops", "10%", 2), 0);
+        m.tick(SEC, 10, 0);
+        let first = Some(Box::new(m.report()));
+        m.tick(2 * SEC, 30, 0);
+        let last = Some(Box::new(m.report()));
+        let mut into = first.clone();
+        merge(&mut into, &last);
+        assert_eq!(into, last);
+        merge(&mut into, &None);
+        assert_eq!(into, last);
     }
 
     #[test]

@@ -169,8 +169,12 @@ pub fn run(
     let mut min_rate = super::throttle::MinRate::new(job);
     let mut steady = job.steadystate.map(|ss| {
         let phase_ms = progress.started_ms.load(Ordering::Relaxed);
-        super::steadystate::Monitor::new(ss, phase_ms * 1_000_000)
+        super::steadystate::Monitor::join(job, ss, phase_ms * 1_000_000, exit_all)
     });
+    if let Some(ss) = &steady {
+        // Its first look may be due at once (a steady group to join).
+        next_check = next_check.min(ss.next_ns);
+    }
     let mut think = super::throttle::Think::new(job);
     // A stall is due once what is in flight has completed (fio quiesces).
     let mut think_pending = false;

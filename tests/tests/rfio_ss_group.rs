@@ -1,0 +1,257 @@
+//! rfio beside fio 3.33 for `steadystate` with `group_reporting`: fio judges
+//! a reporting group's summed rates in one window, kept by the group's last
+//! job (the "leader"), only while that job runs, and ends every member once
+//! the window is steady; the report's `steadystate` block is the group's.
+//! The same job files run with both tools in fresh directories (null engine,
+//! every run bounded in time); compared: exit codes, the JSON block's key
+//! paths and types, attained, the window's sums, early or full-length ends,
+//! and the normal output's lines with numbers masked.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rbench_tests::{fs, mask_numbers, original, our_bin, parse_json, run_in_dir, Ran};
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(40);
+
+/// fio, then rfio, on `job` (a job file written into each fresh directory)
+/// plus `args`. `None` when fio is not installed.
+fn both(job: &str, args: &[&str]) -> Option<(Ran, Ran)> {
+    let fio = original("fio")?;
+    let run = |bin: &Path, tag: &str| {
+        let d = fs::TempDir::new("rfio-ssg", tag);
+        std::fs::write(d.path().join("j.fio"), job).expect("write job file");
+        let mut a = vec!["j.fio"];
+        a.extend_from_slice(args);
+        run_in_dir(bin, d.path(), &a, LIMIT)
+    };
+    let theirs = run(&fio, "fio");
+    let ours = run(&our_bin("rfio"), "rfio");
+    Some((theirs, ours))
+}
+
+/// The JSON document of a run (fio may print notices ahead of it).
+fn doc(r: &Ran) -> Value {
+    let at = r.stdout.find("{\n").unwrap_or(0);
+    parse_json(&r.stdout[at..])
+}
+
+/// Key paths and value types (not values) of `v`.
+fn shape(v: &Value, path: &str, out: &mut Vec<String>) {
+    let ty = match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                shape(x, &format!("{path}.{k}"), out);
+            }
+            return;
+        }
+        Value::Array(a) => {
+            out.push(format!("{path}[] ({})", a.len()));
+            if let Some(x) = a.first() {
+                shape(x, &format!("{path}[0]"), out);
+            }
+            return;
+        }
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    };
+    out.push(format!("{path}: {ty}"));
+}
+
+fn shape_of(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    shape(v, "", &mut out);
+    out
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64()
+        .unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
+}
+
+/// Lines of the normal output that start with `word`, numbers masked.
+fn lines_with(out: &str, word: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.trim_start().starts_with(word))
+        .map(mask_numbers)
+        .collect()
+}
+
+const TWO_CLONES: &str = "[global]
+ioengine=null
+size=1G
+rw=randread
+group_reporting
+steadystate=iops:10%
+ss_dur=2
+time_based
+runtime=10
+[j]
+numjobs=2
+rate_iops=5000
+";
+
+/// Two clones of a flat job: one report unit, one `steadystate` block with
+/// fio's key paths and types, attained by both tools well before the
+/// runtime, its window holding the two clones' summed IOPS.
+#[test]
+fn a_group_stops_early_with_one_block() {
+    let Some((theirs, ours)) = both(TWO_CLONES, &["--output-format=json"]) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    let (t, o) = (doc(&theirs), doc(&ours));
+    for d in [&t, &o] {
+        assert_eq!(d["jobs"].as_array().map(Vec::len), Some(1), "{d}");
+    }
+    let (tj, oj) = (&t["jobs"][0], &o["jobs"][0]);
+    assert_eq!(shape_of(&oj["steadystate"]), shape_of(&tj["steadystate"]));
+    for k in ["ss", "duration", "attained"] {
+        assert_eq!(oj["steadystate"][k], tj["steadystate"][k], "{k}");
+    }
+    for j in [tj, oj] {
+        let ss = &j["steadystate"];
+        assert_eq!(ss["attained"], 1, "{ss}");
+        // Both clones end early: the read runtime is the longest member's.
+        assert!(u(&j["read"]["runtime"]) < 6000, "{}", j["read"]["runtime"]);
+        // The window holds the group's sum, 2 x 5000 IOPS (a clone's own
+        // window would hold about 5000).
+        let mean = u(&ss["data"]["iops_mean"]);
+        assert!((9000..=11000).contains(&mean), "{ss}");
+        for v in ss["data"]["iops"].as_array().into_iter().flatten() {
+            assert!((9000..=11000).contains(&u(v)), "{ss}");
+        }
+    }
+}
+
+/// The normal output: one `steadystate` line for the group, with fio's
+/// layout, under a `jobs=2` unit header.
+#[test]
+fn the_normal_report_has_one_group_line() {
+    let Some((theirs, ours)) = both(TWO_CLONES, &[]) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    let (t, o) = (
+        lines_with(&theirs.stdout, "steadystate"),
+        lines_with(&ours.stdout, "steadystate"),
+    );
+    assert_eq!(o, t);
+    assert_eq!(t.len(), 1, "{}", theirs.stdout);
+    assert!(t[0].contains("attained=yes"), "{}", t[0]);
+    let header = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("(groupid="))
+            .map(|l| mask_numbers(&l[..l.find(": pid=").unwrap_or(l.len())]))
+    };
+    assert_eq!(header(&ours.stdout), header(&theirs.stdout));
+}
+
+/// fio judges the group only while its last job runs: when that job ends
+/// at once, the group is never steady and the other job runs its whole
+/// runtime (judged on its own, its flat rate would end it after 2 s).
+#[test]
+fn no_verdict_once_the_last_job_ended() {
+    let job = "[global]
+ioengine=null
+rw=randread
+group_reporting
+steadystate=iops:10%
+ss_dur=2
+[a]
+size=1G
+time_based
+runtime=4
+rate_iops=1000
+[b]
+size=4k
+";
+    let Some((theirs, ours)) = both(job, &["--output-format=json"]) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    let (t, o) = (doc(&theirs), doc(&ours));
+    let (tj, oj) = (&t["jobs"][0], &o["jobs"][0]);
+    assert_eq!(shape_of(&oj["steadystate"]), shape_of(&tj["steadystate"]));
+    for j in [tj, oj] {
+        let ss = &j["steadystate"];
+        assert_eq!(ss["attained"], 0, "{ss}");
+        assert_eq!(ss["data"]["iops"], serde_json::json!([0, 0]), "{ss}");
+        assert!(u(&j["read"]["runtime"]) >= 3900, "{}", j["read"]["runtime"]);
+    }
+}
+
+/// The leader starts late (startdelay): nothing is judged before it runs,
+/// then the summed window (1000 + 2000 IOPS) settles and both jobs end
+/// together before the runtime.
+#[test]
+fn judging_waits_for_the_last_job() {
+    let job = "[global]
+ioengine=null
+size=1G
+rw=randread
+group_reporting
+steadystate=iops:10%
+ss_dur=2
+time_based
+runtime=9
+[a]
+rate_iops=1000
+[b]
+rate_iops=2000
+startdelay=2
+";
+    let Some((theirs, ours)) = both(job, &["--output-format=json"]) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    let (t, o) = (doc(&theirs), doc(&ours));
+    for j in [&t["jobs"][0], &o["jobs"][0]] {
+        let ss = &j["steadystate"];
+        assert_eq!(ss["attained"], 1, "{ss}");
+        let mean = u(&ss["data"]["iops_mean"]);
+        assert!((2900..=3100).contains(&mean), "{ss}");
+        // a ran past 2 s (no verdict before b started) and stopped early.
+        let rt = u(&j["read"]["runtime"]);
+        assert!((3000..7000).contains(&rt), "{rt}");
+    }
+}
+
+/// The first job starts late into a group whose leader is already steady:
+/// fio ends it before it does any I/O, and so does rfio.
+#[test]
+fn a_late_member_of_a_steady_group_does_no_io() {
+    let job = "[global]
+ioengine=null
+size=1G
+rw=randread
+group_reporting
+steadystate=iops:10%
+ss_dur=2
+time_based
+runtime=9
+[b]
+rate_iops=2000
+startdelay=4
+[a]
+rate_iops=1000
+";
+    let Some((theirs, ours)) = both(job, &["--output-format=json"]) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    let (t, o) = (doc(&theirs), doc(&ours));
+    for j in [&t["jobs"][0], &o["jobs"][0]] {
+        let ss = &j["steadystate"];
+        assert_eq!(ss["attained"], 1, "{ss}");
+        // Only a's 1000 IOPS: b never ran.
+        let mean = u(&ss["data"]["iops_mean"]);
+        assert!((900..=1100).contains(&mean), "{ss}");
+        let ios = u(&j["read"]["total_ios"]);
+        assert!(ios < 3000, "b did I/O: {ios} ios in all");
+    }
+}
