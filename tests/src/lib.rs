@@ -133,6 +133,31 @@ pub fn mask_numbers(s: &str) -> String {
     out
 }
 
+/// fio's (and rfio's) normal output as a layout to compare: numbers masked,
+/// blanks collapsed, `avg= N` (fio's `%5.02f` padding) as `avg=N`, latency
+/// units as `(U)`; the lines whose number depends on measured values
+/// (percentile rows, latency distribution, bw/iops sample lines, which need
+/// a 500 ms window) left out.
+pub fn fio_layout(s: &str) -> Vec<String> {
+    mask_numbers(s)
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with('|')
+                || (t.starts_with("lat (") && t.contains(")   :"))
+                || t.starts_with("bw (")
+                || t.starts_with("iops "))
+        })
+        .map(|l| {
+            let l = l.split_whitespace().collect::<Vec<_>>().join(" ");
+            let l = l.replace("= N", "=N");
+            l.replace("(nsec)", "(U)")
+                .replace("(usec)", "(U)")
+                .replace("(msec)", "(U)")
+        })
+        .collect()
+}
+
 /// Wait (bounded) until process `pid` has a handler installed for signal
 /// `signo` (its SigCgt mask in /proc), so a signal sent next is handled by
 /// the tool rather than lost or fatal while it is still starting up on a

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use rbench_tests::{
-    mask_numbers, original, our_bin, parse_json, run_bounded, run_in_dir, run_pair, Ran,
+    fio_layout, mask_numbers, original, our_bin, parse_json, run_bounded, run_in_dir, run_pair, Ran,
 };
 use serde_json::Value;
 
@@ -269,32 +269,13 @@ fn showcmd_and_parse_only_match_fio() {
     assert_same_error(&["--parse-only", "job.fio"], &jobfile);
 }
 
-/// Normal output with numbers masked and blanks collapsed; the lines whose
-/// count depends on the measured values (percentile rows, latency
-/// distribution, disk lines) are left out.
+/// Normal output as [`fio_layout`] has it, MiB/s as KiB/s (the unit
+/// follows the values) and without disk lines (other device names).
 fn layout(s: &str) -> Vec<String> {
-    mask_numbers(s)
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            // bw/iops sample lines exist only for jobs longer than one
-            // 500 ms window: timing, not layout (checked on a timed job).
-            !(t.starts_with('|')
-                || (t.starts_with("lat (") && t.contains(")   :"))
-                || t.starts_with("bw (")
-                || t.starts_with("iops "))
-        })
-        .map(|l| {
-            let l = l.split_whitespace().collect::<Vec<_>>().join(" ");
-            // `%5.02f` pads small values: `avg= N` is `avg=N`.
-            let l = l.replace("= N", "=N");
-            // Latency units follow the values.
-            l.replace("(nsec)", "(U)")
-                .replace("(usec)", "(U)")
-                .replace("(msec)", "(U)")
-                .replace("MiB/s)", "KiB/s)")
-        })
-        .filter(|l| !l.starts_with("N:")) // disk lines of other device names
+    fio_layout(s)
+        .into_iter()
+        .map(|l| l.replace("MiB/s)", "KiB/s)"))
+        .filter(|l| !l.starts_with("N:"))
         .collect()
 }
 

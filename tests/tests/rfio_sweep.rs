@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
+use rbench_tests::{fio_layout, mask_numbers, original, our_bin, run_bounded};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -890,30 +890,9 @@ fn fixed_values(doc: &Value, bytes: bool) -> Vec<String> {
     out
 }
 
-/// Normal output with numbers and units masked and blanks collapsed; the
-/// lines whose number depends on measured values (percentile rows, latency
-/// distribution, bw/iops sample lines, which need a 500 ms window) are
-/// left out.
+/// Normal output as [`fio_layout`] has it, the run's directory as `DIR`.
 fn layout(s: &str, dir: &Path) -> Vec<String> {
-    let s = s.replace(&dir.display().to_string(), "DIR");
-    mask_numbers(&s)
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.starts_with('|')
-                || (t.starts_with("lat (") && t.contains(")   :"))
-                || t.starts_with("bw (")
-                || t.starts_with("iops "))
-        })
-        .map(|l| {
-            let l = l.split_whitespace().collect::<Vec<_>>().join(" ");
-            // `%5.02f` pads small values: `avg= N` is `avg=N`.
-            let l = l.replace("= N", "=N");
-            l.replace("(nsec)", "(U)")
-                .replace("(usec)", "(U)")
-                .replace("(msec)", "(U)")
-        })
-        .collect()
+    fio_layout(&s.replace(&dir.display().to_string(), "DIR"))
 }
 
 /// Files a run left behind: data files by name and size, log files by
