@@ -133,6 +133,20 @@ pub fn mask_numbers(s: &str) -> String {
     out
 }
 
+/// `line` with the digits after each `key` replaced by `N` (`pid=N`,
+/// `offset=N`): the numbers that differ from run to run in an error line.
+pub fn mask_after(line: &str, key: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find(key) {
+        out.push_str(&rest[..i + key.len()]);
+        rest = rest[i + key.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push('N');
+    }
+    out.push_str(rest);
+    out
+}
+
 /// fio's (and rfio's) normal output as a layout to compare: numbers masked,
 /// blanks collapsed, `avg= N` (fio's `%5.02f` padding) as `avg=N`, latency
 /// units as `(U)`; the lines whose number depends on measured values

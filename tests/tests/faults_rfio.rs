@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use rbench_tests::fs::{file_names, LoopFs, Mount};
 use rbench_tests::{
-    command_in, original, our_bin, ours_then_original, parse_json, run_bounded, run_finished,
-    Finished,
+    command_in, mask_after, original, our_bin, ours_then_original, parse_json, run_bounded,
+    run_finished, Finished,
 };
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -34,17 +34,13 @@ fn tools() -> Vec<(&'static str, PathBuf)> {
     ours_then_original("ours", "rfio", "fio")
 }
 
-/// The digits after `key` replaced by N.
-fn mask_after(line: &str, key: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(i) = rest.find(key) {
-        out.push_str(&rest[..i + key.len()]);
-        rest = rest[i + key.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
-        out.push('N');
-    }
-    out.push_str(rest);
-    out
+/// Lay out `x.0.0` of `size` in `dir` with a write job (64 KiB blocks,
+/// `extra` options added); the job must succeed.
+fn lay_out(bin: &Path, dir: &Path, size: &str, extra: &[&str]) {
+    let size = format!("--size={size}");
+    let args = [&["--name=x", "--rw=write", &size, "--bs=64k"], extra].concat();
+    let lay = run(bin, dir, &args);
+    assert_eq!(lay.code, Some(0), "{}: {}", bin.display(), lay.err);
 }
 
 /// fio's error lines from both streams (which stream varies: fio puts some
@@ -233,12 +229,7 @@ fn a_file_truncated_mid_run_is_fios_full_resid() {
     let mut seen = Vec::new();
     for (who, bin) in tools() {
         let d = fs.open_sub(who);
-        let lay = run(
-            &bin,
-            &d,
-            &["--name=x", "--rw=write", "--size=16m", "--bs=64k"],
-        );
-        assert_eq!(lay.code, Some(0), "{who}: {}", lay.err);
+        lay_out(&bin, &d, "16m", &[]);
         let args = [
             "--name=x",
             "--rw=randread",
@@ -284,12 +275,7 @@ fn a_file_or_its_directory_removed_mid_run_is_not_an_error() {
     // and exits 0, and nothing is recreated.
     for (who, bin) in tools() {
         let d = fs.open_sub(who);
-        let lay = run(
-            &bin,
-            &d,
-            &["--name=x", "--rw=write", "--size=16m", "--bs=64k"],
-        );
-        assert_eq!(lay.code, Some(0), "{who}: {}", lay.err);
+        lay_out(&bin, &d, "16m", &[]);
         let args = [
             "--name=x",
             "--rw=randrw",
@@ -317,12 +303,7 @@ fn a_file_or_its_directory_removed_mid_run_is_not_an_error() {
         // running in another one. CSV is rfio's own format.
         let gone = fs.open_sub(&format!("{who}-gone"));
         let dir_arg = format!("--directory={}", gone.display());
-        let lay = run(
-            &bin,
-            &d,
-            &["--name=x", "--rw=write", "--size=16m", "--bs=64k", &dir_arg],
-        );
-        assert_eq!(lay.code, Some(0), "{who}: {}", lay.err);
+        lay_out(&bin, &d, "16m", &[&dir_arg]);
         let format = if who == "ours" {
             "--output-format=csv"
         } else {
@@ -359,12 +340,7 @@ fn a_read_only_file_refuses_writes_and_allows_reads() {
     let mut seen = Vec::new();
     for (who, bin) in tools() {
         let d = fs.open_sub(who);
-        let lay = run(
-            &bin,
-            &d,
-            &["--name=x", "--rw=write", "--size=1m", "--bs=64k"],
-        );
-        assert_eq!(lay.code, Some(0), "{who}: {}", lay.err);
+        lay_out(&bin, &d, "1m", &[]);
         let file = d.join("x.0.0");
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).expect("chmod");
         std::os::unix::fs::chown(&file, Some(nobody), Some(nobody)).expect("chown");
@@ -557,12 +533,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
     let bin = our_bin("rfio");
     let d = fs.open_sub("ours");
     // Laid out first, so the signals meet the job running, not laying out.
-    let lay = run(
-        &bin,
-        &d,
-        &["--name=x", "--rw=write", "--size=16m", "--bs=64k"],
-    );
-    assert_eq!(lay.code, Some(0), "{}", lay.err);
+    lay_out(&bin, &d, "16m", &[]);
     let base = [
         "--name=x",
         "--rw=randrw",
@@ -619,12 +590,7 @@ fn sigint_and_sigterm_mid_run_report_what_ran() {
         let theirs = fs.open_sub("fio");
         // The file laid out first, and the signal once the job has it open
         // and ran a while: a loaded machine must not catch fio mid-layout.
-        let lay = run(
-            &fio,
-            &theirs,
-            &["--name=x", "--rw=write", "--size=16m", "--bs=64k"],
-        );
-        assert_eq!(lay.code, Some(0), "{}", lay.err);
+        lay_out(&fio, &theirs, "16m", &[]);
         let args = [&base[..], &["--thread"]].concat();
         let mut child = spawn(&fio, &theirs, &args);
         let file = theirs.join("x.0.0");
