@@ -241,7 +241,13 @@ pub fn main(args: &[String]) -> i32 {
             &periodic_report as &run::PeriodicReport<'_>,
         )
     });
-    let runs = run::run_all(&jobs, eta, periodic, &mut |s, t| {
+    // --bandwidth-log: sampled where fio's status code runs.
+    let agg = p.bandwidth_log.then(|| {
+        let sampling =
+            run::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
+        run::agglog::AggLog::new(sampling)
+    });
+    let runs = run::run_all(&jobs, eta, periodic, agg.as_ref(), &mut |s, t| {
         // Progress notices belong to normal output. Without it (json,
         // terse, csv) stdout carries only results: fio's error lines that
         // it prints on stdout go to stderr instead, so the JSON stays valid.
@@ -268,11 +274,28 @@ pub fn main(args: &[String]) -> i32 {
         };
         out.put(stream, &format!("\nfio: terminating on signal {sig}\n"));
     }
+    if let Some(a) = agg.as_ref().filter(|_| p.json) {
+        a.report_sample(
+            &jobs,
+            runs.iter()
+                .map(|r| std::array::from_fn(|d| r.stats.dir[d].io_bytes)),
+        );
+    }
     out.put(
         Stream::Stdout,
         &render(&plan, &jobs, &runs, &disks, started),
     );
-    let mut failed = runs.iter().filter(|r| r.stats.error != 0).count() as i32;
+    // fio writes the aggregate logs after the report (perror on stderr).
+    if let Some(e) = agg.as_ref().and_then(|a| a.write()) {
+        warn(&e);
+    }
+    // A job whose setup failed counts even when fio leaves its error 0
+    // (err_offset, "blocksize is larger than data set range"); without a
+    // signal only such failures leave a setup-failed job at error 0.
+    let mut failed = runs
+        .iter()
+        .filter(|r| r.stats.error != 0 || (r.setup_failed && signal.is_none()))
+        .count() as i32;
     if let Some(dir) = &p.plot {
         let rep = result::build(&jobs, &runs, &plan.global_typed, p.json_plus, started);
         if let Err(e) = crate::plot::write(dir, &rep, &crate::plot::take()) {

@@ -32,6 +32,8 @@ pub struct Program {
     pub plot: Option<String>,
     /// `--plot-from=LOG` (repeatable): draw these logs instead of running.
     pub plot_from: Vec<String>,
+    /// `--bandwidth-log`: agg-{read,write,trim}_bw.log of all jobs.
+    pub bandwidth_log: bool,
 }
 
 impl Default for Program {
@@ -53,6 +55,7 @@ impl Default for Program {
             status_interval_us: None,
             plot: None,
             plot_from: Vec::new(),
+            bandwidth_log: false,
         }
     }
 }
@@ -93,6 +96,7 @@ const PROGRAM_WITH_VALUE: &[&str] = &[
     "debug",
     "plot",
     "plot-from",
+    "inflate-log",
 ];
 
 /// getopt's complaint (prefixed with argv[0]) and then fio's own.
@@ -118,6 +122,7 @@ const PROGRAM_FLAGS: &[&str] = &[
     "warnings-fatal",
     "generate-man",
     "name",
+    "bandwidth-log",
 ];
 
 /// getopt's long-option abbreviations: an exact name wins, a unique prefix
@@ -298,6 +303,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                 p.json = false;
             }
             "append-terse" => p.terse = true,
+            "bandwidth-log" => p.bandwidth_log = true,
             _ if takes_value => {
                 let v = program_value()?;
                 if inline.is_none() {
@@ -307,6 +313,8 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                     "output" => p.output = Some(v),
                     "plot" => p.plot = Some(v),
                     "plot-from" => p.plot_from.push(v),
+                    // fio inflates the log to stdout and exits at once.
+                    "inflate-log" => return Err(crate::run::logzip::inflate_file(&v)),
                     "output-format" => set_output_format(p, &v)?,
                     "terse-version" => match v.parse() {
                         Ok(n @ 2..=5) => p.terse_version = n,

@@ -69,6 +69,16 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         Value::Required,
         "rfio: with --plot, chart this fio log instead of running jobs",
     ),
+    (
+        "inflate-log",
+        Value::Required,
+        "Inflate and output compressed log",
+    ),
+    (
+        "bandwidth-log",
+        Value::None,
+        "Generate aggregate bandwidth logs",
+    ),
     ("version", Value::None, "Print version info and exit"),
     ("help", Value::None, "Print this page"),
     (
@@ -117,7 +127,7 @@ pub fn spec() -> Spec {
         .map(|&(name, value, help)| {
             let o = Opt::new(None, Some(name), value, help);
             match name {
-                "output" => o.file(),
+                "output" | "inflate-log" => o.file(),
                 "output-format" => o.choices(
                     ["normal", "terse", "json", "json+", "csv"]
                         .iter()

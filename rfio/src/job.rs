@@ -122,6 +122,15 @@ pub struct Job {
     /// log rows start from (log_alternate_epoch_clock_id, 0 = realtime).
     pub log_epoch_clock: Option<i32>,
     pub log_prio: bool,
+    /// log_compression (bytes, 0: off) and log_store_compressed: with
+    /// either, averaged bw/iops logs take per-I/O samples (fio's
+    /// per_unit_log); with the second, logs are written as `.log.fz`.
+    pub log_gz: u64,
+    pub log_gz_store: bool,
+    /// log_entries: the first chunk of a stored compressed log, in rows.
+    pub log_entries: u64,
+    /// `--bandwidth-log`: publish progress often for the aggregate logs.
+    pub agg_bw_log: bool,
     /// `--plot=DIR` was given: keep a trace of the run for the charts.
     pub plot: bool,
     /// Per-direction caps, bytes/s and ios/s (0: none).
@@ -514,6 +523,10 @@ fn build(
         log_epoch_clock: (o.flag("log_unix_epoch") || o.flag("log_alternate_epoch"))
             .then(|| o.int("log_alternate_epoch_clock_id") as i32),
         log_prio: o.flag("log_prio"),
+        log_gz: o.int("log_compression").max(0) as u64,
+        log_gz_store: o.flag("log_store_compressed"),
+        log_entries: o.int("log_entries").max(1) as u64,
+        agg_bw_log: false,
         plot: false,
         rate: o.per_dir("rate").unwrap_or([0; 3]),
         rate_iops: o.per_dir("rate_iops").unwrap_or([0; 3]),
@@ -690,6 +703,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
         for c in order {
             let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
             j.plot = plan.program.plot.is_some();
+            j.agg_bw_log = plan.program.bandwidth_log;
             if c > 0 {
                 j.stonewall = false;
                 j.new_group = false;

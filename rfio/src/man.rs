@@ -48,6 +48,11 @@ pub fn render() -> String {
          \\fB\\-\\-cmdhelp\\fR[=\\fIoption\\fR]\nHelp on one option, or all.\n.TP\n\
          \\fB\\-\\-readonly\\fR\nRefuse jobs that write.\n.TP\n\\fB\\-\\-section\\fR=\\fIname\\fR\n\
          Run only the named job-file section (repeatable).\n.TP\n\
+         \\fB\\-\\-bandwidth\\-log\\fR\nWrite agg\\-read_bw.log, agg\\-write_bw.log and \
+         agg\\-trim_bw.log (all jobs' bandwidth in KiB/s) in the current directory; samples are \
+         taken while the status line would be drawn (a terminal or \\-\\-eta=always), as in \
+         fio.\n.TP\n\\fB\\-\\-inflate\\-log\\fR=\\fIfile\\fR\nPrint a log stored with \
+         log_store_compressed=1 (a .log.fz file of fio or rfio) as text.\n.TP\n\
          \\fB\\-\\-plot\\fR=\\fIdir\\fR\nrfio only: after the run, write SVG charts to \\fIdir\\fR \
          (created if needed): bandwidth.svg and iops.svg over time, clat_percentiles_N.svg \
          (p50, p90, p99 and p99.9 of completion latency per window, for job N), \

@@ -127,6 +127,7 @@ pub fn enghelp(which: Option<&str>) -> Failure {
 const USAGE: &[(&str, &str)] = &[
     ("--parse-only", "Parse options only, don't start any IO"),
     ("--output", "Write output to file"),
+    ("--bandwidth-log", "Generate aggregate bandwidth logs"),
     ("--minimal", "Minimal (terse) output"),
     (
         "--output-format=type",
@@ -178,6 +179,7 @@ const USAGE: &[(&str, &str)] = &[
     ),
     ("--eta-interval=t", "Accepted for compatibility; no effect"),
     ("--append-terse", "Append terse output to the normal output"),
+    ("--inflate-log=log", "Inflate and output compressed log"),
     (
         "--plot=dir",
         "rfio: write SVG charts of the run and an index.html to dir",

@@ -1065,6 +1065,31 @@ pub static OPTIONS: &[OptDef] = &[
         "Include priority value of IO for each log entry",
     ),
     opt(
+        "log_compression",
+        Kind::Int {
+            min: 1024,
+            max: 536870912,
+        },
+        None,
+        "Log files",
+        "Log in compressed chunks of this size",
+    ),
+    // Accepted: rfio compresses a log when it writes it, in the job's thread.
+    opt(
+        "log_compression_cpus",
+        Kind::Text,
+        None,
+        "Log files",
+        "Limit log compression to these CPUs",
+    ),
+    opt(
+        "log_store_compressed",
+        Kind::Bool,
+        None,
+        "Log files",
+        "Store logs in a compressed format",
+    ),
+    opt(
         "rate",
         Kind::SizeList {
             min: 0,

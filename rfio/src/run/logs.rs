@@ -65,6 +65,9 @@ struct ValueLog {
     path: String,
     /// 0: one row per I/O.
     avg_ms: u64,
+    /// Fed per I/O (fio's per_unit_log): every latency log, and bw/iops
+    /// logs without log_avg_msec or with log compression.
+    unit: bool,
     rows: Vec<Row>,
     win: [Window; 3],
     /// Start of each direction's current window (fio's `avg_last`).
@@ -209,12 +212,20 @@ fn gtod_reduce(job: &Job) -> bool {
         || (job.disable_clat && job.disable_slat && job.opts.flag("disable_bw_measurement"))
 }
 
-/// Whether the job's (bw, iops) logs take a row per I/O (not averaged):
-/// the bw/iops sampler then leaves those windows out, as fio's helper does.
+/// log_compression or log_store_compressed: fio's per_unit_log then
+/// holds for every log, averaged or not.
+fn compressed(job: &Job) -> bool {
+    job.log_gz > 0 || job.log_gz_store
+}
+
+/// Whether the job's (bw, iops) logs are fed per I/O (a row per I/O, or
+/// per-I/O values averaged with log compression): the bw/iops sampler then
+/// leaves those windows out, as fio's helper does.
 pub fn per_unit(job: &Job) -> (bool, bool) {
+    let unit = job.log_avg_ms == 0 || compressed(job);
     (
-        job.write_bw_log.is_some() && job.log_avg_ms == 0,
-        job.write_iops_log.is_some() && job.log_avg_ms == 0,
+        job.write_bw_log.is_some() && unit,
+        job.write_iops_log.is_some() && unit,
     )
 }
 
@@ -241,6 +252,8 @@ pub struct Logs {
     log_max: bool,
     log_offset: bool,
     log_prio: bool,
+    /// log_store_compressed: write `.fz` files, first chunk this many rows.
+    store: Option<u64>,
     /// log_unix_epoch / log_alternate_epoch: the clock of time 0.
     epoch_clock: Option<i32>,
     append: bool,
@@ -258,21 +271,26 @@ pub struct Logs {
 impl Logs {
     pub fn new(job: &Job) -> Option<Logs> {
         // An empty prefix stands for the job name (fio's make_log_name).
+        // log_store_compressed: fio's `.log.fz`.
+        let suffix = if job.log_gz_store { "log.fz" } else { "log" };
         let name = |p: &str, word: &str| {
             let prefix = if p.is_empty() { job.name.as_str() } else { p };
             if job.per_job_logs {
-                format!("{prefix}_{word}.{}.log", job.number)
+                format!("{prefix}_{word}.{}.{suffix}", job.number)
             } else {
-                format!("{prefix}_{word}.log")
+                format!("{prefix}_{word}.{suffix}")
             }
         };
+        let compressed = compressed(job);
         let mut values = Vec::new();
         let mut add = |kind: Kind, path: String, avg_ms: u64| {
             let cap = if avg_ms == 0 { 1 << 14 } else { 64 };
+            let unit = avg_ms == 0 || compressed || !matches!(kind, Kind::Bw | Kind::Iops);
             values.push(ValueLog {
                 kind,
                 path,
                 avg_ms,
+                unit,
                 rows: Vec::with_capacity(cap),
                 win: [Window::default(); 3],
                 last: [0; 3],
@@ -313,10 +331,8 @@ impl Logs {
         if values.is_empty() && hist.is_none() && trace.is_none() {
             return None;
         }
-        let per_io = hist.as_ref().is_some_and(|_| !job.disable_clat)
-            || values
-                .iter()
-                .any(|l| matches!(l.kind, Kind::Lat | Kind::Clat | Kind::Slat) || l.avg_ms == 0);
+        let per_io =
+            hist.as_ref().is_some_and(|_| !job.disable_clat) || values.iter().any(|l| l.unit);
         Some(Logs {
             values,
             hist,
@@ -324,6 +340,7 @@ impl Logs {
             log_max: job.log_max_value,
             log_offset: job.log_offset,
             log_prio: job.log_prio,
+            store: job.log_gz_store.then_some(job.log_entries),
             epoch_clock: job.log_epoch_clock,
             bw_off: job.opts.flag("disable_bw_measurement") || gtod_reduce(job),
             iops_off: gtod_reduce(job),
@@ -337,7 +354,7 @@ impl Logs {
     /// Whether the summary gets per-I/O (bw, iops) samples: fio samples
     /// per I/O when their log is not averaged (§4), unless measuring is off.
     pub fn per_io_rates(&self) -> (bool, bool) {
-        let has = |k: Kind| self.values.iter().any(|l| l.kind == k && l.avg_ms == 0);
+        let has = |k: Kind| self.values.iter().any(|l| l.kind == k && l.unit);
         (
             has(Kind::Bw) && !self.bw_off,
             has(Kind::Iops) && !self.iops_off,
@@ -360,10 +377,10 @@ impl Logs {
                 Kind::Slat if slat > 0 => (slat, since_ns.saturating_sub(clat) / 1_000_000),
                 Kind::Slat => continue,
                 // fio: bytes·10^6/clat, 0 when clat is 0.
-                Kind::Bw if l.avg_ms == 0 && !bw_off => {
+                Kind::Bw if l.unit && !bw_off => {
                     ((bs * 1_000_000).checked_div(clat).unwrap_or(0), t_ms)
                 }
-                Kind::Iops if l.avg_ms == 0 && !iops_off => (1, t_ms),
+                Kind::Iops if l.unit && !iops_off => (1, t_ms),
                 Kind::Bw | Kind::Iops => continue,
             };
             if l.avg_ms == 0 {
@@ -388,7 +405,7 @@ impl Logs {
     pub fn rate(&mut self, kind: Kind, t_ms: u64, d: usize, value: u64) {
         let log_max = self.log_max;
         for l in &mut self.values {
-            if l.kind == kind && l.avg_ms > 0 {
+            if l.kind == kind && !l.unit {
                 // fio's LOG_MSEC_SLACK for logs fed by its helper thread.
                 l.sample(t_ms, d, value, 1, log_max);
             }
@@ -428,13 +445,22 @@ impl Logs {
         let _guard = WRITING.lock().unwrap_or_else(|e| e.into_inner());
         let mut errors = String::new();
         for l in &self.values {
-            let r = self.write_file(&l.path, |f| {
-                l.rows.iter().try_for_each(|r| self.write_row(f, r))
+            let r = self.write_file(&l.path, |f| match self.store {
+                Some(first) => self.store_rows(f, &l.rows, first),
+                None => l.rows.iter().try_for_each(|r| self.write_row(f, r)),
             });
             errors.extend(r.err());
         }
         if let Some(h) = &self.hist {
-            let r = self.write_file(&h.path, |f| h.write(f, self.epoch_ms));
+            let r = self.write_file(&h.path, |f| match self.store {
+                // fio stores pointers here; rfio stores the text.
+                Some(_) => {
+                    let mut text = Vec::new();
+                    h.write(&mut text, self.epoch_ms)?;
+                    super::logzip::store_text(f, &text)
+                }
+                None => h.write(f, self.epoch_ms),
+            });
             errors.extend(r.err());
         }
         (!errors.is_empty()).then_some(errors)
@@ -475,6 +501,23 @@ impl Logs {
             .open(path)
     }
 
+    /// log_store_compressed: fio's binary records in zlib chunks.
+    fn store_rows(&self, f: &mut impl Write, rows: &[Row], first: u64) -> std::io::Result<()> {
+        let layout = super::logzip::Layout {
+            offset: self.log_offset,
+            prio: self.log_prio,
+        };
+        let records = rows.iter().map(|r| super::logzip::Record {
+            t_ms: r.t_ms + self.epoch_ms,
+            value: r.value,
+            ddir: r.ddir,
+            bs: r.bs,
+            offset: r.offset,
+            prio: r.prio,
+        });
+        super::logzip::store(f, records, layout, first)
+    }
+
     /// fio's `flush_samples` line: `time, value, ddir, bs[, offset], prio`;
     /// prio is 0/1 (real-time class) or `0x%04x` with log_prio.
     fn write_row(&self, f: &mut impl Write, r: &Row) -> std::io::Result<()> {
@@ -506,6 +549,7 @@ mod tests {
             kind: Kind::Clat,
             path: String::new(),
             avg_ms,
+            unit: avg_ms == 0,
             rows: Vec::new(),
             win: [Window::default(); 3],
             last: [0; 3],

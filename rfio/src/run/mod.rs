@@ -1,6 +1,7 @@
 //! Running jobs: stonewall segments one after the other, the jobs of a
 //! segment on their own threads, each through the job loop in `worker`.
 
+pub mod agglog;
 pub mod buffers;
 pub mod choices;
 pub mod diskstats;
@@ -10,6 +11,7 @@ pub mod eta;
 pub mod files;
 pub mod filesize;
 pub mod logs;
+pub mod logzip;
 pub mod offsets;
 pub mod pause;
 pub mod placement;
@@ -67,6 +69,7 @@ pub fn run_all(
     jobs: &[Job],
     eta: Option<Option<std::time::Duration>>,
     periodic: Option<(std::time::Duration, &PeriodicReport<'_>)>,
+    agg: Option<&agglog::AggLog>,
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Vec<JobRun> {
     let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
@@ -85,6 +88,13 @@ pub fn run_all(
             }
             let (progress, done) = (&progress, &done);
             s.spawn(move || periodic_reports(progress, done, every, report));
+        }
+        if let Some(a) = agg {
+            a.start(jobs, t0);
+            if a.sampling() {
+                let (progress, done) = (&progress, &done);
+                s.spawn(move || a.run(jobs, progress, done, t0));
+            }
         }
         // fio's exitall is program-wide: one job with it makes every job's
         // end stop the others (its exitall_on_terminate).
@@ -312,6 +322,11 @@ fn run_segment(
                     }
                     if job.unlink {
                         files::unlink(&files.paths);
+                    // The final counts, for --bandwidth-log's next sample.
+                    progress.publish(
+                        std::array::from_fn(|d| stats.dir[d].io_bytes),
+                        std::array::from_fn(|d| stats.dir[d].ios),
+                    );
                     }
                     let ctx = err
                         .as_ref()

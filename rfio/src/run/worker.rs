@@ -137,6 +137,9 @@ pub fn run(
     let mut measure_start = 0u64;
     let mut sampler = Sampler::new(job, 0);
     let mut next_check = sampler.next_due();
+    if job.agg_bw_log {
+        next_check = next_check.min(50_000_000);
+    }
     let usage0 = rusage();
 
     let time_based = job.time_based && runtime_ns > 0;
@@ -296,6 +299,10 @@ pub fn run(
                 }
                 if progress.want_snapshots.load(Ordering::Relaxed) {
                     // Fresh snapshots for --status-interval: check every 50 ms.
+                    next_check = next_check.min(now + 50_000_000);
+                }
+                if job.agg_bw_log {
+                    // Fresh counts for --bandwidth-log's samples: every 50 ms.
                     next_check = next_check.min(now + 50_000_000);
                 }
             }
