@@ -718,6 +718,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
                 allocated.extend(j.filenames.iter().cloned());
             }
             jobs.push(j);
+            crate::run::steadystate::check_added(&jobs, plan.program.normal)?;
         }
     }
     Ok(jobs)

@@ -15,14 +15,17 @@ use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(40);
 
-/// fio, then rfio, on `job` (a job file written into each fresh directory)
-/// plus `args`. `None` when fio is not installed.
+/// fio, then rfio, on `job` (a job file written into each fresh directory,
+/// none when empty) plus `args`. `None` when fio is not installed.
 fn both(job: &str, args: &[&str]) -> Option<(Ran, Ran)> {
     let fio = original("fio")?;
     let run = |bin: &Path, tag: &str| {
         let d = fs::TempDir::new("rfio-ssg", tag);
-        std::fs::write(d.path().join("j.fio"), job).expect("write job file");
-        let mut a = vec!["j.fio"];
+        let mut a = Vec::new();
+        if !job.is_empty() {
+            std::fs::write(d.path().join("j.fio"), job).expect("write job file");
+            a.push("j.fio");
+        }
         a.extend_from_slice(args);
         run_in_dir(bin, d.path(), &a, LIMIT)
     };
@@ -253,5 +256,63 @@ rate_iops=1000
         assert!((900..=1100).contains(&mean), "{ss}");
         let ios = u(&j["read"]["total_ios"]);
         assert!(ios < 3000, "b did I/O: {ios} ios in all");
+    }
+}
+
+/// fio rejects a job whose steadystate settings differ from an earlier
+/// job's of its group (group_reporting or not; no steadystate at all
+/// differs too): the header lines so far, then its message on stdout, exit
+/// 1. A stonewall starts a new group, where other settings are fine.
+#[test]
+fn inconsistent_settings_in_a_group_are_rejected() {
+    let job = "[global]
+ioengine=null
+size=1M
+rw=randread
+[a]
+ss=iops:10%
+ss_dur=2
+[b]
+ss=iops:20%
+ss_dur=2
+";
+    let cases: &[(&str, &[&str])] = &[
+        (job, &[]),
+        (job, &["--output-format=json"]),
+        (
+            "",
+            &[
+                "--name=a",
+                "--ioengine=null",
+                "--size=1M",
+                "--ss=iops:10%",
+                "--ss_dur=2",
+                "--name=b",
+            ],
+        ),
+    ];
+    for (file, args) in cases {
+        let Some((theirs, ours)) = both(file, args) else {
+            return;
+        };
+        assert_eq!((ours.code, theirs.code), (1, 1), "{args:?}");
+        assert_eq!(ours.stdout, theirs.stdout, "{args:?}");
+        assert_eq!(ours.stderr, theirs.stderr, "{args:?}");
+        assert!(theirs.stdout.contains("job rejected: steadystate options"));
+    }
+    let apart = job.replace("[b]\n", "[b]\nstonewall\nruntime=1\n");
+    let Some((theirs, ours)) = both(&apart, &["--output-format=json"]) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    let (t, o) = (doc(&theirs), doc(&ours));
+    for d in [&t, &o] {
+        let ss: Vec<&Value> = d["jobs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|j| &j["steadystate"]["ss"])
+            .collect();
+        assert_eq!(ss, ["iops:10.000000%", "iops:20.000000%"], "{d}");
     }
 }

@@ -90,6 +90,38 @@ impl SteadyState {
     }
 }
 
+/// fio checks each job's steadystate settings as it adds the job: they must
+/// be those of every earlier job of its group (its `g=`, with or without
+/// group_reporting; a job without steadystate counts as all zero). A job
+/// that differs is rejected: the header lines so far, its own included,
+/// then fio's message, exit 1. `jobs`: the jobs added so far, the new one
+/// last.
+pub fn check_added(jobs: &[crate::job::Job], normal: bool) -> Result<(), crate::failure::Failure> {
+    let Some((new, before)) = jobs.split_last() else {
+        return Ok(());
+    };
+    let differs =
+        |j: &crate::job::Job| j.groupid == new.groupid && j.steadystate != new.steadystate;
+    if !before.iter().any(differs) {
+        return Ok(());
+    }
+    let mut stdout = if normal {
+        crate::report::normal::job_lines(jobs)
+    } else {
+        String::new()
+    };
+    // fio's error text is cut to its buffer: `Invalid argume`.
+    stdout.push_str(
+        "fio: file:steadystate.c:338, func=job rejected: steadystate options must be \
+         consistent within reporting groups, error=Invalid argume\n",
+    );
+    Err(crate::failure::Failure {
+        stdout,
+        stderr: String::new(),
+        code: 1,
+    })
+}
+
 /// The `steadystate` block of a job's report (JSON and normal output).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SsReport {
