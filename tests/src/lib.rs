@@ -352,6 +352,20 @@ pub fn run_finished(bin: &Path, dir: &Path, args: &[&str], limit: Duration) -> F
     run_bounded(&mut command_in(bin, dir, args), limit).into()
 }
 
+/// Run a command like [`run_bounded`]; it must exit 0, or the test fails
+/// showing the command, its stdout and its stderr. Returns its stdout.
+pub fn run_ok(cmd: &mut Command, limit: Duration) -> String {
+    let out = run_bounded(cmd, limit);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// `s` as one JSON document; fails the test, showing `s`, when it is not.
 pub fn parse_json(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))

@@ -10,7 +10,7 @@
 //!   them back with verify), and its latency percentiles agree with an
 //!   independent per-I/O latency log of the same run.
 
-use rbench_tests::{our_bin, run_bounded};
+use rbench_tests::{our_bin, run_ok};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,14 +19,7 @@ use std::time::{Duration, Instant};
 const LIMIT: Duration = Duration::from_secs(120);
 
 fn json_of(cmd: &mut Command) -> Value {
-    let out = run_bounded(cmd, LIMIT);
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
+    serde_json::from_str(&run_ok(cmd, LIMIT)).expect("one JSON document")
 }
 
 fn scratch(tag: &str) -> PathBuf {

@@ -20,7 +20,7 @@ use std::time::Duration;
 use rbench_tests::fs::{file_names, LoopFs, Mount};
 use rbench_tests::{
     command_in, mask_after, original, our_bin, ours_then_original, parse_json, run_bounded,
-    run_finished, Finished,
+    run_finished, run_ok, Finished,
 };
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -653,9 +653,7 @@ fn after_sigkill_the_next_run_works() {
 
 /// A short checksum of a device's contents (`cksum`).
 fn cksum(dev: &str) -> String {
-    let out = run_bounded(Command::new("cksum").arg(dev), LIMIT);
-    assert!(out.status.success(), "cksum {dev}");
-    String::from_utf8_lossy(&out.stdout)
+    run_ok(Command::new("cksum").arg(dev), LIMIT)
         .split_whitespace()
         .take(2)
         .collect::<Vec<_>>()

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use rbench_tests::{
-    fio_layout, mask_numbers, original, our_bin, parse_json, run_bounded, run_in_dir, run_pair, Ran,
+    fio_layout, mask_numbers, original, our_bin, parse_json, run_in_dir, run_ok, run_pair, Ran,
 };
 use serde_json::Value;
 
@@ -936,12 +936,7 @@ fn clat2csv_shape(script: &Path, d: &Path, json: &str) -> Vec<(String, usize)> {
     std::fs::write(d.join("out.json"), json).expect("write json+");
     let mut cmd = Command::new(script);
     cmd.args(["out.json", "clat.csv"]).current_dir(d);
-    let out = run_bounded(&mut cmd, LIMIT);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&mut cmd, LIMIT);
     let mut csvs: Vec<_> = std::fs::read_dir(d)
         .expect("read dir")
         .filter_map(|e| e.ok())

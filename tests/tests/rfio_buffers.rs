@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use rbench_tests::{original, our_bin, run_bounded};
+use rbench_tests::{original, our_bin, run_bounded, run_ok};
 
 const TOLERANCE: f64 = 0.05;
 const BLOCK: usize = 4096;
@@ -75,13 +75,7 @@ fn write_file(bin: &Path, extra: &[&str]) -> (PathBuf, Vec<u8>) {
     ])
     .args(extra)
     .current_dir(&dir);
-    let out = run_bounded(&mut cmd, Duration::from_secs(60));
-    assert!(
-        out.status.success(),
-        "{} {extra:?}: {}",
-        bin.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&mut cmd, Duration::from_secs(60));
     let data = std::fs::read(dir.join("data")).expect("written file");
     assert_eq!(data.len(), 4 << 20);
     (dir, data)
@@ -262,9 +256,7 @@ fn refilled_buffers_are_new_for_every_write_and_fill_is_repeatable() {
             "--output=/dev/null",
         ])
         .current_dir(d);
-        assert!(run_bounded(&mut cmd, Duration::from_secs(60))
-            .status
-            .success());
+        run_ok(&mut cmd, Duration::from_secs(60));
     }
     let a = std::fs::read(dir_a.join("data")).expect("file a");
     let b = std::fs::read(dir_b.join("data")).expect("file b");

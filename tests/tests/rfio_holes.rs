@@ -3,7 +3,7 @@
 //! ends the job; a position past the region (with `offset=`) ends it.
 
 use rbench_tests::fs::TempDir;
-use rbench_tests::{original, our_bin, run_bounded};
+use rbench_tests::{original, our_bin, run_ok};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// (read bytes, read ios, write bytes, write ios) of the job.
 fn moved(bin: &Path, dir: &Path, args: &[&str]) -> [u64; 4] {
-    let out = run_bounded(
+    let out = run_ok(
         Command::new(bin)
             .current_dir(dir)
             .args([
@@ -22,8 +22,7 @@ fn moved(bin: &Path, dir: &Path, args: &[&str]) -> [u64; 4] {
             .args(args),
         Duration::from_secs(60),
     );
-    assert!(out.status.success(), "{bin:?} {args:?}: {out:?}");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let v: Value = serde_json::from_str(&out).expect("one JSON document");
     let j = &v["jobs"][0];
     let n = |d: &str, k: &str| j[d][k].as_u64().expect("number");
     [

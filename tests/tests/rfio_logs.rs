@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use rbench_tests::{
-    mask_numbers, on_path, original, our_bin, parse_json, run_bounded, run_in_dir, run_pair, Ran,
+    mask_numbers, on_path, original, our_bin, parse_json, run_in_dir, run_ok, run_pair, Ran,
 };
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -439,13 +439,7 @@ fn fiologparser_hist_reads_our_hist_log() {
         cmd.arg(&script)
             .args(["-i", "500", "H_clat_hist.1.log"])
             .current_dir(d);
-        let out = run_bounded(&mut cmd, LIMIT);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
+        run_ok(&mut cmd, LIMIT)
             .lines()
             .map(str::to_string)
             .collect()
@@ -485,13 +479,9 @@ fn svg_points(d: &Path, files: &[&str]) -> BTreeMap<String, Vec<usize>> {
         \x20   print(f, *[len(p.get('points').split()) for p in lines])\n";
     let mut cmd = Command::new("python3");
     cmd.arg("-c").arg(script).args(files).current_dir(d);
-    let out = run_bounded(&mut cmd, LIMIT);
-    assert!(
-        out.status.success(),
-        "not well-formed SVG: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
+    // The script fails (an exception on stderr) on a file that is not
+    // well-formed SVG.
+    run_ok(&mut cmd, LIMIT)
         .lines()
         .map(|l| {
             let mut w = l.split(' ');
@@ -669,12 +659,7 @@ fn fio_generate_plots_reads_our_logs() {
     let draw = |d: &Path| -> Vec<(String, bool)> {
         let mut cmd = Command::new(&plots);
         cmd.arg("g").current_dir(d);
-        let out = run_bounded(&mut cmd, LIMIT);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(&mut cmd, LIMIT);
         let mut svgs: Vec<(String, bool)> = std::fs::read_dir(d)
             .expect("read dir")
             .flatten()
@@ -777,12 +762,7 @@ fn fio2gnuplot_reads_our_logs() {
     let read = |d: &Path| -> BTreeMap<String, Vec<String>> {
         let mut cmd = Command::new(&tool);
         cmd.args(["-p", "g_bw*.log"]).current_dir(d);
-        let out = run_bounded(&mut cmd, LIMIT);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(&mut cmd, LIMIT);
         std::fs::read_dir(d)
             .expect("read dir")
             .flatten()

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use rbench_tests::fs::TempDir;
-use rbench_tests::{original, our_bin, run_bounded};
+use rbench_tests::{command_in, original, our_bin, run_bounded};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -23,15 +23,7 @@ fn temp_dir(tag: &str) -> TempDir {
 
 /// Run a tool in `dir`; stdout, after checking it exited 0.
 fn run_ok(bin: &Path, dir: &Path, args: &[&str]) -> String {
-    let out = run_bounded(Command::new(bin).current_dir(dir).args(args), LIMIT);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{} {args:?} failed:\n{stdout}\n{}",
-        bin.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    rbench_tests::run_ok(&mut command_in(bin, dir, args), LIMIT)
 }
 
 fn rfio_json(dir: &Path, args: &[&str]) -> Value {
