@@ -227,8 +227,25 @@ pub fn main(args: &[String]) -> i32 {
     let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let eta = (normal_on && p.output.is_none() && (p.eta == "always" || (p.eta == "auto" && tty)))
         .then(|| p.eta_newline_us.map(std::time::Duration::from_micros));
+    // --bandwidth-log: sampled where fio's status code runs.
+    let agg = p.bandwidth_log.then(|| {
+        let sampling =
+            run::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
+        run::agglog::AggLog::new(sampling)
+    });
+    // fio's JSON report takes an aggregate sample (its forced ETA).
+    let agg_report_sample = |runs: &[run::JobRun]| {
+        if let Some(a) = agg.as_ref().filter(|_| p.json) {
+            a.report_sample(
+                &jobs,
+                runs.iter()
+                    .map(|r| std::array::from_fn(|d| r.stats.dir[d].io_bytes)),
+            );
+        }
+    };
     // --status-interval: a full report of what ran so far, every interval.
     let periodic_report = |snaps: &[run::JobRun]| {
+        agg_report_sample(snaps);
         let disks = diskstats::after(&disk_before);
         out.put(
             Stream::Stdout,
@@ -240,12 +257,6 @@ pub fn main(args: &[String]) -> i32 {
             std::time::Duration::from_micros(us),
             &periodic_report as &run::PeriodicReport<'_>,
         )
-    });
-    // --bandwidth-log: sampled where fio's status code runs.
-    let agg = p.bandwidth_log.then(|| {
-        let sampling =
-            run::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
-        run::agglog::AggLog::new(sampling)
     });
     let runs = run::run_all(&jobs, eta, periodic, agg.as_ref(), &mut |s, t| {
         // Progress notices belong to normal output. Without it (json,
@@ -274,13 +285,7 @@ pub fn main(args: &[String]) -> i32 {
         };
         out.put(stream, &format!("\nfio: terminating on signal {sig}\n"));
     }
-    if let Some(a) = agg.as_ref().filter(|_| p.json) {
-        a.report_sample(
-            &jobs,
-            runs.iter()
-                .map(|r| std::array::from_fn(|d| r.stats.dir[d].io_bytes)),
-        );
-    }
+    agg_report_sample(&runs);
     out.put(
         Stream::Stdout,
         &render(&plan, &jobs, &runs, &disks, started),

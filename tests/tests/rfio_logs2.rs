@@ -470,3 +470,42 @@ fn help_and_cmdhelp_list_the_options_as_fio() {
     );
     assert_eq!((a.code, b.code), (1, 1), "{}\n{}", a.stderr, b.stderr);
 }
+
+#[test]
+fn json_status_reports_take_aggregate_samples_as_fio() {
+    // Each --status-interval JSON report asks fio's status code for the
+    // ETA, which takes an aggregate sample: one row a second here, though
+    // stdout is a pipe.
+    let args = [
+        "--bandwidth-log",
+        "--status-interval=1",
+        "--output-format=json",
+        "--name=a",
+        "--ioengine=null",
+        "--size=100g",
+        "--rw=read",
+        "--bs=4k",
+        "--rate=4m",
+        "--runtime=3",
+        "--time_based",
+    ];
+    let Some((d1, d2)) = both("agg-status", &args) else {
+        return;
+    };
+    let read = |d: &Dir| {
+        let text = std::fs::read_to_string(d.0.join("agg-read_bw.log")).expect("agg log");
+        rows(&text)
+    };
+    let (t, o) = (read(&d1), read(&d2));
+    assert!(
+        t.len().abs_diff(o.len()) <= 1 && o.len() >= 2,
+        "fio {t:?}\nrfio {o:?}"
+    );
+    for (who, rs) in [("fio", &t), ("rfio", &o)] {
+        // About a second apart, each after the first at the rate limit.
+        for w in rs.windows(2) {
+            assert!((900..=1200).contains(&(w[1][0] - w[0][0])), "{who} {rs:?}");
+            assert!((3500..=4700).contains(&w[1][1]), "{who} {rs:?}");
+        }
+    }
+}

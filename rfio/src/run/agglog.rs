@@ -9,8 +9,10 @@
 //! the smallest bwavgtime (ms) after the previous sample takes one: the
 //! bytes of all jobs since then, in KiB/s, for every direction (0 where
 //! nothing moved), as `ms since the start, KiB/s, dir, 0, 0`. Until some
-//! byte has moved the interval is counted from the start of the run. The
-//! files are written after the report, empty when no sample was taken.
+//! byte has moved the interval is counted from the start of the run. A
+//! JSON report (final or `--status-interval`) asks the same code for the
+//! ETA, which takes a sample then too, whatever the conditions. The files
+//! are written after the report, empty when no sample was taken.
 
 use super::eta::Progress;
 use crate::job::Job;
