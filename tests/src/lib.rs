@@ -366,6 +366,20 @@ pub fn run_ok(cmd: &mut Command, limit: Duration) -> String {
     stdout
 }
 
+/// The JSON type of `v` as a word: object, array, string, float (a number
+/// serde_json holds as f64), integer, bool or null.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "integer",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    }
+}
+
 /// `s` as one JSON document; fails the test, showing `s`, when it is not.
 pub fn parse_json(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))

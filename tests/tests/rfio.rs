@@ -10,7 +10,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use rbench_tests::{
-    fio_layout, mask_numbers, original, our_bin, parse_json, run_in_dir, run_ok, run_pair, Ran,
+    fio_layout, json_kind, mask_numbers, original, our_bin, parse_json, run_in_dir, run_ok,
+    run_pair, Ran,
 };
 use serde_json::Value;
 
@@ -363,15 +364,7 @@ fn sample_lines_match_fio() {
 /// Every key path of a JSON document with the type of its value, in order;
 /// percentile and bin keys are values, so they are generalised.
 fn key_paths(v: &Value, path: &str, out: &mut Vec<(String, &'static str)>) {
-    let kind = match v {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "integer",
-        Value::Bool(_) => "bool",
-        Value::Null => "null",
-    };
+    let kind = json_kind(v);
     out.push((path.to_string(), kind));
     match v {
         Value::Object(m) => {

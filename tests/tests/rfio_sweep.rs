@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rbench_tests::{fio_layout, mask_numbers, original, our_bin, run_bounded};
+use rbench_tests::{fio_layout, json_kind, mask_numbers, original, our_bin, run_bounded};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -835,15 +835,7 @@ fn split(stdout: &str, terse_version: u32) -> Parts {
 /// document order; percentile and bin keys are values, so they are
 /// generalised (and their repeats collapsed).
 fn key_paths(v: &Value, path: &str, out: &mut Vec<String>) {
-    let kind = match v {
-        Value::Object(_) => "object",
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "integer",
-        Value::Bool(_) => "bool",
-        Value::Null => "null",
-    };
+    let kind = json_kind(v);
     let entry = format!("{path}: {kind}");
     if out.last() != Some(&entry) {
         out.push(entry);
