@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use rbench_tests::fs::{file_names, Mount};
 use rbench_tests::{
-    command_in, mask_numbers, original, our_bin, parse_json, run_bounded, run_finished, Finished,
+    command_in, mask_numbers, original, our_bin, ours_then_original, parse_json, run_bounded,
+    run_finished, Finished,
 };
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -250,10 +251,7 @@ fn read_only_files_and_filesystem_are_open_errors() {
         return;
     };
     let nobody = 65534;
-    let mut tools = vec![("ours", our_bin("rsysbench"))];
-    if let Some(sb) = original("sysbench") {
-        tools.push(("theirs", sb));
-    }
+    let tools = ours_then_original("ours", "rsysbench", "sysbench");
     for (who, bin) in &tools {
         let d = fs.sub(who);
         let p = run(bin, &d, &with(&SMALL, &["fileio", "prepare"]));
@@ -429,10 +427,7 @@ fn after_sigkill_the_next_prepare_run_and_cleanup_work() {
     let Some(fs) = Mount::tmpfs("sigkill", "64m") else {
         return;
     };
-    let mut tools = vec![("ours", our_bin("rsysbench"))];
-    if let Some(sb) = original("sysbench") {
-        tools.push(("theirs", sb));
-    }
+    let tools = ours_then_original("ours", "rsysbench", "sysbench");
     let mut seen = Vec::new();
     for (who, bin) in &tools {
         let d = fs.sub(who);
