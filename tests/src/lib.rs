@@ -1,7 +1,11 @@
 //! Shared helpers for the integration tests: find our binaries, find the
 //! originals (failing, not skipping, when `RBENCH_REQUIRE_ORIGINALS=1`), run
-//! commands with a time bound, and mask numbers so layouts can be compared.
-//! Scratch directories and mounted file systems are in [`fs`].
+//! commands with a time bound (collected as [`Ran`] or [`Finished`], or
+//! required to succeed with [`run_ok`]), run an original and ours side by
+//! side ([`run_pair`], [`ours_then_original`]), signal a running tool
+//! ([`await_handler`], [`send_signal`]), mask numbers so layouts can be
+//! compared, and read JSON. Scratch directories and mounted file systems
+//! are in [`fs`].
 
 pub mod fs;
 
@@ -323,7 +327,7 @@ pub fn run_pair(
 }
 
 /// What a finished run printed, and its exit code as the system gives it
-/// (`None` when a signal ended it).
+/// (`None` when a signal ended it, where [`Ran`] has -1).
 pub struct Finished {
     pub code: Option<i32>,
     pub out: String,
