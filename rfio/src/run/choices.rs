@@ -8,7 +8,9 @@
 //! generator (seed slot 4, always 32-bit); at most `rwmixread` means read.
 //! On a switch, `mix_issues` becomes the old direction's issue count times
 //! the new direction's share / 100, so the new direction keeps going until
-//! its own count reaches that.
+//! its own count reaches that. With a rate, the direction the rate settles
+//! on (run/throttle.rs, `steer`) becomes the current one, before the offset
+//! and block size are drawn for it.
 //!
 //! Block size (fio's `get_next_buflen`), per direction from seed slots 0, 1,
 //! 2 (write takes read's seed with verify, trim takes write's with
@@ -36,6 +38,8 @@ pub struct Choices {
     issues: [u64; 2],
     /// bssplit entries per direction, sorted by percentage as fio sorts them.
     split: [Vec<(u64, u32)>; 3],
+    /// A rate on a mixed job: the rate may turn the drawn direction.
+    steer: bool,
 }
 
 impl Choices {
@@ -68,6 +72,7 @@ impl Choices {
             mix_issues: 0,
             issues: [0; 2],
             split,
+            steer: super::throttle::steers(job),
         }
     }
 
@@ -91,6 +96,11 @@ impl Choices {
                 self.mix_issues = self.issues[self.mix_dir] * self.share[d] / 100;
             }
             self.mix_dir = d;
+        }
+        if self.steer {
+            // fio's get_rw_ddir keeps the direction rate_ddir settles on as
+            // the cycle's current one.
+            self.mix_dir = super::throttle::steer(self.mix_dir);
         }
         self.mix_dir
     }
@@ -161,5 +171,58 @@ impl Choices {
             }
         }
         min
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::throttle::Throttle;
+
+    fn job(args: &[&str]) -> Job {
+        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
+        argv.extend(args.iter().map(|s| s.to_string()));
+        let plan = crate::cli::parse(&argv).unwrap();
+        crate::job::expand(&plan).unwrap().remove(0)
+    }
+
+    /// Draw `n` directions, counting each as issued.
+    fn draws(c: &mut Choices, n: usize) -> Vec<usize> {
+        (0..n)
+            .map(|_| {
+                let d = c.mixed_dir();
+                c.issued(d);
+                d
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_rate_turns_the_draw_and_the_cycle_follows() {
+        let j = job(&["--rw=randrw", "--rate_iops=1000"]);
+        // The clock stands at the origin: only the due times decide.
+        let mut t = Throttle::new(&j, u64::MAX);
+        let mut c = Choices::new(&j);
+        let mut plain = Choices::new(&job(&["--rw=randrw"]));
+        // Both due: fio's rwmix draws as without a rate.
+        assert_eq!(draws(&mut c, 20), draws(&mut plain, 20));
+        // Read ahead, write due: every I/O is a write, and the write is
+        // the cycle's current direction (fio keeps rate_ddir's choice).
+        t.issued(0, 4096);
+        assert_eq!(draws(&mut c, 5), vec![1; 5]);
+        assert_eq!(c.mix_dir, 1);
+        // Write ahead as well, by more: the read is due sooner.
+        t.issued(1, 1 << 20);
+        assert_eq!(draws(&mut c, 3), vec![0; 3]);
+    }
+
+    #[test]
+    fn a_job_without_a_rate_draws_alone() {
+        // A rate job on this thread left the read ahead, the write due.
+        let mut t = Throttle::new(&job(&["--rw=randrw", "--rate_iops=1000"]), u64::MAX);
+        t.issued(0, 4096);
+        // A later job without a rate still reads: no steering.
+        let d = draws(&mut Choices::new(&job(&["--rw=randrw"])), 50);
+        assert!(d.contains(&0) && d.contains(&1), "{d:?}");
     }
 }

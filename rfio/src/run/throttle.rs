@@ -3,11 +3,64 @@
 //! `rate_ignore_thinktime`. Everything here runs off the per-I/O path
 //! unless its option is set.
 
-use super::offsets::Rng;
+use super::filesize::Taus;
 use crate::engine::IoKind;
 use crate::job::Job;
 use crate::stats::ThreadStats;
+use rbench_common::clock::FastClock;
 use rbench_common::units::fio::{num2str, N2sUnit};
+use std::cell::Cell;
+
+/// What a mixed job's direction draw needs from the rate scheduler. fio
+/// picks the direction of a mixed job's I/O (rwmix cycle, then
+/// `rate_ddir`) before its offset and block size, and the direction the
+/// rate settles on becomes the rwmix cycle's current one; so the draw in
+/// run/choices.rs asks [`steer`], which reads the due times the worker's
+/// [`Throttle`] leaves here (the picker, built before the throttle, runs
+/// on the job's own thread).
+#[derive(Clone, Copy)]
+struct Steer {
+    /// The worker's clock origin, in ticks.
+    t0: u64,
+    /// Due times of read and write, ns since `t0` (as [`Throttle::due`]).
+    next_ns: [u64; 2],
+    /// Whether the job mixes in read / write at all (rwmix share > 0).
+    mixes: [bool; 2],
+}
+
+thread_local! {
+    static STEER: Cell<Steer> = const {
+        Cell::new(Steer { t0: 0, next_ns: [0; 2], mixes: [false; 2] })
+    };
+}
+
+/// Whether the rate chooses among the directions of `job` (a mixed job
+/// with a rate): only then does the direction draw call [`steer`].
+pub fn steers(job: &Job) -> bool {
+    job.pattern.mixed() && (0..2).any(|d| job.rate[d] > 0 || job.rate_iops[d] > 0)
+}
+
+/// fio's `rate_ddir` on a mixed job: direction `d` (0 read, 1 write) as the
+/// rwmix cycle drew it, or the other one when `d` is ahead of its rate and
+/// the other is due, or due sooner. The worker then waits for the chosen
+/// direction's slot ([`Throttle::gate`]).
+#[cold]
+pub fn steer(d: usize) -> usize {
+    let s = STEER.get();
+    let o = 1 - d.min(1);
+    if d > 1 || !s.mixes[o] {
+        return d;
+    }
+    let clock = FastClock::get();
+    let now = clock.ticks_to_ns(clock.now().saturating_sub(s.t0));
+    if s.next_ns[d] <= now {
+        d
+    } else if s.next_ns[o] <= now || s.next_ns[o] < s.next_ns[d] {
+        o
+    } else {
+        d
+    }
+}
 
 /// `rate`/`rate_iops`: when each direction's next I/O may start. As in fio,
 /// an IOPS cap is a byte rate of `rate_iops × minimum block size`, and the
@@ -17,16 +70,20 @@ pub struct Throttle {
     pub on: bool,
     bps: [u64; 3],
     min_bs: [u64; 3],
-    poisson: Option<[Rng; 3]>,
+    poisson: Option<[Taus; 3]>,
     issue_bytes: [u64; 3],
     /// Poisson clock: µs of the gaps drawn so far.
     last_us: [u64; 3],
     next_ns: [u64; 3],
     ignore_think: bool,
+    /// A mixed job: the due times are shared with [`steer`].
+    steering: bool,
 }
 
 impl Throttle {
-    pub fn new(job: &Job, seed: u64) -> Self {
+    /// `t0`: the worker's clock origin in [`FastClock`] ticks (its due
+    /// times count from there).
+    pub fn new(job: &Job, t0: u64) -> Self {
         let min_bs: [u64; 3] = std::array::from_fn(|d| {
             job.bssplit[d]
                 .iter()
@@ -42,13 +99,28 @@ impl Throttle {
                 job.rate_iops[d].saturating_mul(min_bs[d])
             }
         });
+        let read_share = job.rwmixread.min(100);
+        let steering = steers(job);
+        // Set on every job start: a thread may run several jobs in turn.
+        STEER.set(Steer {
+            t0,
+            next_ns: [0; 2],
+            mixes: [read_share > 0, read_share < 100],
+        });
         Throttle {
             on: bps.iter().any(|&b| b > 0),
+            steering,
             bps,
             min_bs,
-            poisson: job
-                .rate_poisson
-                .then(|| std::array::from_fn(|d| Rng::new(seed ^ (0x9015_5011 + d as u64)))),
+            poisson: job.rate_poisson.then(|| {
+                // fio's poisson_state per direction: 32-bit generators on
+                // seed slots 15, 17 and 18 (FIO_RAND_POISSON*_OFF).
+                [15, 17, 18].map(|slot| {
+                    let seed = super::filesize::slot_seed(job, slot)
+                        .unwrap_or_else(rbench_common::clock::now_ns);
+                    Taus::new(seed, false)
+                })
+            }),
             issue_bytes: [0; 3],
             last_us: [0; 3],
             next_ns: [0; 3],
@@ -73,62 +145,40 @@ impl Throttle {
         self.issue_bytes[d] += len;
         self.next_ns[d] = match &mut self.poisson {
             Some(rngs) => {
+                // fio's usec_for_io: the mean gap in whole µs times -ln of
+                // a uniform draw in (0, 1], both in single precision.
                 let iops = (bps / self.min_bs[d]).max(1);
-                // A uniform draw in (0, 1]: -ln of it is exponential.
-                let u = ((rngs[d].next() >> 11) + 1) as f64 / (1u64 << 53) as f64;
-                let gap = ((1_000_000 / iops) as f64 * -u.ln()) as u64;
+                let u = (rngs[d].next() as f64 + 1.0) / (1u64 << 32) as f64;
+                let gap = ((1_000_000 / iops) as f32 * -(u as f32).ln()) as u64;
                 self.last_us[d] += gap;
                 self.last_us[d] * 1000
             }
             None => (u128::from(self.issue_bytes[d]) * 1_000_000_000 / u128::from(bps)) as u64,
         };
+        if self.steering && d < 2 {
+            let mut s = STEER.get();
+            s.next_ns[d] = self.next_ns[d];
+            STEER.set(s);
+        }
     }
 
-    /// Whether an I/O of `kind` may go now (fio's `rate_ddir`): a direction
-    /// ahead of its rate gives way to the other one of a mixed job when that
-    /// one is due; otherwise the job waits for the earlier of the two, after
-    /// what is in flight has completed (`Hold` until then). `Stop`: the wait
-    /// would pass `limit`, the end of the runtime.
+    /// Whether an I/O of `kind` may go now: at once when its direction is
+    /// due, else after its slot, once what is in flight has completed
+    /// (`Hold` until then), as fio quiesces and sleeps in `rate_ddir`. A
+    /// mixed job's direction was chosen before its offset and block size
+    /// ([`steer`]), so it stays. `Stop`: the wait would pass `limit`, the
+    /// end of the runtime.
     #[cold]
-    pub fn gate(
-        &self,
-        kind: &mut IoKind,
-        job: &Job,
-        now: u64,
-        limit: u64,
-        inflight: usize,
-    ) -> Gate {
+    pub fn gate(&self, kind: IoKind, now: u64, limit: u64, inflight: usize) -> Gate {
         let d = match kind {
             IoKind::Read => 0,
             IoKind::Write => 1,
             IoKind::Trim => 2,
             _ => return Gate::Go,
         };
-        let mut due = self.due(d);
+        let due = self.due(d);
         if due <= now {
             return Gate::Go;
-        }
-        let o = 1 - d.min(1);
-        let other_mixes = d < 2 && job.pattern.mixed() && {
-            let read_share = job.rwmixread.min(100);
-            if o == 0 {
-                read_share > 0
-            } else {
-                read_share < 100
-            }
-        };
-        if other_mixes {
-            let flip = |k: &mut IoKind| {
-                *k = if o == 0 { IoKind::Read } else { IoKind::Write };
-            };
-            if self.next_ns[o] <= now {
-                flip(kind);
-                return Gate::Go;
-            }
-            if self.next_ns[o] < due {
-                due = self.next_ns[o];
-                flip(kind);
-            }
         }
         if inflight > 0 {
             return Gate::Hold;
@@ -380,20 +430,65 @@ mod tests {
 
     #[test]
     fn linear_due_times_follow_the_bytes() {
-        let mut t = Throttle::new(&job(&["--rate=1m", "--bs=4k"]), 1);
+        let mut t = Throttle::new(&job(&["--rate=1m", "--bs=4k"]), 0);
         assert!(t.on && t.due(0) == 0);
         t.issued(0, 4096);
         // 4 KiB at 1 MiB/s: 1/256 s.
         assert_eq!(t.due(0), 1_000_000_000 / 256);
-        let mut t = Throttle::new(&job(&["--rate_iops=100", "--bsrange=4k-16k"]), 1);
+        let mut t = Throttle::new(&job(&["--rate_iops=100", "--bsrange=4k-16k"]), 0);
         t.issued(0, 16384);
         // rate_iops counts in minimum blocks (fio): 16k is four of them.
         assert_eq!(t.due(0), 40_000_000);
     }
 
     #[test]
+    fn a_mixed_job_turns_to_the_direction_that_is_due() {
+        // An origin in the future: the clock reads 0 ns throughout, so only
+        // the due times decide.
+        let stopped = u64::MAX;
+        let j = job(&["--rw=randrw", "--rate_iops=1000,500"]);
+        assert!(steers(&j));
+        let mut t = Throttle::new(&j, stopped);
+        // Nothing issued yet: both are due, the drawn direction stays.
+        assert_eq!((steer(0), steer(1)), (0, 1));
+        // The read is ahead (due at 1 ms), the write is due: write.
+        t.issued(0, 4096);
+        assert_eq!((steer(0), steer(1)), (1, 1));
+        // Both ahead: the one due sooner (read at 1 ms, write at 2 ms).
+        t.issued(1, 4096);
+        assert_eq!((steer(0), steer(1)), (0, 0));
+        // rwmixread=100: the write never takes a read's turn.
+        let j = job(&["--rw=randrw", "--rate_iops=1000", "--rwmixread=100"]);
+        let mut t = Throttle::new(&j, stopped);
+        t.issued(0, 4096);
+        assert_eq!(steer(0), 0);
+        // One direction only, or no rate: nothing to steer.
+        assert!(!steers(&job(&["--rw=randread", "--rate_iops=1000"])));
+        assert!(!steers(&job(&["--rw=randrw", "--rate_iops_min=10"])));
+    }
+
+    #[test]
+    fn poisson_gaps_follow_fios_generator() {
+        // fio 3.33 with randrepeat: read's first gaps at 1000 IOPS are
+        // drawn from seed slot 15, 32 bits, in single precision.
+        let j = job(&["--rw=randrw", "--rate_iops=1000", "--rate_process=poisson"]);
+        let mut t = Throttle::new(&j, 0);
+        let mut rng = Taus::new(super::super::filesize::slot_seed(&j, 15).unwrap(), false);
+        let mut at = 0u64;
+        for _ in 0..100 {
+            t.issued(0, 4096);
+            let u = (rng.next() as f64 + 1.0) / 4_294_967_296.0;
+            at += (1000.0f32 * -(u as f32).ln()) as u64;
+            assert_eq!(t.due(0), at * 1000);
+        }
+        // The write's own generator (slot 17): another sequence.
+        t.issued(1, 4096);
+        assert_ne!(t.due(1), t.due(0));
+    }
+
+    #[test]
     fn poisson_gaps_average_out() {
-        let mut t = Throttle::new(&job(&["--rate_iops=1000", "--rate_process=poisson"]), 7);
+        let mut t = Throttle::new(&job(&["--rate_iops=1000", "--rate_process=poisson"]), 0);
         for _ in 0..10_000 {
             t.issued(0, 4096);
         }

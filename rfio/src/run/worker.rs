@@ -168,7 +168,7 @@ pub fn run(
     let mut exhausted = false;
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
-    let mut throttle = Throttle::new(job, seed);
+    let mut throttle = Throttle::new(job, t0);
     let mut min_rate = super::throttle::MinRate::new(job);
     let mut steady = job.steadystate.map(|ss| {
         let phase_ms = progress.started_ms.load(Ordering::Relaxed);
@@ -456,7 +456,7 @@ pub fn run(
                     u64::MAX
                 };
                 let now = ns(clock.now());
-                match throttle.gate(&mut io.kind, job, now, limit, inflight) {
+                match throttle.gate(io.kind, now, limit, inflight) {
                     Gate::Go => {}
                     Gate::Hold => {
                         held = Some(idx);
@@ -579,7 +579,7 @@ pub fn run(
                         );
                         if let Err(f) = r {
                             inflight -= f.2;
-                            error.get_or_insert(io_error(&units[f.1], f.0));
+                            error.get_or_insert(super::errors::commit_error(&job.engine, f.0));
                         }
                     }
                 }
@@ -610,7 +610,7 @@ pub fn run(
             );
             if let Err(f) = r {
                 inflight -= f.2;
-                error.get_or_insert(io_error(&units[f.1], f.0));
+                error.get_or_insert(super::errors::commit_error(&job.engine, f.0));
             }
         }
         if inflight > 0 {
