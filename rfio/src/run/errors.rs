@@ -4,7 +4,9 @@
 //! `continue_on_error` and the error is in that type's list (`ignore_error`,
 //! by default EIO and EILSEQ). Cold path: runs only when an I/O failed.
 
+use super::files::SetupError;
 use super::worker::IoError;
+use super::Stream;
 use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
 use crate::stats::ThreadStats;
@@ -193,18 +195,146 @@ pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, job: &Job) -> Optio
             if counted {
                 count(st);
             }
+            // fio logs every fatal error as its I/O completes (the first
+            // one also ends the job): an async job's other failed I/Os in
+            // flight each get their `io_u error` line, in completion order.
+            st.dumped.push(super::worker::io_error(io, errno));
             Some(errno)
         }
     }
 }
 
-/// fio's `io_u error` lines of the errors continued past (error_dump).
-pub fn dump_lines(dumped: &[IoError], paths: &[std::path::PathBuf], job: &str) -> Option<String> {
-    if dumped.is_empty() {
-        return None;
+/// fio's stat of each file before it works out sizes: a failure other
+/// than ENOENT (EACCES, ENOTDIR, ELOOP...) fails the job before it starts,
+/// its context printed on stderr first (get_file_sizes).
+#[cold]
+pub fn stat_files(paths: &[std::path::PathBuf]) -> Result<(), SetupError> {
+    for p in paths {
+        if let Err(e) = std::fs::metadata(p) {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            if errno != libc::ENOENT {
+                return Err(SetupError {
+                    errno,
+                    message: Some(format!(
+                        "file:filesetup.c:455, func=fstat, error={}\n",
+                        super::strerror(errno)
+                    )),
+                    func: "fstat".into(),
+                    in_job: false,
+                });
+            }
+        }
     }
+    Ok(())
+}
+
+/// A setup failure fio reports with a message only: the job does not run
+/// and counts as failed (exit 1), but its error stays 0 (no `err=` line,
+/// JSON `error` 0).
+pub fn quiet_setup_failure(message: String) -> SetupError {
+    SetupError {
+        errno: 0,
+        message: Some(message),
+        func: "setup_files".into(),
+        in_job: false,
+    }
+}
+
+/// fio's err_offset: the offset lies past the end of what the job may use.
+pub fn err_offset(job: &Job) -> SetupError {
+    quiet_setup_failure(format!("{}: you need to specify valid offset=\n", job.name))
+}
+
+/// Without size=, a file's region is what lies past the offset: an offset
+/// past the end is fio's err_offset, one at the end leaves the file out
+/// (`fio: file F may be ignored`).
+pub fn rest_of_file(
+    job: &Job,
+    p: &std::path::Path,
+    offset: u64,
+    file_size: u64,
+    notices: &mut Vec<(Stream, String)>,
+) -> Result<u64, SetupError> {
+    if offset > file_size {
+        return Err(err_offset(job));
+    }
+    if offset == file_size {
+        notices.push((
+            Stream::Stdout,
+            format!("fio: file {} may be ignored\n", p.display()),
+        ));
+    }
+    Ok(file_size - offset)
+}
+
+/// readonly: fio refuses to extend each file (stderr), then fails to drop
+/// the cache of the file it never opened (stdout).
+#[cold]
+pub fn refuse_extend(files: &[(std::path::PathBuf, u64)], notices: &mut Vec<(Stream, String)>) {
+    for (p, _) in files {
+        notices.push((
+            Stream::Stderr,
+            "fio: refusing extend of file due to read-only\n".into(),
+        ));
+        notices.push((
+            Stream::Stdout,
+            format!(
+                "fio: cache invalidation of {} failed: {}\n",
+                p.display(),
+                super::strerror(libc::EBADF)
+            ),
+        ));
+    }
+}
+
+/// A failed submission (io_submit/io_uring_enter refused the batch): fio
+/// reports it from the engine's commit, with no `io_u error` line.
+#[cold]
+pub fn commit_error(engine: &str, errno: i32) -> IoError {
+    let (at, func) = if engine == "io_uring" {
+        ("engines/io_uring.c:674", "io_uring_enter submit")
+    } else {
+        ("ioengines.c:496", "io commit")
+    };
+    IoError {
+        errno,
+        kind: IoKind::Read,
+        offset: 0,
+        len: 0,
+        file: 0,
+        site: Some(Box::new(Site {
+            at,
+            func,
+            note: String::new(),
+        })),
+    }
+}
+
+/// fio's `io_u error` lines, in the order the I/Os completed: the fatal
+/// errors and (error_dump) the ones continued past. `err`, the job's error:
+/// when it is one of them its line is here, in its place (`.1` is true and
+/// the caller prints no other); an I/O error that fio reports from
+/// elsewhere (a sync engine's full resid, with its own site) has no line.
+pub fn dump_lines(
+    dumped: &[IoError],
+    paths: &[std::path::PathBuf],
+    job: &str,
+    err: Option<&IoError>,
+) -> (Option<String>, bool) {
+    let same = |a: &IoError, b: &IoError| {
+        a.site.is_none()
+            && (a.errno, a.kind, a.offset, a.len, a.file)
+                == (b.errno, b.kind, b.offset, b.len, b.file)
+    };
     let mut s = String::new();
+    let mut logged = false;
     for e in dumped {
+        if let Some(err) = err.filter(|err| !logged && same(e, err)) {
+            if err.site.is_some() {
+                continue;
+            }
+            logged = true;
+        }
         // A continued verify failure carries fio's verify lines.
         if let Some(site) = &e.site {
             s.push_str(&site.note);
@@ -226,7 +356,7 @@ pub fn dump_lines(dumped: &[IoError], paths: &[std::path::PathBuf], job: &str) -
             e.len
         ));
     }
-    Some(s)
+    ((!s.is_empty()).then_some(s), logged)
 }
 
 /// The context of a job that ended without a fatal error but continued

@@ -2,6 +2,7 @@
 //! the way fio does it so the same job touches the same bytes.
 
 use super::offsets::Rng;
+use super::Stream;
 use crate::job::Job;
 use rbench_common::units::fio::SizeOrPercent;
 use std::ffi::CString;
@@ -92,8 +93,12 @@ fn io_size(job: &Job, size: u64) -> u64 {
 }
 
 /// Work out sizes, lay out missing files and open them.
-/// `notices` receives the stdout lines fio prints while doing so.
-pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<JobFiles, SetupError> {
+/// `notices` receives the lines fio prints while doing so, with their stream.
+pub fn setup(
+    job: &Job,
+    diskless: bool,
+    notices: &mut Vec<(Stream, String)>,
+) -> Result<JobFiles, SetupError> {
     if job.filenames.is_empty() {
         // A clone whose generated names its siblings took (job::expand):
         // no file, no I/O; without size= fio still asks for one.
@@ -110,6 +115,11 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
     let nfiles = job.filenames.len().max(1);
     let existing: Vec<Option<(u64, bool)>> =
         job.filenames.iter().map(|p| existing_size(p)).collect();
+    if !diskless {
+        // fio stats each file first: any failure but ENOENT ends the job
+        // (EACCES, ENOTDIR...), reported from get_file_sizes.
+        super::errors::stat_files(&job.filenames)?;
+    }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
     // filesize: each file's size, drawn from the range as fio draws it
     // (run/filesize.rs). Without size=, the job's size is their sum.
@@ -138,14 +148,10 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         }
     };
     if total < min_bs {
-        return Err(SetupError {
-            errno: libc::EINVAL,
-            message: Some(format!(
-                "fio: size too small, must not be less than minimum block size: {total} < {min_bs}\n"
-            )),
-            func: "total_file_size".into(),
-            in_job: false,
-        });
+        // fio's setup_files check: the job fails without an error code.
+        return Err(super::errors::quiet_setup_failure(
+            "fio: blocksize is larger than data set range\n".into(),
+        ));
     }
     let per_file = |i: usize| {
         file_sizes
@@ -224,18 +230,22 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
                     let t = m.file_type();
                     t.is_char_device() || t.is_fifo() || t.is_socket()
                 }));
+        // A size fio knows: a file's or a block device's.
+        let is_blk = existing[i].is_some_and(|e| e.1);
+        let sized = !is_dev || is_blk;
+        // filesize= with the file outside its range: fio's err_offset when
+        // the offset lies past the low end.
+        if let Some((lo, hi)) = job.filesize {
+            if (file_size < lo || file_size > hi) && offset > lo && sized {
+                return Err(super::errors::err_offset(job));
+            }
+        }
         let per_file = match job.size {
             // size=N%: N% of the whole file, clipped at its end after the
             // offset and rounded down to the minimum block (§12, #377).
             Some(SizeOrPercent::Percent(p)) if file_sizes.is_none() => {
-                if offset > file_size && !is_dev {
-                    // fio's err_offset (it fails the job without an errno).
-                    return Err(SetupError {
-                        errno: libc::EINVAL,
-                        message: Some(format!("{}: you need to specify valid offset=\n", job.name)),
-                        func: "setup_files".into(),
-                        in_job: false,
-                    });
+                if offset > file_size && sized {
+                    return Err(super::errors::err_offset(job));
                 }
                 let left = file_size.saturating_sub(offset);
                 if p == 100 {
@@ -246,6 +256,11 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
                     len - len % min_bs
                 }
             }
+            // Without size=, what lies past the offset (fio's per-file
+            // size is 0 then): the file is never extended.
+            None if file_sizes.is_none() && sized => {
+                super::errors::rest_of_file(job, p, offset, file_size, notices)?
+            }
             _ => per_file(i),
         };
         let need = offset + per_file;
@@ -255,7 +270,11 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         if !is_dev && file_size < need && !create_later {
             to_layout.push((p.clone(), need));
         }
-        let len = if is_dev || file_size >= need {
+        let len = if is_blk {
+            // fio never passes a block device's end: a sequential job stops
+            // there, a random one draws inside it (no error either way).
+            per_file.min(file_size.saturating_sub(offset))
+        } else if is_dev || file_size >= need {
             per_file.min(file_size.max(need).saturating_sub(offset))
         } else {
             per_file
@@ -264,34 +283,40 @@ pub fn setup(job: &Job, diskless: bool, notices: &mut Vec<String>) -> Result<Job
         files.regions.push((-1, offset, len));
         files.sizes.push(need.max(file_size));
     }
+    if job.size.is_none() && file_sizes.is_none() && io_total < min_bs {
+        return Err(super::errors::quiet_setup_failure(
+            "fio: blocksize is larger than data set range\n".into(),
+        ));
+    }
     if !to_layout.is_empty() {
-        if job.readonly {
-            // fio refuses, then fails to open the file it did not create.
-            let p = &to_layout[0].0;
-            return Err(SetupError {
-                errno: libc::ENOENT,
-                message: Some("fio: refusing extend of file due to read-only\n".into()),
-                func: format!("open({})", p.display()),
-                in_job: true,
-            });
-        }
         let bytes: u64 = to_layout.iter().map(|x| x.1).sum();
         // fio prints whole MiB, rounded down (64k shows as 0MiB), whatever
         // kb_base.
         let shown = format!("{}MiB", bytes >> 20);
-        notices.push(if to_layout.len() == 1 {
-            format!("{}: Laying out IO file (1 file / {shown})\n", job.name)
-        } else {
-            format!(
-                "{}: Laying out IO files ({} files / total {shown})\n",
-                job.name,
-                to_layout.len()
-            )
-        });
-        for (p, size) in &to_layout {
+        notices.push((
+            Stream::Stdout,
+            if to_layout.len() == 1 {
+                format!("{}: Laying out IO file (1 file / {shown})\n", job.name)
+            } else {
+                format!(
+                    "{}: Laying out IO files ({} files / total {shown})\n",
+                    job.name,
+                    to_layout.len()
+                )
+            },
+        ));
+        if job.readonly {
+            // fio refuses each extend and goes on: a missing file then
+            // fails to open, a short one is read past its end.
+            super::errors::refuse_extend(&to_layout, notices);
+        }
+        for (p, size) in to_layout.iter().filter(|_| !job.readonly) {
             layout(job, p, *size).inspect_err(|e| {
                 if e.errno == libc::ENOSPC && !e.in_job {
-                    notices.push("fio: ENOSPC on laying out file, stopping\n".into());
+                    notices.push((
+                        Stream::Stdout,
+                        "fio: ENOSPC on laying out file, stopping\n".into(),
+                    ));
                 }
             })?;
         }

@@ -187,8 +187,8 @@ fn run_segment(
         let traits = engine::traits(&job.engine);
         let mut lines = Vec::new();
         let files = files::setup(job, traits.diskless, &mut lines);
-        for l in &lines {
-            notice(Stream::Stdout, l);
+        for (stream, l) in &lines {
+            notice(*stream, l);
         }
         let files = match files {
             Ok(f) => f,
@@ -201,14 +201,17 @@ fn run_segment(
                 } else if e.func == "write" {
                     // A failed layout write (fio's extend_file).
                     (Stream::Stderr, 0, 240)
+                } else if e.func == "fstat" {
+                    // A file that cannot be looked at (fio's get_file_sizes).
+                    (Stream::Stderr, 0, 455)
                 } else if e.func == "unlink" {
                     // A too-short "file" that cannot be removed (a directory).
                     (Stream::Stderr, 0, 150)
                 } else {
                     (Stream::Stderr, 0, 1155)
                 };
-                // errno 0: a layout a signal stopped, which fio does not
-                // report as an error.
+                // errno 0: a layout a signal stopped, or a failure fio
+                // reports without an error code (errors::quiet_setup_failure).
                 if e.errno != 0 {
                     notice(
                         stream,
@@ -220,10 +223,15 @@ fn run_segment(
                         ),
                     );
                 }
-                let stats = ThreadStats {
+                let mut stats = ThreadStats {
                     error: e.errno,
                     ..ThreadStats::default()
                 };
+                if e.in_job {
+                    // fio's job reaps once, finding nothing, on its way out.
+                    stats.complete_map[0] = 1;
+                    stats.complete_calls = 1;
+                }
                 progress[i]
                     .setup_failed
                     .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -232,7 +240,9 @@ fn run_segment(
                     pid: 0,
                     finished: SystemTime::now(),
                     error_context: None,
-                    setup_failed: true,
+                    // fio fails an open inside the job, which ran as far as
+                    // that (its disk stats and JSON latency keys show).
+                    setup_failed: !e.in_job,
                 });
                 continue;
             }
@@ -343,11 +353,11 @@ fn run_segment(
                             ),
                         })
                         .or_else(|| errors::continued(job, &stats));
-                    // error_dump: the errors continued past, before the rest.
-                    let log_error = errors::dump_lines(&stats.dumped, &files.paths, &job.name)
-                        .into_iter()
-                        .chain(log_error)
-                        .reduce(|a, b| a + &b);
+                    // Each failed I/O's `io_u error` line (the job's own
+                    // error among them), before the rest.
+                    let (io_lines, logged) =
+                        errors::dump_lines(&stats.dumped, &files.paths, &job.name, err.as_ref());
+                    let log_error = io_lines.into_iter().chain(log_error).reduce(|a, b| a + &b);
                     let mut err_paths = err;
                     if let Some(e) = err_paths.as_mut() {
                         e.file = e.file.min(files.paths.len().saturating_sub(1));
@@ -364,7 +374,7 @@ fn run_segment(
                             error_context: ctx,
                             setup_failed: false,
                         },
-                        err_paths.map(|e| (e, path)),
+                        err_paths.map(|e| (e, path, logged)),
                         log_error,
                     )
                 })
@@ -379,8 +389,8 @@ fn run_segment(
                 if let Some(m) = &log_error {
                     notice(Stream::Stderr, m);
                 }
-                if let Some((e, p)) = &e {
-                    report_io_error(&jobs[i], r.pid, e, p.as_deref(), notice);
+                if let Some((e, p, logged)) = &e {
+                    report_io_error(&jobs[i], r.pid, e, p.as_deref(), *logged, notice);
                 }
                 (i, r, e.map(|x| x.0))
             })
@@ -396,6 +406,7 @@ fn report_io_error(
     pid: u32,
     e: &worker::IoError,
     path: Option<&std::path::Path>,
+    logged: bool,
     notice: &mut dyn FnMut(Stream, &str),
 ) {
     let msg = strerror(e.errno);
@@ -414,15 +425,17 @@ fn report_io_error(
         return;
     }
     let name = path.map_or_else(|| job.name.clone(), |p| p.display().to_string());
-    notice(
-        Stream::Stderr,
-        &format!(
-            "fio: io_u error on file {name}: {msg}: {} offset={}, buflen={}\n",
-            kind_word(e.kind),
-            e.offset,
-            e.len
-        ),
-    );
+    if !logged {
+        notice(
+            Stream::Stderr,
+            &format!(
+                "fio: io_u error on file {name}: {msg}: {} offset={}, buflen={}\n",
+                kind_word(e.kind),
+                e.offset,
+                e.len
+            ),
+        );
+    }
     if job.direct && e.errno == libc::EINVAL {
         notice(Stream::Stdout, "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.\n");
     }

@@ -1,0 +1,622 @@
+//! rfio's error output beside fio 3.33's: every failed I/O in flight gets
+//! its `io_u error` line (async engines, with and without
+//! continue_on_error/error_dump), a refused submission is fio's `io commit`
+//! error, setup failures fio reports without an error code (an offset past
+//! the end, a block larger than the data set) exit 1 with error 0, a file
+//! that cannot be looked at is fio's fstat error, readonly never extends a
+//! file, and a job that fails opening its file ran as far as fio's does.
+//! Each case runs fio (when installed) and rfio on the same arguments in
+//! fresh directories and compares stdout/stderr lines (pids, offsets and
+//! measurements masked), exit codes and JSON; every run is bounded in time.
+//! /dev/full stands for a device that fails every write; the tmpfs and
+//! other-user cases need root and skip without it (not under CI).
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::time::Duration;
+
+use rbench_tests::fs::{Mount, TempDir};
+use rbench_tests::{command_in, mask_numbers, original, our_bin, parse_json, run_bounded, Ran};
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(60);
+const PREFIX: &str = "rbench-rfio-errors";
+
+/// Run `bin args` in `dir`, as user `uid` when given (root only).
+fn run_as(bin: &Path, dir: &Path, args: &[&str], uid: Option<u32>) -> Ran {
+    let mut cmd = command_in(bin, dir, args);
+    if let Some(u) = uid {
+        cmd.uid(u).gid(u);
+    }
+    let out = run_bounded(&mut cmd, LIMIT);
+    Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Ours, and fio when installed, each in its own fresh directory that
+/// `prepare` sets up (removed at the end, also on failure).
+struct Pair {
+    ours: Ran,
+    fio: Option<Ran>,
+    _dirs: Vec<TempDir>,
+}
+
+fn pair(args: &[&str], prepare: &dyn Fn(&Path)) -> Pair {
+    pair_as(args, prepare, None)
+}
+
+fn pair_as(args: &[&str], prepare: &dyn Fn(&Path), uid: Option<u32>) -> Pair {
+    let mut dirs = Vec::new();
+    let mut go = |bin: &Path, tag: &str| {
+        let d = TempDir::new(PREFIX, tag);
+        prepare(&d);
+        let r = run_as(bin, &d, args, uid);
+        dirs.push(d);
+        r
+    };
+    let fio = original("fio").map(|f| go(&f, "fio"));
+    let ours = go(&our_bin("rfio"), "rfio");
+    Pair {
+        ours,
+        fio,
+        _dirs: dirs,
+    }
+}
+
+/// The digits after `key` replaced by N.
+fn mask_after(line: &str, key: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find(key) {
+        out.push_str(&rest[..i + key.len()]);
+        rest = rest[i + key.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push('N');
+    }
+    out.push_str(rest);
+    out
+}
+
+fn io_u_lines(s: &str) -> Vec<&str> {
+    s.lines()
+        .filter(|l| l.starts_with("fio: io_u error"))
+        .collect()
+}
+
+/// stdout's unindented lines (fio's notices, the job and group headers),
+/// numbers masked, the job header cut before its pid and date.
+fn layout(s: &str) -> Vec<String> {
+    s.lines()
+        .filter(|l| !l.starts_with(' ') && !l.is_empty())
+        .map(|l| {
+            let l = if l.contains("(groupid=") {
+                l.split(": pid=").next().unwrap_or(l)
+            } else {
+                l
+            };
+            mask_numbers(&mask_after(l, "pid="))
+        })
+        .collect()
+}
+
+/// Same stderr (pids masked), same stdout layout, same exit code.
+fn assert_same(p: &Pair, what: &str) {
+    let Some(f) = &p.fio else { return };
+    let mask = |s: &str| -> Vec<String> { s.lines().map(|l| mask_after(l, "pid=")).collect() };
+    assert_eq!(
+        mask(&p.ours.stderr),
+        mask(&f.stderr),
+        "{what}: stderr differs from fio's\nours:\n{}\nfio:\n{}",
+        p.ours.stderr,
+        f.stderr
+    );
+    assert_eq!(
+        layout(&p.ours.stdout),
+        layout(&f.stdout),
+        "{what}: stdout differs from fio's\nours:\n{}\nfio:\n{}",
+        p.ours.stdout,
+        f.stdout
+    );
+    assert_eq!(p.ours.code, f.code, "{what}: exit code");
+}
+
+/// fio's JSON document (it may print `fio:` lines ahead of it on stdout).
+fn fio_json(s: &str) -> Value {
+    let start = s.find("\n{").map_or(0, |i| i + 1);
+    parse_json(if s.starts_with('{') { s } else { &s[start..] })
+}
+
+fn io_uring_works() -> bool {
+    // fio's own io_uring job on /dev/zero: a kernel without io_uring (or a
+    // sandbox refusing it) makes both tools fail at init alike.
+    let d = TempDir::new(PREFIX, "probe");
+    let r = run_as(
+        &our_bin("rfio"),
+        &d,
+        &[
+            "--name=p",
+            "--filename=/dev/zero",
+            "--rw=read",
+            "--size=16k",
+            "--ioengine=io_uring",
+        ],
+        None,
+    );
+    r.code == 0
+}
+
+#[test]
+fn every_failed_io_in_flight_gets_its_io_u_error_line() {
+    if !io_uring_works() {
+        eprintln!("note: io_uring unavailable here; skipping");
+        return;
+    }
+    let base = [
+        "--name=j",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1m",
+        "--ioengine=io_uring",
+        "--iodepth=8",
+    ];
+    let p = pair(&base, &|_| {});
+    let lines = io_u_lines(&p.ours.stderr);
+    assert_eq!(
+        lines.len(),
+        8,
+        "one line per failed write:\n{}",
+        p.ours.stderr
+    );
+    // In completion order: /dev/full completes the batch in order.
+    for (k, l) in lines.iter().enumerate() {
+        assert_eq!(
+            *l,
+            format!(
+                "fio: io_u error on file /dev/full: No space left on device: write offset={}, buflen=4096",
+                k * 4096
+            )
+        );
+    }
+    assert_eq!(p.ours.code, 1);
+    assert!(p
+        .ours
+        .stdout
+        .contains("err=28/file:io_u.c:1876, func=io_u error, error=No space left on device"));
+    assert_same(&p, "io_uring iodepth=8 on /dev/full");
+
+    // Two jobs: each its own eight lines (threads interleave: sorted).
+    let mut args = base.to_vec();
+    args.push("--numjobs=2");
+    let p = pair(&args, &|_| {});
+    assert_eq!(io_u_lines(&p.ours.stderr).len(), 16);
+    assert_eq!(p.ours.code, 2, "fio counts each failed job");
+    if let Some(f) = &p.fio {
+        let mut a = io_u_lines(&p.ours.stderr);
+        let mut b = io_u_lines(&f.stderr);
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        assert_eq!(p.ours.code, f.code);
+    }
+}
+
+#[test]
+fn continue_on_error_and_error_dump_decide_which_lines_show() {
+    let uring = io_uring_works();
+    // (extra options, io_u lines with psync, with io_uring at iodepth 8, exit)
+    let cases: [(&[&str], usize, usize, i32); 5] = [
+        // ENOSPC is not on the default list: still fatal, each logged.
+        (&["--continue_on_error=write"], 1, 8, 1),
+        (
+            &["--continue_on_error=all", "--ignore_error=,ENOSPC"],
+            0,
+            0,
+            0,
+        ),
+        // error_dump logs the errors continued past too: all 16 writes.
+        (&["--ignore_error=,ENOSPC", "--error_dump=1"], 16, 16, 0),
+        (&["--error_dump=1"], 1, 8, 1),
+        (&["--continue_on_error=read"], 1, 8, 1),
+    ];
+    for (extra, sync_lines, async_lines, code) in cases {
+        for (engine, n) in [("psync", sync_lines), ("io_uring", async_lines)] {
+            if engine == "io_uring" && !uring {
+                continue;
+            }
+            let mut args = vec![
+                "--name=j",
+                "--filename=/dev/full",
+                "--rw=write",
+                "--bs=4k",
+                "--size=64k",
+                "--iodepth=8",
+            ];
+            let e = format!("--ioengine={engine}");
+            args.push(&e);
+            args.extend_from_slice(extra);
+            let p = pair(&args, &|_| {});
+            let what = format!("{engine} {extra:?}");
+            assert_eq!(
+                io_u_lines(&p.ours.stderr).len(),
+                n,
+                "{what}:\n{}",
+                p.ours.stderr
+            );
+            assert_eq!(p.ours.code, code, "{what}");
+            assert_same(&p, &what);
+        }
+    }
+}
+
+#[test]
+fn json_stays_one_document_beside_many_error_lines() {
+    if !io_uring_works() {
+        eprintln!("note: io_uring unavailable here; skipping");
+        return;
+    }
+    let p = pair(
+        &[
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--size=1m",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--output-format=json",
+        ],
+        &|_| {},
+    );
+    let ours = parse_json(&p.ours.stdout);
+    assert_eq!(ours["jobs"][0]["error"], 28);
+    assert_eq!(ours["jobs"][0]["write"]["total_ios"], 8);
+    assert_eq!(io_u_lines(&p.ours.stderr).len(), 8);
+    assert_eq!(p.ours.code, 1);
+    if let Some(f) = &p.fio {
+        assert_eq!(io_u_lines(&p.ours.stderr), io_u_lines(&f.stderr));
+        let theirs = fio_json(&f.stdout);
+        assert_eq!(ours["jobs"][0]["error"], theirs["jobs"][0]["error"]);
+        assert_eq!(
+            ours["jobs"][0]["write"]["total_ios"],
+            theirs["jobs"][0]["write"]["total_ios"]
+        );
+        assert_eq!(p.ours.code, f.code);
+    }
+}
+
+#[test]
+fn a_refused_submission_is_fios_io_commit_error() {
+    // libaio cannot submit to /dev/full (a character device): io_submit
+    // says EINVAL, which fio reports from its commit, with no io_u line.
+    let p = pair(
+        &[
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--size=64k",
+            "--ioengine=libaio",
+            "--iodepth=8",
+        ],
+        &|_| {},
+    );
+    if p.ours.stdout.contains("io_queue_init") {
+        eprintln!("note: libaio unavailable here; skipping");
+        return;
+    }
+    assert!(io_u_lines(&p.ours.stderr).is_empty(), "{}", p.ours.stderr);
+    assert!(
+        p.ours
+            .stdout
+            .contains("err=22/file:ioengines.c:496, func=io commit, error=Invalid argument"),
+        "{}",
+        p.ours.stdout
+    );
+    assert_eq!(p.ours.code, 1);
+    assert_same(&p, "libaio on /dev/full");
+}
+
+#[test]
+fn enospc_on_a_small_tmpfs_fails_every_write_in_flight() {
+    for engine in ["io_uring", "libaio"] {
+        if engine == "io_uring" && !io_uring_works() {
+            continue;
+        }
+        let mut runs = Vec::new();
+        for tool in ["fio", "rfio"] {
+            let bin = if tool == "fio" {
+                match original("fio") {
+                    Some(b) => b,
+                    None => continue,
+                }
+            } else {
+                our_bin("rfio")
+            };
+            let Some(fs) = Mount::tmpfs(&format!("errors-{engine}-{tool}"), "1m") else {
+                return;
+            };
+            let r = run_as(
+                &bin,
+                &fs.dir,
+                &[
+                    "--name=j",
+                    "--filename=f",
+                    "--rw=write",
+                    "--bs=4k",
+                    "--size=4m",
+                    &format!("--ioengine={engine}"),
+                    "--iodepth=8",
+                ],
+                None,
+            );
+            runs.push(r);
+        }
+        let ours = runs.last().expect("ours ran");
+        let lines = io_u_lines(&ours.stderr);
+        assert_eq!(lines.len(), 8, "{engine}:\n{}", ours.stderr);
+        assert!(lines
+            .iter()
+            .all(|l| l
+                .starts_with("fio: io_u error on file f: No space left on device: write offset=")));
+        assert_eq!(ours.code, 1);
+        if let [f, o] = &runs[..] {
+            let mask = |s: &str| -> Vec<String> {
+                s.lines()
+                    .map(|l| mask_after(&mask_after(l, "pid="), "offset="))
+                    .collect()
+            };
+            assert_eq!(mask(&o.stderr), mask(&f.stderr), "{engine}");
+            assert_eq!(layout(&o.stdout), layout(&f.stdout), "{engine}");
+            assert_eq!(o.code, f.code);
+        }
+    }
+}
+
+fn one_mib_file(d: &Path) {
+    std::fs::write(d.join("f1m"), vec![0u8; 1 << 20]).expect("write f1m");
+}
+
+#[test]
+fn an_offset_past_the_end_fails_without_an_error_code() {
+    let cases: [&[&str]; 3] = [
+        &["--size=50%", "--offset=2m"],
+        &["--offset=2m"],
+        &["--filesize=64k", "--offset=128k"],
+    ];
+    for extra in cases {
+        let mut args = vec!["--name=j", "--filename=f1m", "--rw=read", "--bs=4k"];
+        args.extend_from_slice(extra);
+        let p = pair(&args, &one_mib_file);
+        let what = format!("{extra:?}");
+        assert_eq!(
+            p.ours.stderr, "j: you need to specify valid offset=\n",
+            "{what}"
+        );
+        assert!(!p.ours.stdout.contains("err="), "{what}: {}", p.ours.stdout);
+        assert_eq!(p.ours.code, 1, "{what}");
+        assert_same(&p, &what);
+        for d in &p._dirs {
+            let len = std::fs::metadata(d.join("f1m")).expect("f1m").len();
+            assert_eq!(len, 1 << 20, "{what}: the file is left as it was");
+        }
+        // JSON: the job is there, with error 0, as in fio.
+        args.push("--output-format=json");
+        let p = pair(&args, &one_mib_file);
+        let ours = parse_json(&p.ours.stdout);
+        assert_eq!(ours["jobs"][0]["error"], 0, "{what}");
+        assert_eq!(p.ours.code, 1);
+        if let Some(f) = &p.fio {
+            let theirs = fio_json(&f.stdout);
+            assert_eq!(ours["jobs"][0]["error"], theirs["jobs"][0]["error"]);
+            assert_eq!(
+                ours["jobs"][0].get("latency_depth").is_some(),
+                theirs["jobs"][0].get("latency_depth").is_some(),
+                "{what}: a job that never ran has no latency target keys"
+            );
+            assert_eq!(p.ours.code, f.code);
+        }
+    }
+    // The other jobs still run; the exit code counts the failed one.
+    let p = pair(
+        &[
+            "--name=j",
+            "--filename=f1m",
+            "--rw=read",
+            "--size=50%",
+            "--offset=2m",
+            "--name=k",
+            "--filename=f1m",
+            "--rw=read",
+            "--size=4k",
+        ],
+        &one_mib_file,
+    );
+    assert!(p.ours.stdout.contains("k: (groupid=0, jobs=1): err= 0"));
+    assert_eq!(p.ours.code, 1);
+    assert_same(&p, "two jobs, one with a bad offset");
+}
+
+#[test]
+fn a_block_larger_than_the_data_set_fails_without_an_error_code() {
+    let small = |n: usize| move |d: &Path| std::fs::write(d.join("small"), vec![0u8; n]).unwrap();
+    let cases: [(usize, &[&str]); 3] = [
+        (1024, &[]),
+        (6144, &["--size=50%"]),
+        (6144, &["--filesize=1k"]),
+    ];
+    for (n, extra) in cases {
+        let mut args = vec!["--name=j", "--filename=small", "--rw=read", "--bs=4k"];
+        args.extend_from_slice(extra);
+        let p = pair(&args, &small(n));
+        let what = format!("{n} bytes {extra:?}");
+        assert_eq!(
+            p.ours.stderr, "fio: blocksize is larger than data set range\n",
+            "{what}"
+        );
+        assert_eq!(p.ours.code, 1, "{what}");
+        assert_same(&p, &what);
+    }
+}
+
+#[test]
+fn a_file_that_cannot_be_looked_at_is_fios_fstat_error() {
+    let prepare = |d: &Path| {
+        std::fs::write(d.join("plain"), b"x").unwrap();
+        std::os::unix::fs::symlink("loop", d.join("loop")).unwrap();
+        std::fs::create_dir(d.join("adir")).unwrap();
+    };
+    let cases = [
+        ("plain/x", "read", "Not a directory"),
+        ("plain/x", "write", "Not a directory"),
+        ("loop", "read", "Too many levels of symbolic links"),
+    ];
+    for (file, rw, msg) in cases {
+        let f = format!("--filename={file}");
+        let r = format!("--rw={rw}");
+        let args = ["--name=j", &f, &r, "--size=1m"];
+        let p = pair(&args, &prepare);
+        let what = format!("{file} {rw}");
+        assert!(
+            p.ours
+                .stderr
+                .starts_with(&format!("file:filesetup.c:455, func=fstat, error={msg}\n")),
+            "{what}: {}",
+            p.ours.stderr
+        );
+        assert!(p.ours.stderr.contains("func=fstat"));
+        assert!(
+            !p.ours.stdout.contains("Laying out"),
+            "{what}: nothing laid out"
+        );
+        assert_eq!(p.ours.code, 1, "{what}");
+        assert_same(&p, &what);
+    }
+    // A directory named as the file: EISDIR from fio's unlink before layout.
+    let p = pair(
+        &["--name=j", "--filename=adir", "--rw=write", "--size=1m"],
+        &prepare,
+    );
+    assert!(p
+        .ours
+        .stderr
+        .contains("err=21/file:filesetup.c:150, func=unlink"));
+    assert_eq!(p.ours.code, 1);
+    assert_same(&p, "a directory as the file");
+}
+
+#[test]
+fn permission_denied_matches_fio_for_another_user() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        rbench_tests::fs::cannot("running as another user needs root");
+        return;
+    }
+    const NOBODY: u32 = 65534;
+    let prepare = |d: &Path| {
+        use std::os::unix::fs::PermissionsExt;
+        let open = std::fs::Permissions::from_mode(0o777);
+        std::fs::set_permissions(d, open).unwrap();
+        let private = d.join("private");
+        std::fs::create_dir(&private).unwrap();
+        std::fs::write(private.join("f"), vec![0u8; 1 << 20]).unwrap();
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::write(d.join("ro"), vec![0u8; 1 << 20]).unwrap();
+        std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o444)).unwrap();
+    };
+    let cases = [
+        ("private/f", "read"),
+        ("private/new", "write"),
+        ("ro", "write"),
+        ("ro", "read"),
+    ];
+    for (file, rw) in cases {
+        let f = format!("--filename={file}");
+        let r = format!("--rw={rw}");
+        let p = pair_as(&["--name=j", &f, &r, "--size=1m"], &prepare, Some(NOBODY));
+        let what = format!("{file} {rw}");
+        let expect = match (file, rw) {
+            ("ro", "read") => 0,
+            _ => 1,
+        };
+        assert_eq!(p.ours.code, expect, "{what}: {}", p.ours.stderr);
+        if file.starts_with("private") {
+            assert!(p
+                .ours
+                .stderr
+                .starts_with("file:filesetup.c:455, func=fstat, error=Permission denied\n"));
+        }
+        assert_same(&p, &what);
+    }
+}
+
+#[test]
+fn readonly_never_extends_a_file() {
+    let short = |d: &Path| std::fs::write(d.join("short"), vec![7u8; 65536]).unwrap();
+    let uring = io_uring_works();
+    for (engine, code) in [("psync", 1), ("io_uring", 0), ("libaio", 0)] {
+        if engine == "io_uring" && !uring {
+            continue;
+        }
+        let e = format!("--ioengine={engine}");
+        let args = [
+            "--name=j",
+            "--filename=short",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--iodepth=8",
+            "--readonly",
+            &e,
+        ];
+        let p = pair(&args, &short);
+        assert_eq!(
+            p.ours.stderr, "fio: refusing extend of file due to read-only\n",
+            "{engine}"
+        );
+        assert!(p
+            .ours
+            .stdout
+            .contains("fio: cache invalidation of short failed: Bad file descriptor\n"));
+        // A sync read past the end moves nothing: fio's full resid (EIO);
+        // async engines count such reads as done.
+        assert_eq!(p.ours.code, code, "{engine}: {}", p.ours.stdout);
+        for d in &p._dirs {
+            let len = std::fs::metadata(d.join("short")).unwrap().len();
+            assert_eq!(len, 65536, "{engine}: not extended");
+        }
+        assert_same(&p, engine);
+    }
+    // A missing file is not created: its open in the job fails, and the
+    // job ran that far (disk stats, JSON latency keys, one empty reap).
+    let args = [
+        "--name=j",
+        "--filename=nofile",
+        "--rw=read",
+        "--size=1m",
+        "--readonly",
+    ];
+    let p = pair(&args, &|_| {});
+    assert!(p.ours.stdout.contains(
+        "err=2/file:filesetup.c:805, func=open(nofile), error=No such file or directory"
+    ));
+    assert_eq!(p.ours.code, 1);
+    assert_same(&p, "readonly, missing file");
+    let mut args = args.to_vec();
+    args.push("--output-format=json");
+    let p = pair(&args, &|_| {});
+    let ours = parse_json(&p.ours.stdout);
+    assert_eq!(ours["jobs"][0]["error"], 2);
+    assert!(ours["jobs"][0].get("latency_depth").is_some());
+    assert_eq!(ours["jobs"][0]["iodepth_complete"]["0"], 100.0);
+    if let Some(f) = &p.fio {
+        let theirs = fio_json(&f.stdout);
+        for key in ["error", "iodepth_complete", "latency_depth"] {
+            assert_eq!(ours["jobs"][0][key], theirs["jobs"][0][key], "{key}");
+        }
+        assert_eq!(
+            ours.get("disk_util").is_some(),
+            theirs.get("disk_util").is_some()
+        );
+    }
+}
