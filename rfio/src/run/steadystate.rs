@@ -360,6 +360,9 @@ pub struct Group {
     /// judged: fio keeps the window in the group's last job and judges only
     /// while that job runs (before it starts and once it ended, never).
     leader: usize,
+    /// When the run started: its seconds are the ticks (None: the job's
+    /// own start, for a job judged on its own outside a run).
+    run_start: Option<std::time::Instant>,
     state: Mutex<GroupState>,
 }
 
@@ -390,11 +393,12 @@ struct Pending {
 }
 
 impl Group {
-    fn new(ss: SteadyState, leader: usize) -> Group {
+    fn new(ss: SteadyState, leader: usize, run_start: Option<std::time::Instant>) -> Group {
         Group {
             attained: AtomicBool::new(false),
             done: AtomicU64::new(0),
             leader,
+            run_start,
             state: Mutex::new(GroupState {
                 members: Vec::new(),
                 pending: VecDeque::new(),
@@ -495,7 +499,12 @@ impl Registration {
     /// Group the segment's jobs as fio does: consecutive steadystate jobs
     /// with group_reporting in one reporting group share a window, the last
     /// of them leads; every other steadystate job is a group of its own.
-    pub fn new(jobs: &[crate::job::Job], exit_all: &AtomicBool) -> Registration {
+    /// `run_start`: when the run (its first segment) started.
+    pub fn new(
+        jobs: &[crate::job::Job],
+        exit_all: &AtomicBool,
+        run_start: std::time::Instant,
+    ) -> Registration {
         let segment = exit_all as *const AtomicBool as usize;
         let mut runs: Vec<(u32, bool, SteadyState, Vec<usize>)> = Vec::new();
         for j in jobs {
@@ -513,7 +522,7 @@ impl Registration {
         let mut reg = registry();
         for (_, _, ss, members) in runs {
             let leader = members.last().copied().unwrap_or(0);
-            let g = Arc::new(Group::new(ss, leader));
+            let g = Arc::new(Group::new(ss, leader, Some(run_start)));
             reg.extend(members.into_iter().map(|n| (segment, n, Arc::clone(&g))));
         }
         Registration { segment }
@@ -557,7 +566,7 @@ impl Monitor {
     /// than a second.
     #[cfg(test)]
     fn new(ss: SteadyState, phase_ns: u64) -> Monitor {
-        Monitor::with_group(ss, phase_ns, Arc::new(Group::new(ss, 0)), 0)
+        Monitor::with_group(ss, phase_ns, Arc::new(Group::new(ss, 0, None)), 0)
     }
 
     /// Job `job`'s thread joins the group its segment registered for it (on
@@ -573,7 +582,12 @@ impl Monitor {
             .iter()
             .find(|e| e.0 == segment && e.1 == job.number)
             .map(|e| Arc::clone(&e.2));
-        let group = found.unwrap_or_else(|| Arc::new(Group::new(ss, job.number)));
+        let group = found.unwrap_or_else(|| Arc::new(Group::new(ss, job.number, None)));
+        // The run's clock now, at the job's start, where there is a run:
+        // submitter threads (no start time of their own) tick with the rest.
+        let phase_ns = group
+            .run_start
+            .map_or(phase_ns, |t| t.elapsed().as_nanos() as u64);
         Monitor::with_group(ss, phase_ns, group, job.number)
     }
 
@@ -724,7 +738,7 @@ mod tests {
     /// each tick is judged once both handed in, and both see the verdict.
     #[test]
     fn a_group_judges_its_summed_rates() {
-        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2));
+        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2, None));
         let mut a = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 1);
         let mut b = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 2);
         // a alone is flat (steady at 2 s on its own); b starts late, so the
@@ -760,7 +774,7 @@ mod tests {
     /// leader has ended is never steady.
     #[test]
     fn no_verdict_without_the_leader() {
-        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2));
+        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2, None));
         let mut a = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 1);
         let b = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 2);
         drop(b);
@@ -775,7 +789,7 @@ mod tests {
     /// one that ended stops holding the others' seconds back.
     #[test]
     fn members_come_and_go() {
-        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2));
+        let g = Arc::new(Group::new(ss("iops", "10%", 2), 2, None));
         let mut a = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 1);
         let mut b = Monitor::with_group(ss("iops", "10%", 2), 0, Arc::clone(&g), 2);
         assert!(!b.tick(SEC, 500, 0));
