@@ -384,6 +384,39 @@ pub fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// Every node of a fio-style JSON document as (key path, [`json_kind`]), in
+/// document order: `/jobs/[]/read/io_bytes`, or `/jobs/[0]/...` with
+/// `indexed`. The keys under `percentile` and `bins` are values (a
+/// percentile, a latency), so they are written `*`.
+pub fn fio_key_paths(v: &Value, indexed: bool) -> Vec<(String, &'static str)> {
+    fn walk(v: &Value, path: &str, indexed: bool, out: &mut Vec<(String, &'static str)>) {
+        out.push((path.to_string(), json_kind(v)));
+        match v {
+            Value::Object(m) => {
+                let generic = path.ends_with("/percentile") || path.ends_with("/bins");
+                for (k, x) in m {
+                    let k = if generic { "*" } else { k.as_str() };
+                    walk(x, &format!("{path}/{k}"), indexed, out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    let item = if indexed {
+                        format!("[{i}]")
+                    } else {
+                        "[]".into()
+                    };
+                    walk(x, &format!("{path}/{item}"), indexed, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "", indexed, &mut out);
+    out
+}
+
 /// `s` as one JSON document; fails the test, showing `s`, when it is not.
 pub fn parse_json(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
@@ -399,5 +432,24 @@ mod tests {
             mask_numbers("0\tMethod: DUMB\tElapsed: 0.00465\tCopy: -nan MiB/s inf x2"),
             "N\tMethod: DUMB\tElapsed: N\tCopy: N MiB/s N x2"
         );
+    }
+
+    #[test]
+    fn key_paths_write_percentile_keys_as_a_star() {
+        let v = parse_json(r#"{"jobs": [{"clat": {"percentile": {"50.000000": 7}}, "bw": 1.5}]}"#);
+        let all: Vec<(String, &str)> = [
+            ("", "object"),
+            ("/jobs", "array"),
+            ("/jobs/[]", "object"),
+            ("/jobs/[]/clat", "object"),
+            ("/jobs/[]/clat/percentile", "object"),
+            ("/jobs/[]/clat/percentile/*", "integer"),
+            ("/jobs/[]/bw", "float"),
+        ]
+        .iter()
+        .map(|&(p, k)| (p.to_string(), k))
+        .collect();
+        assert_eq!(fio_key_paths(&v, false), all);
+        assert_eq!(fio_key_paths(&v, true)[2].0, "/jobs/[0]");
     }
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use rbench_tests::{
-    fio_layout, json_kind, mask_numbers, original, our_bin, parse_json, run_in_dir, run_ok,
+    fio_key_paths, fio_layout, mask_numbers, original, our_bin, parse_json, run_in_dir, run_ok,
     run_pair, Ran,
 };
 use serde_json::Value;
@@ -361,31 +361,9 @@ fn sample_lines_match_fio() {
     assert_eq!(lines(&ours.stdout).len(), 2, "{}", ours.stdout);
 }
 
-/// Every key path of a JSON document with the type of its value, in order;
-/// percentile and bin keys are values, so they are generalised.
-fn key_paths(v: &Value, path: &str, out: &mut Vec<(String, &'static str)>) {
-    let kind = json_kind(v);
-    out.push((path.to_string(), kind));
-    match v {
-        Value::Object(m) => {
-            let generic = path.ends_with("/percentile") || path.ends_with("/bins");
-            for (k, x) in m {
-                let k = if generic { "*" } else { k.as_str() };
-                key_paths(x, &format!("{path}/{k}"), out);
-            }
-        }
-        Value::Array(a) => {
-            for x in a {
-                key_paths(x, &format!("{path}/[]"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
+/// [`fio_key_paths`] (arrays' items as `[]`), each path once.
 fn dedup_paths(v: &Value) -> Vec<(String, &'static str)> {
-    let mut all = Vec::new();
-    key_paths(v, "", &mut all);
+    let mut all = fio_key_paths(v, false);
     let mut seen = std::collections::HashSet::new();
     all.retain(|p| seen.insert(p.clone()));
     all

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rbench_tests::{fio_layout, json_kind, mask_numbers, original, our_bin, run_bounded};
+use rbench_tests::{fio_key_paths, fio_layout, mask_numbers, original, our_bin, run_bounded};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -831,30 +831,15 @@ fn split(stdout: &str, terse_version: u32) -> Parts {
     }
 }
 
-/// Every key path of a JSON document with the type of its value, in
-/// document order; percentile and bin keys are values, so they are
-/// generalised (and their repeats collapsed).
-fn key_paths(v: &Value, path: &str, out: &mut Vec<String>) {
-    let kind = json_kind(v);
-    let entry = format!("{path}: {kind}");
-    if out.last() != Some(&entry) {
-        out.push(entry);
-    }
-    match v {
-        Value::Object(m) => {
-            let generic = path.ends_with("/percentile") || path.ends_with("/bins");
-            for (k, x) in m {
-                let k = if generic { "*" } else { k.as_str() };
-                key_paths(x, &format!("{path}/{k}"), out);
-            }
-        }
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                key_paths(x, &format!("{path}/[{i}]"), out);
-            }
-        }
-        _ => {}
-    }
+/// [`fio_key_paths`] (arrays' items by index) as `path: type` lines,
+/// repeats in a row collapsed.
+fn key_paths(v: &Value) -> Vec<String> {
+    let mut out: Vec<String> = fio_key_paths(v, true)
+        .into_iter()
+        .map(|(path, kind)| format!("{path}: {kind}"))
+        .collect();
+    out.dedup();
+    out
 }
 
 const DIRS: [&str; 3] = ["read", "write", "trim"];
@@ -976,9 +961,7 @@ fn compare(fio: &Path, case: &Case, index: usize) -> Vec<String> {
     // JSON: shape of the whole document, then the untimed values.
     match (&a.json, &b.json) {
         (Some(ja), Some(jb)) => {
-            let (mut pa, mut pb) = (Vec::new(), Vec::new());
-            key_paths(ja, "", &mut pa);
-            key_paths(jb, "", &mut pb);
+            let (pa, pb) = (key_paths(ja), key_paths(jb));
             if pa != pb {
                 let first = pa.iter().zip(&pb).position(|(x, y)| x != y);
                 let at = first.unwrap_or(pa.len().min(pb.len()));
