@@ -283,3 +283,24 @@ impl Drop for LoopFs {
         let _ = std::fs::remove_file(&self.image);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_dirs_are_fresh_and_a_temp_dir_guard_removes_its_own() {
+        let a = temp_dir("rbench-fs-unit", "a");
+        let b = temp_dir("rbench-fs-unit", "a");
+        assert_ne!(a, b);
+        assert!(a.is_dir() && std::fs::read_dir(&a).expect("read").next().is_none());
+        let kept = TempDir::new("rbench-fs-unit", "guard");
+        std::fs::write(kept.join("f"), "x").expect("write");
+        let path = kept.path().to_path_buf();
+        drop(kept);
+        assert!(!path.exists());
+        for d in [a, b] {
+            std::fs::remove_dir_all(d).expect("remove");
+        }
+    }
+}

@@ -435,6 +435,18 @@ mod tests {
     }
 
     #[test]
+    fn mask_after_masks_only_the_digits_after_the_key() {
+        assert_eq!(
+            mask_after("fio: pid=123, err=5 offset=4096 x=7", "pid="),
+            "fio: pid=N, err=5 offset=4096 x=7"
+        );
+        assert_eq!(
+            mask_after("offset=1 offset=22", "offset="),
+            "offset=N offset=N"
+        );
+    }
+
+    #[test]
     fn key_paths_write_percentile_keys_as_a_star() {
         let v = parse_json(r#"{"jobs": [{"clat": {"percentile": {"50.000000": 7}}, "bw": 1.5}]}"#);
         let all: Vec<(String, &str)> = [
