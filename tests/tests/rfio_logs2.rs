@@ -509,3 +509,43 @@ fn json_status_reports_take_aggregate_samples_as_fio() {
         }
     }
 }
+
+#[test]
+fn ramp_time_moves_nothing_in_the_aggregate_logs() {
+    // fio's status code counts a job's bytes once its ramp_time is over:
+    // zero rows until then, the limit after.
+    let args = [
+        "--eta=always",
+        "--bandwidth-log",
+        "--name=a",
+        "--ioengine=null",
+        "--size=100g",
+        "--rw=read",
+        "--bs=4k",
+        "--rate=4m",
+        "--ramp_time=1",
+        "--runtime=2",
+        "--time_based",
+    ];
+    let Some((d1, d2)) = both("agg-ramp", &args) else {
+        return;
+    };
+    let read = |d: &Dir| {
+        let text = std::fs::read_to_string(d.0.join("agg-read_bw.log")).expect("agg log");
+        rows(&text)
+    };
+    let (t, o) = (read(&d1), read(&d2));
+    assert!(t.len().abs_diff(o.len()) <= 1, "fio {t:?}\nrfio {o:?}");
+    for (who, rs) in [("fio", &t), ("rfio", &o)] {
+        let ramping: Vec<u64> = rs.iter().filter(|r| r[0] < 1000).map(|r| r[1]).collect();
+        assert!(
+            !ramping.is_empty() && ramping.iter().all(|&v| v == 0),
+            "{who} {rs:?}"
+        );
+        let last = &rs[rs.len() - 1];
+        assert!(
+            last[0] > 2000 && (3500..=4700).contains(&last[1]),
+            "{who} {rs:?}"
+        );
+    }
+}

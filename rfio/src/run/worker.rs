@@ -236,9 +236,12 @@ pub fn run(
                 } else if measuring {
                     sampler.sample(now, &mut st, logs.as_mut());
                 }
+                // Nothing during ramp_time: fio's status code (its rates,
+                // --bandwidth-log) counts a job only once it runs.
+                let shown = |v: u64| if measuring { v } else { 0 };
                 progress.publish(
-                    std::array::from_fn(|d| st.dir[d].io_bytes),
-                    std::array::from_fn(|d| st.dir[d].ios),
+                    std::array::from_fn(|d| shown(st.dir[d].io_bytes)),
+                    std::array::from_fn(|d| shown(st.dir[d].ios)),
                 );
                 if measuring && progress.want_snapshots.load(Ordering::Relaxed) {
                     let ms = (now - measure_start).div_ceil(1_000_000);
