@@ -620,3 +620,140 @@ fn readonly_never_extends_a_file() {
         );
     }
 }
+
+#[test]
+fn without_size_the_region_is_what_lies_past_the_offset() {
+    let p = pair(
+        &["--name=j", "--filename=f1m", "--rw=read", "--offset=512k"],
+        &one_mib_file,
+    );
+    assert!(p.ours.stdout.contains("io=512KiB"), "{}", p.ours.stdout);
+    assert!(!p.ours.stdout.contains("Laying out"));
+    assert_eq!(p.ours.code, 0);
+    for d in &p._dirs {
+        let len = std::fs::metadata(d.join("f1m")).expect("f1m").len();
+        assert_eq!(len, 1 << 20, "never extended");
+    }
+    assert_same(&p, "offset=512k without size");
+    // At the very end: fio leaves the file out, then finds nothing to do.
+    let p = pair(
+        &["--name=j", "--filename=f1m", "--rw=read", "--offset=1m"],
+        &one_mib_file,
+    );
+    assert!(p.ours.stdout.contains("fio: file f1m may be ignored\n"));
+    assert_eq!(
+        p.ours.stderr,
+        "fio: blocksize is larger than data set range\n"
+    );
+    assert_eq!(p.ours.code, 1);
+    assert_same(&p, "offset=1m without size");
+}
+
+/// A loop device over a sparse image in a temp dir, detached on drop.
+struct LoopDev {
+    dev: String,
+    _dir: TempDir,
+}
+
+impl LoopDev {
+    fn new(size: u64, sector: u32) -> Option<LoopDev> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            rbench_tests::fs::cannot("loop devices need root");
+            return None;
+        }
+        let dir = TempDir::new(PREFIX, "loop");
+        let img = dir.join("img");
+        std::fs::File::create(&img)
+            .and_then(|f| f.set_len(size))
+            .expect("image");
+        let mut cmd = std::process::Command::new("losetup");
+        cmd.args(["-f", "--show", "--sector-size", &sector.to_string()])
+            .arg(&img);
+        let out = run_bounded(&mut cmd, LIMIT);
+        if !out.status.success() {
+            rbench_tests::fs::cannot(&String::from_utf8_lossy(&out.stderr));
+            return None;
+        }
+        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Some(LoopDev { dev, _dir: dir })
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+    }
+}
+
+#[test]
+fn a_block_device_smaller_than_size_is_never_passed() {
+    let Some(lo) = LoopDev::new(1 << 20, 512) else {
+        return;
+    };
+    let f = format!("--filename={}", lo.dev);
+    for rw in ["read", "write", "randread", "randwrite"] {
+        let r = format!("--rw={rw}");
+        let p = pair(&["--name=j", &f, &r, "--size=4m"], &|_| {});
+        // Sequential stops at the end, random draws inside: 1 MiB, no error.
+        assert!(
+            p.ours.stdout.contains("io=1024KiB"),
+            "{rw}: {}",
+            p.ours.stdout
+        );
+        assert_eq!(p.ours.code, 0, "{rw}: {}", p.ours.stderr);
+        assert_same(&p, rw);
+    }
+    let p = pair(&["--name=j", &f, "--rw=read", "--offset=2m"], &|_| {});
+    assert_eq!(p.ours.stderr, "j: you need to specify valid offset=\n");
+    assert_eq!(p.ours.code, 1);
+    assert_same(&p, "offset past a block device's end");
+}
+
+#[test]
+fn the_direct_io_note_comes_with_sync_engines_only() {
+    // 4 KiB sectors refuse 512-byte direct I/O with EINVAL.
+    let Some(lo) = LoopDev::new(4 << 20, 4096) else {
+        return;
+    };
+    let f = format!("--filename={}", lo.dev);
+    let note = "fio: first direct IO errored.";
+    let uring = io_uring_works();
+    for (engine, lines, noted) in [
+        ("psync", 1, true),
+        ("io_uring", 4, false),
+        ("libaio", 4, false),
+    ] {
+        if engine == "io_uring" && !uring {
+            continue;
+        }
+        let e = format!("--ioengine={engine}");
+        let args = [
+            "--name=j",
+            &f,
+            "--rw=read",
+            "--bs=512",
+            "--direct=1",
+            "--size=64k",
+            "--iodepth=4",
+            &e,
+        ];
+        let p = pair(&args, &|_| {});
+        assert_eq!(
+            io_u_lines(&p.ours.stderr).len(),
+            lines,
+            "{engine}: {}",
+            p.ours.stderr
+        );
+        assert_eq!(
+            p.ours.stdout.contains(note),
+            noted,
+            "{engine}: {}",
+            p.ours.stdout
+        );
+        assert_eq!(p.ours.code, 1);
+        assert_same(&p, engine);
+    }
+}

@@ -436,7 +436,8 @@ fn report_io_error(
             ),
         );
     }
-    if job.direct && e.errno == libc::EINVAL {
+    // fio notes it where the queue call itself failed: sync engines only.
+    if job.direct && e.errno == libc::EINVAL && engine::traits(&job.engine).sync {
         notice(Stream::Stdout, "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.\n");
     }
     notice(
