@@ -454,10 +454,10 @@ impl Logs {
         if let Some(h) = &self.hist {
             let r = self.write_file(&h.path, |f| match self.store {
                 // fio stores pointers here; rfio stores the text.
-                Some(_) => {
+                Some(first) => {
                     let mut text = Vec::new();
                     h.write(&mut text, self.epoch_ms)?;
-                    super::logzip::store_text(f, &text)
+                    super::logzip::store_text(f, &text, self.regrown(first))
                 }
                 None => h.write(f, self.epoch_ms),
             });
@@ -501,6 +501,15 @@ impl Logs {
             .open(path)
     }
 
+    /// Whether fio would have given every log of the job a second chunk:
+    /// one log outgrew its first (log_entries rows), so fio's regrow gave
+    /// each log without rows an empty one (stored as an empty stream).
+    fn regrown(&self, first: u64) -> bool {
+        let len = |n: usize| n as u64 > first;
+        self.values.iter().any(|l| len(l.rows.len()))
+            || self.hist.as_ref().is_some_and(|h| len(h.rows.len()))
+    }
+
     /// log_store_compressed: fio's binary records in zlib chunks.
     fn store_rows(&self, f: &mut impl Write, rows: &[Row], first: u64) -> std::io::Result<()> {
         let layout = super::logzip::Layout {
@@ -515,7 +524,7 @@ impl Logs {
             offset: r.offset,
             prio: r.prio,
         });
-        super::logzip::store(f, records, layout, first)
+        super::logzip::store(f, records, layout, first, self.regrown(first))
     }
 
     /// fio's `flush_samples` line: `time, value, ddir, bs[, offset], prio`;

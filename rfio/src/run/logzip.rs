@@ -81,13 +81,15 @@ fn deflate(f: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Write `rows` as fio's stored compressed log: chunks of `first_chunk`
-/// rows, doubling, each its own zlib stream. No rows, no bytes (fio's
-/// empty `.fz`).
+/// rows, doubling, each its own zlib stream. No rows: no bytes, or with
+/// `empty_stream` one empty zlib stream (fio's 8-byte `.fz` of a log that
+/// got an empty chunk when another log of its job outgrew its first one).
 pub fn store(
     f: &mut impl Write,
     rows: impl Iterator<Item = Record>,
     layout: Layout,
     first_chunk: u64,
+    empty_stream: bool,
 ) -> std::io::Result<()> {
     let mut chunk_rows = first_chunk.clamp(1, MAX_CHUNK_ROWS);
     let mut buf = Vec::new();
@@ -102,15 +104,16 @@ pub fn store(
             chunk_rows = (chunk_rows * 2).min(MAX_CHUNK_ROWS);
         }
     }
-    if n > 0 {
+    if n > 0 || (empty_stream && chunk_rows == first_chunk.clamp(1, MAX_CHUNK_ROWS)) {
         deflate(f, &buf)?;
     }
     Ok(())
 }
 
-/// A text log (rfio's histogram log) as one zlib stream.
-pub fn store_text(f: &mut impl Write, text: &[u8]) -> std::io::Result<()> {
-    if text.is_empty() {
+/// A text log (rfio's histogram log) as one zlib stream (`empty_stream`
+/// as for [`store`]).
+pub fn store_text(f: &mut impl Write, text: &[u8], empty_stream: bool) -> std::io::Result<()> {
+    if text.is_empty() && !empty_stream {
         return Ok(());
     }
     deflate(f, text)
@@ -268,7 +271,7 @@ mod tests {
             prio: false,
         };
         let mut fz = Vec::new();
-        store(&mut fz, (1..=5).map(|t| rec(t, t * 10)), layout, 2).unwrap();
+        store(&mut fz, (1..=5).map(|t| rec(t, t * 10)), layout, 2, false).unwrap();
         let (text, err) = inflate(&fz);
         assert!(err.is_none());
         let lines: Vec<&str> = text.lines().collect();
@@ -293,11 +296,39 @@ mod tests {
         let mut fz = Vec::new();
         let mut r = rec(2, 7);
         r.prio = 0x2004;
-        store(&mut fz, std::iter::once(r), layout, 1024).unwrap();
-        store_text(&mut fz, b"9, 0, 4096, 1, 2\n").unwrap();
+        store(&mut fz, std::iter::once(r), layout, 1024, false).unwrap();
+        store_text(&mut fz, b"9, 0, 4096, 1, 2\n", false).unwrap();
         let (text, err) = inflate(&fz);
         assert!(err.is_none());
         assert_eq!(text, "2, 7, 0, 4096, 0x2004\n9, 0, 4096, 1, 2\n");
+    }
+
+    #[test]
+    fn an_empty_log_is_no_bytes_or_fios_empty_stream() {
+        let layout = Layout {
+            offset: false,
+            prio: false,
+        };
+        let mut fz = Vec::new();
+        store(&mut fz, std::iter::empty(), layout, 1024, false).unwrap();
+        assert!(fz.is_empty());
+        store(&mut fz, std::iter::empty(), layout, 1024, true).unwrap();
+        assert_eq!(fz, [0x78, 0x9c, 0x03, 0, 0, 0, 0, 1]);
+        assert_eq!(inflate(&fz), (String::new(), None));
+        // Rows: no empty stream after them.
+        let mut fz = Vec::new();
+        store(&mut fz, (0..4).map(|t| rec(t, 1)), layout, 2, true).unwrap();
+        let mut d = Decompress::new(true);
+        let mut out = Vec::with_capacity(256);
+        d.decompress_vec(&fz, &mut out, FlushDecompress::None)
+            .unwrap();
+        assert_eq!(out.len(), 2 * 32);
+        let rest = &fz[d.total_in() as usize..];
+        let mut d = Decompress::new(true);
+        let mut out = Vec::with_capacity(256);
+        let s = d.decompress_vec(rest, &mut out, FlushDecompress::None);
+        assert!(matches!(s, Ok(Status::StreamEnd)));
+        assert_eq!((out.len(), d.total_in() as usize), (2 * 32, rest.len()));
     }
 
     #[test]
@@ -310,7 +341,7 @@ mod tests {
             offset: false,
             prio: false,
         };
-        store(&mut fz, (0..100).map(|t| rec(t, 1)), layout, 1024).unwrap();
+        store(&mut fz, (0..100).map(|t| rec(t, 1)), layout, 1024, false).unwrap();
         fz.truncate(fz.len() - 6);
         let (text, err) = inflate(&fz);
         assert!(err.is_none());
