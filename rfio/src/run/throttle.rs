@@ -75,6 +75,9 @@ pub struct Throttle {
     /// Poisson clock: µs of the gaps drawn so far.
     last_us: [u64; 3],
     next_ns: [u64; 3],
+    /// Where the schedule starts, ns since the origin (the end of
+    /// ramp_time once it has passed).
+    base_ns: u64,
     ignore_think: bool,
     /// A mixed job: the due times are shared with [`steer`].
     steering: bool,
@@ -124,6 +127,7 @@ impl Throttle {
             issue_bytes: [0; 3],
             last_us: [0; 3],
             next_ns: [0; 3],
+            base_ns: 0,
             ignore_think: job.rate_ignore_thinktime,
         }
     }
@@ -154,7 +158,7 @@ impl Throttle {
                 self.last_us[d] * 1000
             }
             None => (u128::from(self.issue_bytes[d]) * 1_000_000_000 / u128::from(bps)) as u64,
-        };
+        } + self.base_ns;
         if self.steering && d < 2 {
             let mut s = STEER.get();
             s.next_ns[d] = self.next_ns[d];
@@ -188,6 +192,22 @@ impl Throttle {
             Gate::Stop
         } else {
             Gate::Go
+        }
+    }
+
+    /// ramp_time is over (`now`, ns since the origin): like fio, which
+    /// resets its clock and rate counters there, the schedule starts
+    /// afresh and every direction is due.
+    #[cold]
+    pub fn restart(&mut self, now: u64) {
+        self.base_ns = now;
+        self.issue_bytes = [0; 3];
+        self.last_us = [0; 3];
+        self.next_ns = [0; 3];
+        if self.steering {
+            let mut s = STEER.get();
+            s.next_ns = [0; 2];
+            STEER.set(s);
         }
     }
 
@@ -484,6 +504,20 @@ mod tests {
         // The write's own generator (slot 17): another sequence.
         t.issued(1, 4096);
         assert_ne!(t.due(1), t.due(0));
+    }
+
+    #[test]
+    fn the_schedule_starts_again_after_the_ramp() {
+        let mut t = Throttle::new(&job(&["--rate_iops=1000"]), 0);
+        for _ in 0..10 {
+            t.issued(0, 4096);
+        }
+        assert_eq!(t.due(0), 10_000_000);
+        // Ramp over at 3 ms (7 ms ahead): due at once, then 1 ms apart.
+        t.restart(3_000_000);
+        assert_eq!(t.due(0), 0);
+        t.issued(0, 4096);
+        assert_eq!(t.due(0), 4_000_000);
     }
 
     #[test]

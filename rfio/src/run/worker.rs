@@ -228,7 +228,10 @@ pub fn run(
             let now = ns(pass_ticks);
             if now >= next_check || !measuring {
                 if !measuring && now >= ramp_ns {
-                    st.reset();
+                    super::errors::reset_keeping_lines(&mut st);
+                    if throttle.on {
+                        throttle.restart(now);
+                    }
                     measuring = true;
                     measure_start = now;
                     sampler = Sampler::new(job, now);
@@ -742,7 +745,7 @@ pub fn run(
     let verify_ns = verifier.as_ref().map_or(0, |v| v.spent_ns());
     let end = ns(clock.now());
     if !measuring {
-        st.reset();
+        super::errors::reset_keeping_lines(&mut st);
         measure_start = end;
     }
     let usec = (end - measure_start).div_ceil(1000);
