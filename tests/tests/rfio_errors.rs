@@ -757,3 +757,57 @@ fn the_direct_io_note_comes_with_sync_engines_only() {
         assert_same(&p, engine);
     }
 }
+
+#[test]
+fn errors_during_ramp_time_keep_their_lines_and_counts() {
+    let uring = io_uring_works();
+    for engine in ["psync", "io_uring"] {
+        if engine == "io_uring" && !uring {
+            continue;
+        }
+        let e = format!("--ioengine={engine}");
+        // Fatal: the job ends inside its ramp, every failed write logged.
+        let fatal = [
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--size=1m",
+            "--iodepth=8",
+            "--ramp_time=2",
+            "--runtime=3",
+            "--time_based",
+            &e,
+        ];
+        let p = pair(&fatal, &|_| {});
+        let n = if engine == "psync" { 1 } else { 8 };
+        assert_eq!(io_u_lines(&p.ours.stderr).len(), n, "{engine}");
+        assert_eq!(p.ours.code, 1);
+        assert_same(&p, &format!("{engine} fatal in ramp"));
+        // Continued past: the count and first error outlive the ramp.
+        let cont = [
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--size=64k",
+            "--iodepth=8",
+            "--ramp_time=1",
+            "--ignore_error=,ENOSPC",
+            "--output-format=json",
+            &e,
+        ];
+        let p = pair(&cont, &|_| {});
+        let ours = parse_json(&p.ours.stdout);
+        assert_eq!(ours["jobs"][0]["total_err"], 16, "{engine}");
+        assert_eq!(ours["jobs"][0]["first_error"], 28, "{engine}");
+        assert_eq!(p.ours.code, 0);
+        if let Some(f) = &p.fio {
+            let theirs = fio_json(&f.stdout);
+            for key in ["error", "total_err", "first_error"] {
+                assert_eq!(
+                    ours["jobs"][0][key], theirs["jobs"][0][key],
+                    "{engine} {key}"
+                );
+            }
+        }
+    }
+}

@@ -310,6 +310,19 @@ pub fn commit_error(engine: &str, errno: i32) -> IoError {
     }
 }
 
+/// The ramp's end resets the counts, not the errors: fio keeps its error
+/// count and first error (thread data, not stats), and printed the
+/// `io_u error` lines of I/Os that failed during the ramp as they happened.
+#[cold]
+pub fn reset_keeping_lines(st: &mut ThreadStats) {
+    let lines = std::mem::take(&mut st.dumped);
+    let (total, first) = (st.total_err, st.first_error);
+    st.reset();
+    st.dumped = lines;
+    st.total_err = total;
+    st.first_error = first;
+}
+
 /// fio's `io_u error` lines, in the order the I/Os completed: the fatal
 /// errors and (error_dump) the ones continued past. `err`, the job's error:
 /// when it is one of them its line is here, in its place (`.1` is true and
