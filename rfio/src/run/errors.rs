@@ -186,7 +186,7 @@ pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, job: &Job) -> Optio
     match p.judge(io.kind, errno) {
         Verdict::Continue => {
             count(st);
-            if p.dump {
+            if p.dump && io.kind != IoKind::Trim {
                 st.dumped.push(super::worker::io_error(io, errno));
             }
             None
@@ -198,7 +198,10 @@ pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, job: &Job) -> Optio
             // fio logs every fatal error as its I/O completes (the first
             // one also ends the job): an async job's other failed I/Os in
             // flight each get their `io_u error` line, in completion order.
-            st.dumped.push(super::worker::io_error(io, errno));
+            // A trim fails inside fio's queue call, unlogged (trim_site).
+            if io.kind != IoKind::Trim {
+                st.dumped.push(super::worker::io_error(io, errno));
+            }
             Some(errno)
         }
     }
@@ -285,6 +288,20 @@ pub fn refuse_extend(files: &[(std::path::PathBuf, u64)], notices: &mut Vec<(Str
             ),
         ));
     }
+}
+
+/// fio trims synchronously for every engine, inside its queue call: a
+/// failed trim is reported from there (`ioengines.c:399, func=td_io_queue`)
+/// with no `io_u error` line.
+pub fn trim_site(mut e: IoError) -> IoError {
+    if e.kind == IoKind::Trim && e.site.is_none() {
+        e.site = Some(Box::new(Site {
+            at: "ioengines.c:399",
+            func: "td_io_queue",
+            note: String::new(),
+        }));
+    }
+    e
 }
 
 /// A failed submission (io_submit/io_uring_enter refused the batch): fio
