@@ -16,8 +16,9 @@ use std::cell::Cell;
 /// `rate_ddir`) before its offset and block size, and the direction the
 /// rate settles on becomes the rwmix cycle's current one; so the draw in
 /// run/choices.rs asks [`steer`], which reads the due times the worker's
-/// [`Throttle`] leaves here (the picker, built before the throttle, runs
-/// on the job's own thread).
+/// [`Throttle`] leaves here. A thread-local, because the offset picker that
+/// owns the draw holds no handle to the throttle; both live on the job's
+/// thread, and [`Throttle::new`] resets it for each job that thread runs.
 #[derive(Clone, Copy)]
 struct Steer {
     /// The worker's clock origin, in ticks.
