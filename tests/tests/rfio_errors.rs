@@ -811,3 +811,40 @@ fn errors_during_ramp_time_keep_their_lines_and_counts() {
         }
     }
 }
+
+#[test]
+fn a_failed_trim_is_reported_from_the_queue_call() {
+    // fio trims synchronously inside its queue call for every engine: no
+    // io_u error line, the error's site is ioengines.c:399 td_io_queue.
+    // (The errno differs: fio's BLKDISCARD on a character device says
+    // ENOTTY, rfio's hole punch ENODEV; the README lists it.)
+    let uring = io_uring_works();
+    for engine in ["psync", "io_uring", "libaio"] {
+        if engine == "io_uring" && !uring {
+            continue;
+        }
+        let e = format!("--ioengine={engine}");
+        let args = [
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=trim",
+            "--size=64k",
+            "--iodepth=4",
+            &e,
+        ];
+        let p = pair(&args, &|_| {});
+        assert!(
+            io_u_lines(&p.ours.stderr).is_empty(),
+            "{engine}: {}",
+            p.ours.stderr
+        );
+        let site = "/file:ioengines.c:399, func=td_io_queue, error=";
+        assert!(p.ours.stdout.contains(site), "{engine}: {}", p.ours.stdout);
+        assert_eq!(p.ours.code, 1);
+        if let Some(f) = &p.fio {
+            assert!(io_u_lines(&f.stderr).is_empty());
+            assert!(f.stdout.contains(site), "{engine}: {}", f.stdout);
+            assert_eq!(p.ours.code, f.code);
+        }
+    }
+}

@@ -322,6 +322,12 @@ fn run_segment(
                     );
                     let (stats, err, logs) =
                         submitters::run(job, traits, eng, &files, exit_all, progress);
+                    let err = err.map(errors::trim_site);
+                    // The final counts, for --bandwidth-log's next sample.
+                    progress.publish(
+                        std::array::from_fn(|d| stats.dir[d].io_bytes),
+                        std::array::from_fn(|d| stats.dir[d].ios),
+                    );
                     progress
                         .state
                         .store(b'_', std::sync::atomic::Ordering::Relaxed);
