@@ -338,11 +338,6 @@ fn run_segment(
                     }
                     if job.unlink {
                         files::unlink(&files.paths);
-                    // The final counts, for --bandwidth-log's next sample.
-                    progress.publish(
-                        std::array::from_fn(|d| stats.dir[d].io_bytes),
-                        std::array::from_fn(|d| stats.dir[d].ios),
-                    );
                     }
                     let ctx = err
                         .as_ref()
