@@ -40,16 +40,9 @@ impl Kind {
     }
 }
 
-/// One row: time (ms), value, direction, block size, offset, priority.
-#[derive(Debug, Clone, Copy)]
-struct Row {
-    t_ms: u64,
-    value: u64,
-    ddir: u8,
-    bs: u64,
-    offset: u64,
-    prio: u16,
-}
+/// One row: time (ms), value, direction, block size, offset, priority
+/// (fio's sample record).
+type Row = super::logzip::Record;
 
 /// fio's averaging window (`avg_window`): mean rounded half up, or max.
 #[derive(Debug, Default, Clone, Copy)]
@@ -69,6 +62,8 @@ struct ValueLog {
     /// logs without log_avg_msec or with log compression.
     unit: bool,
     rows: Vec<Row>,
+    /// Rows handed to the log_compression packer so far.
+    packed: u64,
     win: [Window; 3],
     /// Start of each direction's current window (fio's `avg_last`).
     last: [u64; 3],
@@ -254,6 +249,10 @@ pub struct Logs {
     log_prio: bool,
     /// log_store_compressed: write `.fz` files, first chunk this many rows.
     store: Option<u64>,
+    /// log_compression: full chunks of rows go compressed to this packer.
+    packer: Option<super::logpack::Packer>,
+    /// Rows per packed chunk (usize::MAX: no packing).
+    pack_rows: usize,
     /// log_unix_epoch / log_alternate_epoch: the clock of time 0.
     epoch_clock: Option<i32>,
     append: bool,
@@ -292,6 +291,7 @@ impl Logs {
                 avg_ms,
                 unit,
                 rows: Vec::with_capacity(cap),
+                packed: 0,
                 win: [Window::default(); 3],
                 last: [0; 3],
             });
@@ -333,6 +333,8 @@ impl Logs {
         }
         let per_io =
             hist.as_ref().is_some_and(|_| !job.disable_clat) || values.iter().any(|l| l.unit);
+        let packer =
+            (job.log_gz > 0).then(|| super::logpack::Packer::new(job.log_gz, job.log_offset));
         Some(Logs {
             values,
             hist,
@@ -341,6 +343,8 @@ impl Logs {
             log_offset: job.log_offset,
             log_prio: job.log_prio,
             store: job.log_gz_store.then_some(job.log_entries),
+            pack_rows: packer.as_ref().map_or(usize::MAX, |p| p.rows),
+            packer,
             epoch_clock: job.log_epoch_clock,
             bw_off: job.opts.flag("disable_bw_measurement") || gtod_reduce(job),
             iops_off: gtod_reduce(job),
@@ -369,6 +373,8 @@ impl Logs {
         let prio = self.ioprio;
         let log_max = self.log_max;
         let (bw_off, iops_off) = (self.bw_off, self.iops_off);
+        let pack_rows = self.pack_rows;
+        let mut full = false;
         for l in &mut self.values {
             let (value, t_ms) = match l.kind {
                 Kind::Lat => (total, t_ms),
@@ -395,9 +401,28 @@ impl Logs {
             } else {
                 l.sample(t_ms, d, value, 0, log_max);
             }
+            full |= l.rows.len() >= pack_rows;
+        }
+        if full {
+            self.pack();
         }
         if let Some(h) = &mut self.hist {
             h.io(t_ms, d, bs, clat);
+        }
+    }
+
+    /// log_compression: hand each full chunk of rows to the packer. Cold.
+    #[cold]
+    fn pack(&mut self) {
+        let Some(p) = self.packer.as_mut() else {
+            return;
+        };
+        for (i, l) in self.values.iter_mut().enumerate() {
+            if l.rows.len() >= self.pack_rows {
+                let rows = std::mem::replace(&mut l.rows, Vec::with_capacity(self.pack_rows));
+                l.packed += rows.len() as u64;
+                p.send(i, rows);
+            }
         }
     }
 
@@ -444,10 +469,22 @@ impl Logs {
         static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _guard = WRITING.lock().unwrap_or_else(|e| e.into_inner());
         let mut errors = String::new();
-        for l in &self.values {
+        // log_compression: the packed chunks come first, then what is left.
+        let packed = match self.packer.as_mut() {
+            Some(p) => p.finish(self.values.len()),
+            None => Vec::new(),
+        };
+        for (i, l) in self.values.iter().enumerate() {
+            let chunks = packed.get(i).map_or(&[][..], Vec::as_slice);
+            let rows = || {
+                chunks
+                    .iter()
+                    .flat_map(|c| super::logpack::unpack(c))
+                    .chain(l.rows.iter().copied())
+            };
             let r = self.write_file(&l.path, |f| match self.store {
-                Some(first) => self.store_rows(f, &l.rows, first),
-                None => l.rows.iter().try_for_each(|r| self.write_row(f, r)),
+                Some(first) => self.store_rows(f, rows(), first),
+                None => rows().try_for_each(|r| self.write_row(f, &r)),
             });
             errors.extend(r.err());
         }
@@ -506,23 +543,26 @@ impl Logs {
     /// each log without rows an empty one (stored as an empty stream).
     fn regrown(&self, first: u64) -> bool {
         let len = |n: usize| n as u64 > first;
-        self.values.iter().any(|l| len(l.rows.len()))
+        self.values
+            .iter()
+            .any(|l| len(l.rows.len() + l.packed as usize))
             || self.hist.as_ref().is_some_and(|h| len(h.rows.len()))
     }
 
     /// log_store_compressed: fio's binary records in zlib chunks.
-    fn store_rows(&self, f: &mut impl Write, rows: &[Row], first: u64) -> std::io::Result<()> {
+    fn store_rows(
+        &self,
+        f: &mut impl Write,
+        rows: impl Iterator<Item = Row>,
+        first: u64,
+    ) -> std::io::Result<()> {
         let layout = super::logzip::Layout {
             offset: self.log_offset,
             prio: self.log_prio,
         };
-        let records = rows.iter().map(|r| super::logzip::Record {
+        let records = rows.map(|r| super::logzip::Record {
             t_ms: r.t_ms + self.epoch_ms,
-            value: r.value,
-            ddir: r.ddir,
-            bs: r.bs,
-            offset: r.offset,
-            prio: r.prio,
+            ..r
         });
         super::logzip::store(f, records, layout, first, self.regrown(first))
     }
@@ -560,6 +600,7 @@ mod tests {
             avg_ms,
             unit: avg_ms == 0,
             rows: Vec::new(),
+            packed: 0,
             win: [Window::default(); 3],
             last: [0; 3],
         }
@@ -590,6 +631,72 @@ mod tests {
             (l.rows[2].t_ms, l.rows[2].value, l.rows[2].ddir),
             (250, 7, 1)
         );
+    }
+
+    fn job(args: &[&str]) -> Job {
+        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
+        argv.extend(args.iter().map(|s| s.to_string()));
+        let plan = crate::cli::parse(&argv).expect("command line");
+        crate::job::expand(&plan).expect("job").remove(0)
+    }
+
+    /// The lat, clat and iops logs of 1000 I/Os, written with `extra`.
+    fn written(dir: &std::path::Path, tag: &str, extra: &[&str]) -> Vec<Vec<u8>> {
+        let prefix = dir.join(tag).display().to_string();
+        let (lat, iops) = (
+            format!("--write_lat_log={prefix}"),
+            format!("--write_iops_log={prefix}"),
+        );
+        let mut args = vec![lat.as_str(), iops.as_str(), "--log_offset=1"];
+        args.extend_from_slice(extra);
+        let mut logs = Logs::new(&job(&args)).expect("logs");
+        for k in 0..1000u64 {
+            let lat = (0, 1000 + k, 1000 + k);
+            logs.io(k * 1_000_000, (k % 2) as usize, 4096, k * 4096, lat);
+        }
+        if extra.contains(&"--log_compression=1024") {
+            // Every row went to the packer, in chunks of 25.
+            let rows: Vec<(u64, usize)> = logs
+                .values
+                .iter()
+                .filter(|l| l.kind != Kind::Slat)
+                .map(|l| (l.packed, l.rows.len()))
+                .collect();
+            assert_eq!(rows, [(1000, 0); 3]);
+        }
+        logs.finish(1000, &ThreadStats::default());
+        assert!(logs.write().is_none());
+        let suffix = if extra.contains(&"--log_store_compressed=1") {
+            "log.fz"
+        } else {
+            "log"
+        };
+        ["lat", "clat", "iops"]
+            .iter()
+            .map(|w| std::fs::read(format!("{prefix}_{w}.1.{suffix}")).expect("log"))
+            .collect()
+    }
+
+    #[test]
+    fn log_compression_packs_chunks_and_writes_the_same_text() {
+        let dir = std::env::temp_dir().join(format!("rfio-logpack-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let plain = written(&dir, "a", &[]);
+        assert_eq!(plain[0].iter().filter(|&&b| b == b'\n').count(), 1000);
+        // 1024 bytes of 40-byte records: chunks of 25 rows.
+        let packed = written(&dir, "b", &["--log_compression=1024"]);
+        assert_eq!(plain, packed);
+        let stored = written(
+            &dir,
+            "c",
+            &["--log_compression=1024", "--log_store_compressed=1"],
+        );
+        for (p, s) in plain.iter().zip(&stored) {
+            let (text, err) = super::super::logzip::inflate(s);
+            assert!(err.is_none());
+            assert_eq!(text.as_bytes(), &p[..]);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

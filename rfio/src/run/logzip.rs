@@ -50,7 +50,7 @@ impl Layout {
         }
     }
 
-    fn put(self, buf: &mut Vec<u8>, r: &Record) {
+    pub(super) fn put(self, buf: &mut Vec<u8>, r: &Record) {
         let mut ddir = u32::from(r.ddir);
         if self.offset {
             ddir |= OFFSET_BIT;
@@ -119,10 +119,38 @@ pub fn store_text(f: &mut impl Write, text: &[u8], empty_stream: bool) -> std::i
     deflate(f, text)
 }
 
-/// fio's `flush_samples` for one inflated chunk: its records as log lines
-/// (the first record's direction bits tell the layout; a part record at
-/// the end is left out). A chunk without NUL bytes is text (rfio's
-/// histogram log) and printed as it is.
+/// The records of one inflated chunk (the first record's direction bits
+/// tell the layout; a part record at the end is left out), with that
+/// layout.
+fn parse(chunk: &[u8]) -> (Layout, Vec<Record>) {
+    let u64_at = |b: &[u8], i: usize| u64::from_ne_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+    let u32_at = |b: &[u8], i: usize| u32::from_ne_bytes(b[i..i + 4].try_into().unwrap_or([0; 4]));
+    let first = if chunk.len() >= 20 {
+        u32_at(chunk, 16)
+    } else {
+        0
+    };
+    let layout = Layout {
+        offset: first & OFFSET_BIT != 0,
+        prio: first & PRIO_BIT != 0,
+    };
+    let records = chunk
+        .chunks_exact(layout.size())
+        .map(|rec| Record {
+            t_ms: u64_at(rec, 0),
+            value: u64_at(rec, 8),
+            ddir: (u32_at(rec, 16) & !(OFFSET_BIT | PRIO_BIT)) as u8,
+            bs: u64_at(rec, 24),
+            offset: if layout.offset { u64_at(rec, 32) } else { 0 },
+            prio: u16::from_ne_bytes(rec[20..22].try_into().unwrap_or([0; 2])),
+        })
+        .collect();
+    (layout, records)
+}
+
+/// fio's `flush_samples` for one inflated chunk: its records as log lines.
+/// A chunk without NUL bytes is text (rfio's histogram log) and printed as
+/// it is.
 fn render(chunk: &[u8], out: &mut String) {
     use std::fmt::Write as _;
     if chunk.is_empty() {
@@ -132,68 +160,54 @@ fn render(chunk: &[u8], out: &mut String) {
         out.push_str(&String::from_utf8_lossy(chunk));
         return;
     }
-    let u64_at = |b: &[u8], i: usize| u64::from_ne_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
-    if chunk.len() < 20 {
-        return;
-    }
-    let first = u32::from_ne_bytes(chunk[16..20].try_into().unwrap_or([0; 4]));
-    let layout = Layout {
-        offset: first & OFFSET_BIT != 0,
-        prio: first & PRIO_BIT != 0,
-    };
-    for rec in chunk.chunks_exact(layout.size()) {
-        let ddir = u32::from_ne_bytes(rec[16..20].try_into().unwrap_or([0; 4]));
-        let prio = u16::from_ne_bytes(rec[20..22].try_into().unwrap_or([0; 2]));
+    let (layout, records) = parse(chunk);
+    for r in records {
+        // fio prints the value as signed (PRId64).
         let _ = write!(
             out,
             "{}, {}, {}, {}, ",
-            u64_at(rec, 0),
-            u64_at(rec, 8) as i64,
-            ddir & !(OFFSET_BIT | PRIO_BIT),
-            u64_at(rec, 24)
+            r.t_ms, r.value as i64, r.ddir, r.bs
         );
         if layout.offset {
-            let _ = write!(out, "{}, ", u64_at(rec, 32));
+            let _ = write!(out, "{}, ", r.offset);
         }
         if layout.prio {
-            let _ = writeln!(out, "0x{prio:04x}");
+            let _ = writeln!(out, "0x{:04x}", r.prio);
         } else {
             // ioprio_value_is_class_rt: class 1 in the top three bits.
-            let _ = writeln!(out, "{}", u8::from(prio >> 13 == 1));
+            let _ = writeln!(out, "{}", u8::from(r.prio >> 13 == 1));
         }
     }
 }
 
-/// Inflate every stream of a `.fz` file into log text. A stream that
-/// fails is fio's `failed inflating log: -3` (what came out before it is
-/// kept); a stream cut short prints what it holds, as fio does.
-pub fn inflate(data: &[u8]) -> (String, Option<String>) {
-    let mut out = String::new();
+/// Inflate the zlib (or gzip) streams of `data` one after the other,
+/// handing each one's bytes to `chunk`. Err: a stream that does not
+/// inflate (what came out of it before is handed on); a stream cut short
+/// gives what it holds, as fio's reader does.
+fn streams(data: &[u8], mut chunk: impl FnMut(&[u8])) -> Result<(), ()> {
     let mut pos = 0usize;
     while pos < data.len() {
         let rest = &data[pos..];
         if rest.starts_with(&[0x1f, 0x8b]) {
             // fio's reader also takes gzip members (inflateInit2 with 32).
             let mut z = flate2::bufread::GzDecoder::new(rest);
-            let mut chunk = Vec::new();
-            let r = std::io::Read::read_to_end(&mut z, &mut chunk);
-            render(&chunk, &mut out);
-            if r.is_err() {
-                return (out, Some("fio: failed inflating log: -3\n".into()));
-            }
+            let mut out = Vec::new();
+            let r = std::io::Read::read_to_end(&mut z, &mut out);
+            chunk(&out);
+            r.map_err(|_| ())?;
             let left = z.into_inner().len();
             pos += rest.len() - left;
             continue;
         }
         let mut z = Decompress::new(true);
-        let mut chunk: Vec<u8> = Vec::with_capacity(rest.len() * 4 + 1024);
+        let mut out: Vec<u8> = Vec::with_capacity(rest.len() * 4 + 1024);
         let failed = loop {
-            if chunk.len() == chunk.capacity() {
-                chunk.reserve(chunk.capacity());
+            if out.len() == out.capacity() {
+                out.reserve(out.capacity());
             }
             let consumed = z.total_in() as usize;
             let produced = z.total_out();
-            match z.decompress_vec(&rest[consumed..], &mut chunk, FlushDecompress::None) {
+            match z.decompress_vec(&rest[consumed..], &mut out, FlushDecompress::None) {
                 Err(_) => break true,
                 Ok(Status::StreamEnd) => break false,
                 Ok(_) => {
@@ -201,15 +215,15 @@ pub fn inflate(data: &[u8]) -> (String, Option<String>) {
                     // input ran out inside the stream.
                     let stuck = z.total_in() as usize == consumed && z.total_out() == produced;
                     let all_in = z.total_in() as usize == rest.len();
-                    if (stuck || all_in) && chunk.len() < chunk.capacity() {
+                    if (stuck || all_in) && out.len() < out.capacity() {
                         break false;
                     }
                 }
             }
         };
-        render(&chunk, &mut out);
+        chunk(&out);
         if failed {
-            return (out, Some("fio: failed inflating log: -3\n".into()));
+            return Err(());
         }
         let used = z.total_in() as usize;
         if used == 0 {
@@ -217,7 +231,26 @@ pub fn inflate(data: &[u8]) -> (String, Option<String>) {
         }
         pos += used;
     }
-    (out, None)
+    Ok(())
+}
+
+/// Inflate every stream of a `.fz` file into log text; a stream that
+/// fails is fio's `failed inflating log: -3` (what came out before it is
+/// kept).
+pub fn inflate(data: &[u8]) -> (String, Option<String>) {
+    let mut out = String::new();
+    let r = streams(data, |c| render(c, &mut out));
+    let err = r
+        .err()
+        .map(|()| "fio: failed inflating log: -3\n".to_string());
+    (out, err)
+}
+
+/// The records of stored streams (rfio's own, known to be whole).
+pub fn records(data: &[u8]) -> Vec<Record> {
+    let mut out = Vec::new();
+    let _ = streams(data, |c| out.extend(parse(c).1));
+    out
 }
 
 /// `--inflate-log=FILE`: the log text on stdout, fio's messages and exit
