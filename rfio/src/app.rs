@@ -22,6 +22,11 @@ impl Out {
         if text.is_empty() {
             return;
         }
+        // fio's log_err lines (io_u errors, setup failures) go to stderr
+        // even with --output, and into its file too.
+        if self.file.is_some() && stream == Stream::Stderr {
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
         let r = match (&self.file, stream) {
             (Some(f), _) => match f.lock() {
                 Ok(mut f) => f.write_all(text.as_bytes()),

@@ -848,3 +848,42 @@ fn a_failed_trim_is_reported_from_the_queue_call() {
         }
     }
 }
+
+#[test]
+fn with_output_error_lines_go_to_stderr_and_the_file() {
+    // fio's log_err writes stderr and, with --output, the file as well;
+    // fio runs as threads here (--thread) so its file gets the job's lines
+    // (forked jobs lose them with their stdio buffer at exit).
+    if !io_uring_works() {
+        eprintln!("note: io_uring unavailable here; skipping");
+        return;
+    }
+    let p = pair(
+        &[
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--size=64k",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--thread",
+            "--output=o.txt",
+        ],
+        &|_| {},
+    );
+    assert_eq!(io_u_lines(&p.ours.stderr).len(), 8, "{}", p.ours.stderr);
+    assert!(p.ours.stdout.is_empty());
+    let files: Vec<String> = p
+        ._dirs
+        .iter()
+        .map(|d| std::fs::read_to_string(d.join("o.txt")).expect("o.txt"))
+        .collect();
+    let ours = files.last().expect("ours");
+    assert_eq!(io_u_lines(ours).len(), 8, "{ours}");
+    assert!(ours.contains("err=28/file:io_u.c:1876"));
+    assert_same(&p, "--output");
+    if let [theirs, ours] = &files[..] {
+        assert_eq!(layout(ours), layout(theirs));
+        assert_eq!(io_u_lines(ours), io_u_lines(theirs));
+    }
+}
