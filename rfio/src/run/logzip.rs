@@ -149,15 +149,18 @@ fn parse(chunk: &[u8]) -> (Layout, Vec<Record>) {
 }
 
 /// fio's `flush_samples` for one inflated chunk: its records as log lines.
-/// A chunk without NUL bytes is text (rfio's histogram log) and printed as
-/// it is.
+/// A chunk of digits and separators without NUL bytes is text (rfio's
+/// histogram log; a record's 8-byte time always holds a NUL) and printed
+/// as it is, whole lines.
 fn render(chunk: &[u8], out: &mut String) {
     use std::fmt::Write as _;
     if chunk.is_empty() {
         return;
     }
-    if !chunk.contains(&0) {
-        out.push_str(&String::from_utf8_lossy(chunk));
+    if !chunk.contains(&0) && chunk[0].is_ascii_digit() {
+        // Whole lines only: a stream cut short ends inside one.
+        let end = chunk.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        out.push_str(&String::from_utf8_lossy(&chunk[..end]));
         return;
     }
     let (layout, records) = parse(chunk);
@@ -200,7 +203,7 @@ fn streams(data: &[u8], mut chunk: impl FnMut(&[u8])) -> Result<(), ()> {
             continue;
         }
         let mut z = Decompress::new(true);
-        let mut out: Vec<u8> = Vec::with_capacity(rest.len() * 4 + 1024);
+        let mut out: Vec<u8> = Vec::with_capacity(rest.len().min(1 << 24) * 4 + 1024);
         let failed = loop {
             if out.len() == out.capacity() {
                 out.reserve(out.capacity());
@@ -362,6 +365,38 @@ mod tests {
         let s = d.decompress_vec(rest, &mut out, FlushDecompress::None);
         assert!(matches!(s, Ok(Status::StreamEnd)));
         assert_eq!((out.len(), d.total_in() as usize), (2 * 32, rest.len()));
+    }
+
+    #[test]
+    fn every_cut_and_flipped_byte_inflates_without_panic() {
+        let layout = Layout {
+            offset: true,
+            prio: false,
+        };
+        let mut fz = Vec::new();
+        store(&mut fz, (0..300).map(|t| rec(t, t)), layout, 100, false).unwrap();
+        let (whole, _) = inflate(&fz);
+        for cut in 0..fz.len() {
+            let (text, _) = inflate(&fz[..cut]);
+            // What comes out is whole lines of the log, in order.
+            assert!(whole.starts_with(&text), "cut at {cut}");
+        }
+        // A stored text log: whole lines of it.
+        let text: String = (0..200)
+            .map(|t| format!("{t}, 0, 4096, 1, 2, 3\n"))
+            .collect();
+        let mut tz = Vec::new();
+        store_text(&mut tz, text.as_bytes(), false).unwrap();
+        for cut in 0..tz.len() {
+            let (part, _) = inflate(&tz[..cut]);
+            assert!(text.starts_with(&part) && (part.is_empty() || part.ends_with('\n')));
+        }
+        assert_eq!(inflate(&tz), (text, None));
+        for i in 0..fz.len() {
+            let mut bad = fz.clone();
+            bad[i] ^= 0x5a;
+            let _ = inflate(&bad);
+        }
     }
 
     #[test]
