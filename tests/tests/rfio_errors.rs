@@ -460,6 +460,23 @@ fn a_block_larger_than_the_data_set_fails_without_an_error_code() {
 }
 
 #[test]
+fn empty_files_without_size_ask_for_one() {
+    let empty = |d: &Path| std::fs::write(d.join("empty"), b"").unwrap();
+    for file in ["empty", "/dev/zero"] {
+        let f = format!("--filename={file}");
+        let p = pair(&["--name=j", &f, "--rw=read"], &empty);
+        assert!(
+            p.ours.stderr.starts_with("j: you need to specify size=\n"),
+            "{file}: {}",
+            p.ours.stderr
+        );
+        assert!(p.ours.stderr.contains("func=total_file_size"));
+        assert_eq!(p.ours.code, 1);
+        assert_same(&p, file);
+    }
+}
+
+#[test]
 fn a_file_that_cannot_be_looked_at_is_fios_fstat_error() {
     let prepare = |d: &Path| {
         std::fs::write(d.join("plain"), b"x").unwrap();

@@ -135,7 +135,11 @@ pub fn setup(
             let whole: u64 = existing.iter().map(|e| e.map_or(0, |x| x.0)).sum();
             pct_of(s, whole)
         }
-        None if !diskless && existing.iter().all(Option::is_some) => {
+        // Files that all exist, not all empty (fio: a total of 0 asks for size=).
+        None if !diskless
+            && existing.iter().all(Option::is_some)
+            && existing.iter().any(|e| e.is_some_and(|x| x.0 > 0)) =>
+        {
             existing.iter().map(|e| e.map_or(0, |x| x.0)).sum()
         }
         None => {
