@@ -603,6 +603,21 @@ fn readonly_never_extends_a_file() {
             assert_eq!(len, 65536, "{engine}: not extended");
         }
         assert_same(&p, engine);
+        // Reads past the end that find nothing are not short ones.
+        let issued = |s: &str| -> String {
+            s.lines()
+                .find(|l| l.contains("issued rwts"))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(
+            issued(&p.ours.stdout).contains("short=0,0,0,0"),
+            "{engine}: {}",
+            issued(&p.ours.stdout)
+        );
+        if let Some(f) = &p.fio {
+            assert_eq!(issued(&p.ours.stdout), issued(&f.stdout), "{engine}");
+        }
     }
     // A missing file is not created: its open in the job fails, and the
     // job ran that far (disk stats, JSON latency keys, one empty reap).

@@ -50,7 +50,10 @@ fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job)
             let ds = &mut st.dir[d];
             ds.io_bytes += io.result as u64;
             ds.ios += 1;
-            if (io.result as usize) < io.len {
+            // Short: some bytes but not all (fio's `bytes && resid`); a
+            // read that found nothing (past the end) is not (checked only
+            // when short, so a full transfer costs what it did).
+            if (io.result as usize) < io.len && io.result > 0 {
                 ds.short_ios += 1;
             }
             if !job.disable_clat {
