@@ -270,7 +270,14 @@ fn unit_report(
     let mut clat_all = st.dir[0].clat.clone();
     clat_all.merge(&st.dir[1].clat);
     clat_all.merge(&st.dir[2].clat);
-    let (latency_ns, latency_us, latency_ms) = lat_dist(&clat_all, rw_ios);
+    // fio divides by its issued count (total_io_u): failed I/Os weigh in,
+    // so a job with errors shows under 100% (issued = done + failed then).
+    let lat_total = if st.error != 0 || st.total_err > 0 {
+        issued_rw.max(rw_ios)
+    } else {
+        rw_ios
+    };
+    let (latency_ns, latency_us, latency_ms) = lat_dist(&clat_all, lat_total);
     let rt = st.runtime_ms.max(1) as f64;
     let idle = rw_ios == 0 && st.sync_ios == 0 && st.dir.iter().all(|d| d.io_bytes == 0);
     UnitReport {

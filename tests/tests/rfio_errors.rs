@@ -360,7 +360,12 @@ fn enospc_on_a_small_tmpfs_fails_every_write_in_flight() {
             .all(|l| l
                 .starts_with("fio: io_u error on file f: No space left on device: write offset=")));
         assert_eq!(ours.code, 1);
+        // The latency distribution is over every I/O issued, the failed
+        // ones too (fio's total_io_u): 256 of 264 writes made it.
+        let share = lat_share(&ours.stdout);
+        assert!((share - 25600.0 / 264.0).abs() < 0.1, "{engine}: {share}");
         if let [f, o] = &runs[..] {
+            assert!((lat_share(&f.stdout) - lat_share(&o.stdout)).abs() < 0.1);
             let mask = |s: &str| -> Vec<String> {
                 s.lines()
                     .map(|l| mask_after(&mask_after(l, "pid="), "offset="))
@@ -371,6 +376,16 @@ fn enospc_on_a_small_tmpfs_fails_every_write_in_flight() {
             assert_eq!(o.code, f.code);
         }
     }
+}
+
+/// The sum of the `lat (unit) : bound=P%` shares of normal output.
+fn lat_share(s: &str) -> f64 {
+    s.lines()
+        .filter(|l| l.trim_start().starts_with("lat (") && l.contains("%"))
+        .flat_map(|l| l.split(':').nth(1).unwrap_or("").split(','))
+        .filter_map(|kv| kv.split('=').nth(1))
+        .filter_map(|v| v.trim().trim_end_matches('%').parse::<f64>().ok())
+        .sum()
 }
 
 fn one_mib_file(d: &Path) {
