@@ -934,3 +934,70 @@ fn with_output_error_lines_go_to_stderr_and_the_file() {
         assert_eq!(io_u_lines(ours), io_u_lines(theirs));
     }
 }
+
+#[test]
+fn failed_syncs_are_reported_as_each_engine_does_in_fio() {
+    // fsync on /dev/zero says EINVAL. fio: a sync engine logs the io_u
+    // line; libaio fails inside its queue call (td_io_queue, no line);
+    // io_uring never looks at a sync's result. end_fsync adds `end_fsync
+    // failed for file F`, and a failed sync keeps its unit, so with one
+    // unit the next file fails without trying (no io_u line).
+    let uring = io_uring_works();
+    let queue_site = "err=22/file:ioengines.c:399, func=td_io_queue";
+    let io_u_site = "err=22/file:io_u.c:1876, func=io_u error";
+    // (engine, option, files, io_u lines, end_fsync lines, site, exit)
+    let cases: [(&str, &str, &str, usize, usize, &str, i32); 8] = [
+        ("psync", "--fsync=4", "/dev/zero", 1, 0, io_u_site, 1),
+        ("libaio", "--fsync=4", "/dev/zero", 0, 0, queue_site, 1),
+        ("io_uring", "--fsync=4", "/dev/zero", 0, 0, "", 0),
+        ("psync", "--end_fsync=1", "/dev/zero", 1, 1, io_u_site, 1),
+        (
+            "psync",
+            "--fsync_on_close=1",
+            "/dev/zero",
+            1,
+            1,
+            io_u_site,
+            1,
+        ),
+        ("libaio", "--end_fsync=1", "/dev/zero", 0, 1, queue_site, 1),
+        ("io_uring", "--end_fsync=1", "/dev/zero", 0, 0, "", 0),
+        (
+            "psync",
+            "--end_fsync=1",
+            "/dev/zero:/dev/null",
+            1,
+            2,
+            io_u_site,
+            1,
+        ),
+    ];
+    for (engine, opt, files, lines, ends, site, code) in cases {
+        if engine == "io_uring" && !uring {
+            continue;
+        }
+        let e = format!("--ioengine={engine}");
+        let f = format!("--filename={files}");
+        let args = ["--name=j", &f, "--rw=write", "--size=64k", opt, &e];
+        let p = pair(&args, &|_| {});
+        let what = format!("{engine} {opt} {files}");
+        let io_u = io_u_lines(&p.ours.stderr);
+        assert_eq!(io_u.len(), lines, "{what}: {}", p.ours.stderr);
+        assert!(io_u.iter().all(|l| l.contains(": sync offset=")), "{what}");
+        let end_lines = p
+            .ours
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("fio: end_fsync failed for file /dev/"))
+            .count();
+        assert_eq!(end_lines, ends, "{what}: {}", p.ours.stderr);
+        if site.is_empty() {
+            assert!(!p.ours.stdout.contains("fio: pid="), "{what}");
+            assert!(p.ours.stdout.contains("err= 0:"), "{what}");
+        } else {
+            assert!(p.ours.stdout.contains(site), "{what}: {}", p.ours.stdout);
+        }
+        assert_eq!(p.ours.code, code, "{what}");
+        assert_same(&p, &what);
+    }
+}

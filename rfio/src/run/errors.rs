@@ -175,7 +175,16 @@ pub struct Site {
 
 /// A failed I/O: count it and continue (None) or end the job (the errno).
 #[cold]
-pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, job: &Job) -> Option<i32> {
+pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, clat: u64, job: &Job) -> Option<i32> {
+    let sync = matches!(io.kind, IoKind::Fsync | IoKind::Fdatasync);
+    if sync && job.engine == "io_uring" {
+        // fio does not look at a sync's result on io_uring: done, no error.
+        st.sync_lat.record(clat);
+        st.sync_ios += 1;
+        return None;
+    }
+    // Failed inside fio's queue call (queue_site): no `io_u error` line.
+    let unlogged = io.kind == IoKind::Trim || (sync && job.engine == "libaio");
     let p = &job.errors;
     let count = |st: &mut ThreadStats| {
         st.total_err += 1;
@@ -186,7 +195,7 @@ pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, job: &Job) -> Optio
     match p.judge(io.kind, errno) {
         Verdict::Continue => {
             count(st);
-            if p.dump && io.kind != IoKind::Trim {
+            if p.dump && !unlogged {
                 st.dumped.push(super::worker::io_error(io, errno));
             }
             None
@@ -198,8 +207,7 @@ pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, job: &Job) -> Optio
             // fio logs every fatal error as its I/O completes (the first
             // one also ends the job): an async job's other failed I/Os in
             // flight each get their `io_u error` line, in completion order.
-            // A trim fails inside fio's queue call, unlogged (trim_site).
-            if io.kind != IoKind::Trim {
+            if !unlogged {
                 st.dumped.push(super::worker::io_error(io, errno));
             }
             Some(errno)
@@ -290,11 +298,12 @@ pub fn refuse_extend(files: &[(std::path::PathBuf, u64)], notices: &mut Vec<(Str
     }
 }
 
-/// fio trims synchronously for every engine, inside its queue call: a
-/// failed trim is reported from there (`ioengines.c:399, func=td_io_queue`)
-/// with no `io_u error` line.
-pub fn trim_site(mut e: IoError) -> IoError {
-    if e.kind == IoKind::Trim && e.site.is_none() {
+/// fio trims synchronously for every engine, and libaio syncs, inside its
+/// queue call: such a failure is reported from there (`ioengines.c:399,
+/// func=td_io_queue`) with no `io_u error` line.
+pub fn queue_site(mut e: IoError, engine: &str) -> IoError {
+    let sync = matches!(e.kind, IoKind::Fsync | IoKind::Fdatasync);
+    if (e.kind == IoKind::Trim || (sync && engine == "libaio")) && e.site.is_none() {
         e.site = Some(Box::new(Site {
             at: "ioengines.c:399",
             func: "td_io_queue",
@@ -302,6 +311,75 @@ pub fn trim_site(mut e: IoError) -> IoError {
         }));
     }
     e
+}
+
+/// end_fsync / fsync_on_close: fio syncs each file through its engine once
+/// the job is done, when it wrote and nothing failed. A failure: a sync
+/// engine logs the `io_u error` line (with the offset and length of the
+/// unit's last I/O: fio reuses that unit), libaio fails in its queue call
+/// (td_io_queue), io_uring's result is not looked at; then
+/// `fio: end_fsync failed for file F`.
+#[cold]
+pub fn end_fsync(
+    job: &Job,
+    files: &super::files::JobFiles,
+    sync_engine: bool,
+    last: Option<(u64, usize)>,
+    depth: usize,
+    st: &mut ThreadStats,
+    error: &mut Option<IoError>,
+) {
+    if error.is_some() || !job.pattern.write {
+        return;
+    }
+    // fio does not give back the unit of a failed sync: once all `depth`
+    // are gone, a file's sync fails at once, with its line only.
+    let mut lost = 0;
+    for (file, &fd) in files.fds.iter().enumerate() {
+        let name = files
+            .paths
+            .get(file)
+            .map_or_else(|| job.name.clone(), |p| p.display().to_string());
+        let failed_line = |e: &IoError| IoError {
+            site: Some(Box::new(Site {
+                at: "",
+                func: "",
+                note: format!("fio: end_fsync failed for file {name}\n"),
+            })),
+            ..e.clone()
+        };
+        if lost >= depth {
+            if let Some(e) = error.as_ref() {
+                st.dumped.push(failed_line(e));
+            }
+            continue;
+        }
+        // SAFETY: fsync on the job's own descriptor.
+        if unsafe { libc::fsync(fd) } == 0 || job.engine == "io_uring" {
+            continue;
+        }
+        lost += 1;
+        let errno = std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO);
+        let (offset, len) = last.unwrap_or((0, 0));
+        let e = IoError {
+            errno,
+            kind: IoKind::Fsync,
+            offset,
+            len,
+            file,
+            site: None,
+        };
+        let e = if sync_engine {
+            st.dumped.push(e.clone());
+            e
+        } else {
+            queue_site(e, "libaio")
+        };
+        st.dumped.push(failed_line(&e));
+        error.get_or_insert(e);
+    }
 }
 
 /// A failed submission (io_submit/io_uring_enter refused the batch): fio

@@ -323,7 +323,7 @@ fn run_segment(
                     );
                     let (stats, err, logs) =
                         submitters::run(job, traits, eng, &files, exit_all, progress);
-                    let err = err.map(errors::trim_site);
+                    let err = err.map(|e| errors::queue_site(e, &job.engine));
                     // The final counts, for --bandwidth-log's next sample.
                     progress.publish(
                         std::array::from_fn(|d| stats.dir[d].io_bytes),

@@ -33,7 +33,7 @@ pub struct IoError {
 fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job) -> Option<i32> {
     if io.result < 0 {
         // continue_on_error / ignore_error decide (§3).
-        return super::errors::failed(st, io, (-io.result) as i32, job);
+        return super::errors::failed(st, io, (-io.result) as i32, done_ns_lat.0, job);
     }
     let (clat, lat) = done_ns_lat;
     match io.kind {
@@ -764,10 +764,9 @@ pub fn run(
         crate::verify::phase_runtimes(&mut st, job, end.saturating_sub(measure_start), verify_ns);
     }
     if job.end_fsync || job.fsync_on_close {
-        for &fd in &files.fds {
-            // SAFETY: fsync on the job's own descriptor.
-            unsafe { libc::fsync(fd) };
-        }
+        let last = units.first().map(|u| (u.offset, u.len));
+        let depth = units.len();
+        super::errors::end_fsync(job, files, traits.sync, last, depth, &mut st, &mut error);
     }
     let usage = rusage();
     st.usr_ms = (usage.0 - usage0.0) * 1000.0;
