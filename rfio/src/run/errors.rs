@@ -3,6 +3,11 @@
 //! verify for EILSEQ); a job continues past an error when its type is in
 //! `continue_on_error` and the error is in that type's list (`ignore_error`,
 //! by default EIO and EILSEQ). Cold path: runs only when an I/O failed.
+//!
+//! Also how fio 3.33 reports errors: one `io_u error` line per failed I/O
+//! (each in flight, in completion order), the site of errors fio notices
+//! elsewhere (commit, queue call, end_fsync), and the setup failures it
+//! reports without an error code (err_offset) or from a stat.
 
 use super::files::SetupError;
 use super::worker::IoError;
@@ -503,6 +508,56 @@ mod tests {
         assert_eq!(parse_ignore("-28").unwrap()[0], Some(vec![28]));
         assert!(parse_ignore("EFOO").is_err());
         assert!(parse_ignore("0").is_err());
+    }
+
+    fn err(kind: IoKind, offset: u64) -> IoError {
+        IoError {
+            errno: libc::ENOSPC,
+            kind,
+            offset,
+            len: 4096,
+            file: 0,
+            site: None,
+        }
+    }
+
+    #[test]
+    fn every_failed_io_has_its_line_in_order_the_jobs_own_once() {
+        let paths = [std::path::PathBuf::from("f")];
+        let dumped = [err(IoKind::Write, 0), err(IoKind::Write, 4096)];
+        let (s, logged) = dump_lines(&dumped, &paths, "j", Some(&dumped[0]));
+        assert!(logged);
+        let s = s.unwrap();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].ends_with("write offset=0, buflen=4096"));
+        assert!(lines[1].ends_with("write offset=4096, buflen=4096"));
+        assert!(lines[0].starts_with("fio: io_u error on file f: "));
+        // The job's error reported from its own site (full resid): no line.
+        let mut resid = err(IoKind::Read, 0);
+        resid.site = Some(Box::new(Site {
+            at: "backend.c:471",
+            func: "full resid",
+            note: String::new(),
+        }));
+        let (s, logged) = dump_lines(&[err(IoKind::Read, 0)], &paths, "j", Some(&resid));
+        assert!(!logged);
+        assert_eq!(s, None);
+    }
+
+    #[test]
+    fn queue_call_failures_have_fios_site() {
+        let t = queue_site(err(IoKind::Trim, 0), "psync");
+        assert_eq!(t.site.map(|s| s.func), Some("td_io_queue"));
+        let s = queue_site(err(IoKind::Fsync, 0), "libaio");
+        assert_eq!(s.site.map(|s| s.at), Some("ioengines.c:399"));
+        assert!(queue_site(err(IoKind::Fsync, 0), "psync").site.is_none());
+        assert!(queue_site(err(IoKind::Write, 0), "libaio").site.is_none());
+        let c = commit_error("libaio", libc::EINVAL);
+        assert_eq!(
+            c.site.map(|s| (s.at, s.func)),
+            Some(("ioengines.c:496", "io commit"))
+        );
     }
 
     #[test]
