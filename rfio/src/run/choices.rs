@@ -9,7 +9,7 @@
 //! On a switch, `mix_issues` becomes the old direction's issue count times
 //! the new direction's share / 100, so the new direction keeps going until
 //! its own count reaches that. With a rate, the direction the rate settles
-//! on (run/throttle.rs, `steer`) becomes the current one, before the offset
+//! on (run/throttle.rs, `Steer::choose`) becomes the current one, before the offset
 //! and block size are drawn for it.
 //!
 //! Block size (fio's `get_next_buflen`), per direction from seed slots 0, 1,
@@ -38,8 +38,9 @@ pub struct Choices {
     issues: [u64; 2],
     /// bssplit entries per direction, sorted by percentage as fio sorts them.
     split: [Vec<(u64, u32)>; 3],
-    /// A rate on a mixed job: the rate may turn the drawn direction.
-    steer: bool,
+    /// A rate on a mixed job: the rate may turn the drawn direction (the
+    /// job's throttle keeps the due times; see [`Choices::attach_steer`]).
+    steer: Option<super::throttle::SteerCell>,
 }
 
 impl Choices {
@@ -72,8 +73,14 @@ impl Choices {
             mix_issues: 0,
             issues: [0; 2],
             split,
-            steer: super::throttle::steers(job),
+            steer: None,
         }
+    }
+
+    /// Let the rate turn the drawn directions, on the due times in `steer`
+    /// (the job's [`super::throttle::Throttle::steer_handle`]).
+    pub fn attach_steer(&mut self, steer: Option<super::throttle::SteerCell>) {
+        self.steer = steer;
     }
 
     /// A new loop: fio reseeds its generators and restarts the mix cycle
@@ -97,10 +104,10 @@ impl Choices {
             }
             self.mix_dir = d;
         }
-        if self.steer {
+        if let Some(s) = &self.steer {
             // fio's get_rw_ddir keeps the direction rate_ddir settles on as
             // the cycle's current one.
-            self.mix_dir = super::throttle::steer(self.mix_dir);
+            self.mix_dir = s.get().choose(self.mix_dir);
         }
         self.mix_dir
     }
@@ -203,6 +210,7 @@ mod tests {
         // The clock stands at the origin: only the due times decide.
         let mut t = Throttle::new(&j, u64::MAX);
         let mut c = Choices::new(&j);
+        c.attach_steer(t.steer_handle());
         let mut plain = Choices::new(&job(&["--rw=randrw"]));
         // Both due: fio's rwmix draws as without a rate.
         assert_eq!(draws(&mut c, 20), draws(&mut plain, 20));
@@ -218,11 +226,14 @@ mod tests {
 
     #[test]
     fn a_job_without_a_rate_draws_alone() {
-        // A rate job on this thread left the read ahead, the write due.
-        let mut t = Throttle::new(&job(&["--rw=randrw", "--rate_iops=1000"]), u64::MAX);
-        t.issued(0, 4096);
-        // A later job without a rate still reads: no steering.
-        let d = draws(&mut Choices::new(&job(&["--rw=randrw"])), 50);
+        // Without a rate there is nothing to steer by: the throttle hands
+        // out no due times, and the draw is fio's rwmix cycle alone.
+        let t = Throttle::new(&job(&["--rw=randrw"]), u64::MAX);
+        assert!(t.steer_handle().is_none());
+        let mut c = Choices::new(&job(&["--rw=randrw"]));
+        c.attach_steer(t.steer_handle());
+        let d = draws(&mut c, 50);
         assert!(d.contains(&0) && d.contains(&1), "{d:?}");
+        assert_eq!(d, draws(&mut Choices::new(&job(&["--rw=randrw"])), 50));
     }
 }

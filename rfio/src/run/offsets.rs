@@ -473,6 +473,12 @@ impl Picker {
         true
     }
 
+    /// Let a rate turn a mixed job's directions (the job's throttle's
+    /// shared due times).
+    pub fn attach_steer(&mut self, steer: Option<super::throttle::SteerCell>) {
+        self.choices.attach_steer(steer);
+    }
+
     /// A trimwrite write is due (it completes the block just trimmed).
     pub fn has_followup(&self) -> bool {
         self.write_after_trim.is_some()

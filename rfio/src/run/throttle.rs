@@ -15,12 +15,11 @@ use std::cell::Cell;
 /// picks the direction of a mixed job's I/O (rwmix cycle, then
 /// `rate_ddir`) before its offset and block size, and the direction the
 /// rate settles on becomes the rwmix cycle's current one; so the draw in
-/// run/choices.rs asks [`steer`], which reads the due times the worker's
-/// [`Throttle`] leaves here. A thread-local, because the offset picker that
-/// owns the draw holds no handle to the throttle; both live on the job's
-/// thread, and [`Throttle::new`] resets it for each job that thread runs.
-#[derive(Clone, Copy)]
-struct Steer {
+/// run/choices.rs asks [`Steer::choose`], on due times the job's
+/// [`Throttle`] keeps up to date in a cell they share
+/// ([`Throttle::steer_handle`], handed to the offset picker by the worker).
+#[derive(Clone, Copy, Debug)]
+pub struct Steer {
     /// The worker's clock origin, in ticks.
     t0: u64,
     /// Due times of read and write, ns since `t0` (as [`Throttle::due`]).
@@ -29,37 +28,36 @@ struct Steer {
     mixes: [bool; 2],
 }
 
-thread_local! {
-    static STEER: Cell<Steer> = const {
-        Cell::new(Steer { t0: 0, next_ns: [0; 2], mixes: [false; 2] })
-    };
-}
+/// The due times shared by a job's [`Throttle`] and its direction draw
+/// (both on the job's thread).
+pub type SteerCell = std::rc::Rc<Cell<Steer>>;
 
 /// Whether the rate chooses among the directions of `job` (a mixed job
-/// with a rate): only then does the direction draw call [`steer`].
+/// with a rate): only then does the direction draw ask [`Steer::choose`].
 pub fn steers(job: &Job) -> bool {
     job.pattern.mixed() && (0..2).any(|d| job.rate[d] > 0 || job.rate_iops[d] > 0)
 }
 
-/// fio's `rate_ddir` on a mixed job: direction `d` (0 read, 1 write) as the
-/// rwmix cycle drew it, or the other one when `d` is ahead of its rate and
-/// the other is due, or due sooner. The worker then waits for the chosen
-/// direction's slot ([`Throttle::gate`]).
-#[cold]
-pub fn steer(d: usize) -> usize {
-    let s = STEER.get();
-    let o = 1 - d.min(1);
-    if d > 1 || !s.mixes[o] {
-        return d;
-    }
-    let clock = FastClock::get();
-    let now = clock.ticks_to_ns(clock.now().saturating_sub(s.t0));
-    if s.next_ns[d] <= now {
-        d
-    } else if s.next_ns[o] <= now || s.next_ns[o] < s.next_ns[d] {
-        o
-    } else {
-        d
+impl Steer {
+    /// fio's `rate_ddir` on a mixed job: direction `d` (0 read, 1 write) as
+    /// the rwmix cycle drew it, or the other one when `d` is ahead of its
+    /// rate and the other is due, or due sooner. The worker then waits for
+    /// the chosen direction's slot ([`Throttle::gate`]).
+    #[cold]
+    pub fn choose(&self, d: usize) -> usize {
+        let o = 1 - d.min(1);
+        if d > 1 || !self.mixes[o] {
+            return d;
+        }
+        let clock = FastClock::get();
+        let now = clock.ticks_to_ns(clock.now().saturating_sub(self.t0));
+        if self.next_ns[d] <= now {
+            d
+        } else if self.next_ns[o] <= now || self.next_ns[o] < self.next_ns[d] {
+            o
+        } else {
+            d
+        }
     }
 }
 
@@ -80,8 +78,8 @@ pub struct Throttle {
     /// ramp_time once it has passed).
     base_ns: u64,
     ignore_think: bool,
-    /// A mixed job: the due times are shared with [`steer`].
-    steering: bool,
+    /// A mixed job: the due times shared with its direction draw.
+    steer: Option<SteerCell>,
 }
 
 impl Throttle {
@@ -104,16 +102,16 @@ impl Throttle {
             }
         });
         let read_share = job.rwmixread.min(100);
-        let steering = steers(job);
-        // Set on every job start: a thread may run several jobs in turn.
-        STEER.set(Steer {
-            t0,
-            next_ns: [0; 2],
-            mixes: [read_share > 0, read_share < 100],
+        let steer = steers(job).then(|| {
+            std::rc::Rc::new(Cell::new(Steer {
+                t0,
+                next_ns: [0; 2],
+                mixes: [read_share > 0, read_share < 100],
+            }))
         });
         Throttle {
             on: bps.iter().any(|&b| b > 0),
-            steering,
+            steer,
             bps,
             min_bs,
             poisson: job.rate_poisson.then(|| {
@@ -160,10 +158,10 @@ impl Throttle {
             }
             None => (u128::from(self.issue_bytes[d]) * 1_000_000_000 / u128::from(bps)) as u64,
         } + self.base_ns;
-        if self.steering && d < 2 {
-            let mut s = STEER.get();
+        if let Some(cell) = self.steer.as_ref().filter(|_| d < 2) {
+            let mut s = cell.get();
             s.next_ns[d] = self.next_ns[d];
-            STEER.set(s);
+            cell.set(s);
         }
     }
 
@@ -171,7 +169,7 @@ impl Throttle {
     /// due, else after its slot, once what is in flight has completed
     /// (`Hold` until then), as fio quiesces and sleeps in `rate_ddir`. A
     /// mixed job's direction was chosen before its offset and block size
-    /// ([`steer`]), so it stays. `Stop`: the wait would pass `limit`, the
+    /// ([`Steer::choose`]), so it stays. `Stop`: the wait would pass `limit`, the
     /// end of the runtime.
     #[cold]
     pub fn gate(&self, kind: IoKind, now: u64, limit: u64, inflight: usize) -> Gate {
@@ -196,6 +194,12 @@ impl Throttle {
         }
     }
 
+    /// The due times a mixed job's direction draw reads (None unless the
+    /// rate steers the job's directions).
+    pub fn steer_handle(&self) -> Option<SteerCell> {
+        self.steer.clone()
+    }
+
     /// ramp_time is over (`now`, ns since the origin): like fio, which
     /// resets its clock and rate counters there, the schedule starts
     /// afresh and every direction is due.
@@ -205,10 +209,10 @@ impl Throttle {
         self.issue_bytes = [0; 3];
         self.last_us = [0; 3];
         self.next_ns = [0; 3];
-        if self.steering {
-            let mut s = STEER.get();
+        if let Some(cell) = &self.steer {
+            let mut s = cell.get();
             s.next_ns = [0; 2];
-            STEER.set(s);
+            cell.set(s);
         }
     }
 
@@ -470,6 +474,8 @@ mod tests {
         let j = job(&["--rw=randrw", "--rate_iops=1000,500"]);
         assert!(steers(&j));
         let mut t = Throttle::new(&j, stopped);
+        let cell = t.steer_handle().expect("a mixed rate job steers");
+        let steer = |d| cell.get().choose(d);
         // Nothing issued yet: both are due, the drawn direction stays.
         assert_eq!((steer(0), steer(1)), (0, 1));
         // The read is ahead (due at 1 ms), the write is due: write.
@@ -481,8 +487,9 @@ mod tests {
         // rwmixread=100: the write never takes a read's turn.
         let j = job(&["--rw=randrw", "--rate_iops=1000", "--rwmixread=100"]);
         let mut t = Throttle::new(&j, stopped);
+        let cell = t.steer_handle().expect("a mixed rate job steers");
         t.issued(0, 4096);
-        assert_eq!(steer(0), 0);
+        assert_eq!(cell.get().choose(0), 0);
         // One direction only, or no rate: nothing to steer.
         assert!(!steers(&job(&["--rw=randread", "--rate_iops=1000"])));
         assert!(!steers(&job(&["--rw=randrw", "--rate_iops_min=10"])));

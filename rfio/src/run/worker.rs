@@ -172,6 +172,7 @@ pub fn run(
     let mut error: Option<IoError> = None;
     let count_submits = !traits.diskless;
     let mut throttle = Throttle::new(job, t0);
+    picker.attach_steer(throttle.steer_handle());
     let mut min_rate = super::throttle::MinRate::new(job);
     let mut steady = job.steadystate.map(|ss| {
         let phase_ms = progress.started_ms.load(Ordering::Relaxed);
