@@ -28,6 +28,9 @@ pub struct Progress {
     /// sampling points when `want_snapshots` is set.
     pub want_snapshots: AtomicBool,
     pub snapshot: Mutex<Option<ThreadStats>>,
+    /// steadystate: the window of the job's group (set when its segment
+    /// starts; submitter threads share their job's).
+    pub ss_group: std::sync::OnceLock<std::sync::Arc<super::steadystate::Group>>,
 }
 
 impl Progress {

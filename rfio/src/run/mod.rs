@@ -180,7 +180,7 @@ fn run_segment(
 ) {
     let exit_all = AtomicBool::new(false);
     // steadystate with group_reporting: the group's window, for its jobs.
-    let _ss_groups = steadystate::Registration::new(jobs, &exit_all, t0);
+    steadystate::register(jobs, progress, t0);
     let mut prepared = Vec::new();
     // Jobs are in fio's thread order (clones counting down, job::expand),
     // which decides which clone lays out a shared file.

@@ -478,60 +478,40 @@ impl Group {
     }
 }
 
-/// The groups of the running segments, found by the job threads when they
-/// start: (segment, job number, group). The segment is told by the address
-/// of its `exit_all` flag, the one object all its job threads (submitters
-/// included) are handed.
-static REGISTRY: Mutex<Vec<(usize, usize, Arc<Group>)>> = Mutex::new(Vec::new());
-
-fn registry() -> std::sync::MutexGuard<'static, Vec<(usize, usize, Arc<Group>)>> {
-    REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The steady-state groups of one stonewall segment, from its start to its
-/// end (dropping it forgets them).
-#[derive(Debug)]
-pub struct Registration {
-    segment: usize,
-}
-
-impl Registration {
-    /// Group the segment's jobs as fio does: consecutive steadystate jobs
-    /// with group_reporting in one reporting group share a window, the last
-    /// of them leads; every other steadystate job is a group of its own.
-    /// `run_start`: when the run (its first segment) started.
-    pub fn new(
-        jobs: &[crate::job::Job],
-        exit_all: &AtomicBool,
-        run_start: std::time::Instant,
-    ) -> Registration {
-        let segment = exit_all as *const AtomicBool as usize;
-        let mut runs: Vec<(u32, bool, SteadyState, Vec<usize>)> = Vec::new();
-        for j in jobs {
-            let Some(ss) = j.steadystate else {
-                continue;
-            };
-            match runs.last_mut() {
-                Some((gid, true, lead, members)) if j.group_reporting && *gid == j.groupid => {
-                    *lead = ss;
-                    members.push(j.number);
-                }
-                _ => runs.push((j.groupid, j.group_reporting, ss, vec![j.number])),
+/// Group a segment's jobs as fio does: consecutive steadystate jobs with
+/// group_reporting in one reporting group share a window, the last of them
+/// leads; every other steadystate job is a group of its own. Each job's
+/// group goes into its progress record (`progress[i]` for `jobs[i]`),
+/// where its thread, and any submitter threads of it, find it.
+/// `run_start`: when the run (its first segment) started.
+pub fn register(
+    jobs: &[crate::job::Job],
+    progress: &[super::eta::Progress],
+    run_start: std::time::Instant,
+) {
+    // (group id, group_reporting, the leader's settings, members by index)
+    let mut runs: Vec<(u32, bool, SteadyState, Vec<usize>)> = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let Some(ss) = j.steadystate else {
+            continue;
+        };
+        match runs.last_mut() {
+            Some((gid, true, lead, members)) if j.group_reporting && *gid == j.groupid => {
+                *lead = ss;
+                members.push(i);
+            }
+            _ => runs.push((j.groupid, j.group_reporting, ss, vec![i])),
+        }
+    }
+    for (_, _, ss, members) in runs {
+        let leader = members.last().map_or(0, |&i| jobs[i].number);
+        let g = Arc::new(Group::new(ss, leader, Some(run_start)));
+        for i in members {
+            if let Some(p) = progress.get(i) {
+                // Set once: a job runs in one segment.
+                let _ = p.ss_group.set(Arc::clone(&g));
             }
         }
-        let mut reg = registry();
-        for (_, _, ss, members) in runs {
-            let leader = members.last().copied().unwrap_or(0);
-            let g = Arc::new(Group::new(ss, leader, Some(run_start)));
-            reg.extend(members.into_iter().map(|n| (segment, n, Arc::clone(&g))));
-        }
-        Registration { segment }
-    }
-}
-
-impl Drop for Registration {
-    fn drop(&mut self) {
-        registry().retain(|e| e.0 != self.segment);
     }
 }
 
@@ -569,20 +549,15 @@ impl Monitor {
         Monitor::with_group(ss, phase_ns, Arc::new(Group::new(ss, 0, None)), 0)
     }
 
-    /// Job `job`'s thread joins the group its segment registered for it (on
-    /// its own without one).
+    /// Job `job`'s thread joins `group`, the one [`register`] made for it
+    /// (on its own without one).
     pub fn join(
         job: &crate::job::Job,
         ss: SteadyState,
         phase_ns: u64,
-        exit_all: &AtomicBool,
+        group: Option<Arc<Group>>,
     ) -> Monitor {
-        let segment = exit_all as *const AtomicBool as usize;
-        let found = registry()
-            .iter()
-            .find(|e| e.0 == segment && e.1 == job.number)
-            .map(|e| Arc::clone(&e.2));
-        let group = found.unwrap_or_else(|| Arc::new(Group::new(ss, job.number, None)));
+        let group = group.unwrap_or_else(|| Arc::new(Group::new(ss, job.number, None)));
         // The run's clock now, at the job's start, where there is a run:
         // submitter threads (no start time of their own) tick with the rest.
         let phase_ns = group

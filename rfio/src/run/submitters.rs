@@ -64,6 +64,10 @@ pub fn run(
             let p = Progress::new();
             let want = progress.want_snapshots.load(Ordering::Relaxed);
             p.want_snapshots.store(want, Ordering::Relaxed);
+            if let Some(g) = progress.ss_group.get() {
+                // The submitters are one job: one member of its group.
+                let _ = p.ss_group.set(std::sync::Arc::clone(g));
+            }
             p
         })
         .collect();

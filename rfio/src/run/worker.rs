@@ -176,7 +176,12 @@ pub fn run(
     let mut min_rate = super::throttle::MinRate::new(job);
     let mut steady = job.steadystate.map(|ss| {
         let phase_ms = progress.started_ms.load(Ordering::Relaxed);
-        super::steadystate::Monitor::join(job, ss, phase_ms * 1_000_000, exit_all)
+        super::steadystate::Monitor::join(
+            job,
+            ss,
+            phase_ms * 1_000_000,
+            progress.ss_group.get().cloned(),
+        )
     });
     if let Some(ss) = &steady {
         // Its first look may be due at once (a steady group to join).
