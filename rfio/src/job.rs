@@ -724,6 +724,19 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
     Ok(jobs)
 }
 
+/// The first job of `rfio --name=t ARGS`, for unit tests of the modules
+/// that take a [`Job`].
+#[cfg(test)]
+pub(crate) fn test_job(args: &[&str]) -> Job {
+    let argv: Vec<String> = ["rfio", "--name=t"]
+        .iter()
+        .chain(args)
+        .map(|s| s.to_string())
+        .collect();
+    let plan = crate::cli::parse(&argv).expect("command line");
+    expand(&plan).expect("job").remove(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -184,14 +184,8 @@ impl Choices {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::test_job as job;
     use crate::run::throttle::Throttle;
-
-    fn job(args: &[&str]) -> Job {
-        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
-        argv.extend(args.iter().map(|s| s.to_string()));
-        let plan = crate::cli::parse(&argv).unwrap();
-        crate::job::expand(&plan).unwrap().remove(0)
-    }
 
     /// Draw `n` directions, counting each as issued.
     fn draws(c: &mut Choices, n: usize) -> Vec<usize> {

@@ -592,6 +592,7 @@ impl Logs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::test_job as job;
 
     fn value_log(avg_ms: u64) -> ValueLog {
         ValueLog {
@@ -631,13 +632,6 @@ mod tests {
             (l.rows[2].t_ms, l.rows[2].value, l.rows[2].ddir),
             (250, 7, 1)
         );
-    }
-
-    fn job(args: &[&str]) -> Job {
-        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
-        argv.extend(args.iter().map(|s| s.to_string()));
-        let plan = crate::cli::parse(&argv).expect("command line");
-        crate::job::expand(&plan).expect("job").remove(0)
     }
 
     /// The lat, clat and iops logs of 1000 I/Os, written with `extra`.

@@ -493,6 +493,7 @@ impl Picker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::test_job as job;
 
     #[test]
     fn permutation_hits_every_block_once() {
@@ -509,15 +510,6 @@ mod tests {
         }
     }
 
-    fn job(args: &[&str]) -> Job {
-        let argv: Vec<String> = std::iter::once("rfio")
-            .chain(args.iter().copied())
-            .map(String::from)
-            .collect();
-        let plan = crate::cli::parse(&argv).expect("job parses");
-        crate::job::expand(&plan).expect("job expands").remove(0)
-    }
-
     fn offsets(p: &mut Picker) -> Vec<(IoKind, u64, usize)> {
         let mut io = IoUnit::new(std::ptr::null_mut());
         let mut out = Vec::new();
@@ -530,7 +522,7 @@ mod tests {
     #[test]
     fn plain_random_path_is_the_general_one() {
         for rw in ["randread", "randwrite", "randtrim"] {
-            let j = job(&["--name=x", &format!("--rw={rw}"), "--bs=4k", "--size=1M"]);
+            let j = job(&[&format!("--rw={rw}"), "--bs=4k", "--size=1M"]);
             let mut fast = Picker::new(&j, vec![(-1, 8192, 1 << 20)], 7);
             assert!(fast.plain.is_some(), "{rw}: short path not taken");
             let mut general = Picker::new(&j, vec![(-1, 8192, 1 << 20)], 7);
@@ -558,15 +550,15 @@ mod tests {
             "--percentage_random=50",
             "--rw=randread:4",
         ] {
-            let j = job(&["--name=x", "--rw=randread", "--bs=4k", "--size=1M", extra]);
+            let j = job(&["--rw=randread", "--bs=4k", "--size=1M", extra]);
             assert!(
                 Picker::new(&j, vec![(-1, 0, 1 << 20)], 7).plain.is_none(),
                 "{extra}"
             );
         }
-        let j = job(&["--name=x", "--rw=randrw", "--bs=4k", "--size=1M"]);
+        let j = job(&["--rw=randrw", "--bs=4k", "--size=1M"]);
         assert!(Picker::new(&j, vec![(-1, 0, 1 << 20)], 7).plain.is_none());
-        let j = job(&["--name=x", "--rw=randread", "--bs=4k", "--size=1M"]);
+        let j = job(&["--rw=randread", "--bs=4k", "--size=1M"]);
         let two = vec![(-1, 0, 1 << 19), (-1, 0, 1 << 19)];
         assert!(Picker::new(&j, two, 7).plain.is_none());
     }

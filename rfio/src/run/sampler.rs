@@ -139,13 +139,7 @@ impl Sampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn job(args: &[&str]) -> Job {
-        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
-        argv.extend(args.iter().map(|s| s.to_string()));
-        let plan = crate::cli::parse(&argv).expect("command line");
-        crate::job::expand(&plan).expect("job").remove(0)
-    }
+    use crate::job::test_job as job;
 
     const MS: u64 = 1_000_000;
 

@@ -445,13 +445,7 @@ impl Think {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn job(args: &[&str]) -> Job {
-        let mut argv = vec!["rfio".to_string(), "--name=t".to_string()];
-        argv.extend(args.iter().map(|s| s.to_string()));
-        let plan = crate::cli::parse(&argv).unwrap();
-        crate::job::expand(&plan).unwrap().remove(0)
-    }
+    use crate::job::test_job as job;
 
     #[test]
     fn linear_due_times_follow_the_bytes() {
