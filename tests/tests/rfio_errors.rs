@@ -1001,3 +1001,104 @@ fn failed_syncs_are_reported_as_each_engine_does_in_fio() {
         assert_same(&p, &what);
     }
 }
+
+/// `issued rwts` and the group's `io=` of normal output.
+fn counts(s: &str) -> (String, String) {
+    let find = |key: &str| {
+        s.lines()
+            .find(|l| l.contains(key))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_default()
+    };
+    let io = find("io=");
+    let io = io
+        .split(", ")
+        .find(|p| p.starts_with("io="))
+        .and_then(|p| p.split(' ').next())
+        .unwrap_or("");
+    (find("issued rwts"), io.to_string())
+}
+
+#[test]
+fn a_short_transfer_is_issued_again_for_the_rest() {
+    // fio counts a short read or write and issues the rest again, the bytes
+    // moved so far never counted: a 66 KiB file read as 1 MiB (readonly)
+    // moves 64 KiB; the rest of a 6 KiB write that filled a 1 MiB tmpfs
+    // fails with its own offset and length.
+    let uring = io_uring_works();
+    let short = |d: &Path| std::fs::write(d.join("short"), vec![1u8; 66 << 10]).unwrap();
+    for (engine, code, issued) in [("psync", 1, 18), ("io_uring", 0, 257), ("libaio", 0, 257)] {
+        if engine == "io_uring" && !uring {
+            continue;
+        }
+        let e = format!("--ioengine={engine}");
+        let args = [
+            "--name=j",
+            "--filename=short",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--iodepth=8",
+            "--readonly",
+            &e,
+        ];
+        let p = pair(&args, &short);
+        let (iss, io) = counts(&p.ours.stdout);
+        assert_eq!(io, "io=64.0KiB", "{engine}: {}", p.ours.stdout);
+        assert!(
+            iss.contains(&format!("total={issued},0,0,0 short=1,0,0,0")),
+            "{engine}: {iss}"
+        );
+        assert_eq!(p.ours.code, code, "{engine}");
+        assert_same(&p, engine);
+        if let Some(f) = &p.fio {
+            assert_eq!(counts(&p.ours.stdout), counts(&f.stdout), "{engine}");
+        }
+    }
+    for engine in ["psync", "io_uring", "libaio"] {
+        if engine == "io_uring" && !uring {
+            continue;
+        }
+        let mut runs = Vec::new();
+        for tool in ["fio", "rfio"] {
+            let bin = match tool {
+                "fio" => match original("fio") {
+                    Some(b) => b,
+                    None => continue,
+                },
+                _ => our_bin("rfio"),
+            };
+            let Some(fs) = Mount::tmpfs(&format!("errors-short-{engine}-{tool}"), "1m") else {
+                return;
+            };
+            let e = format!("--ioengine={engine}");
+            let args = [
+                "--name=j",
+                "--filename=f",
+                "--rw=write",
+                "--bs=6k",
+                "--size=4m",
+                "--iodepth=4",
+                &e,
+            ];
+            runs.push(run_as(&bin, &fs.dir, &args, None));
+        }
+        let ours = runs.last().expect("ours ran");
+        let lines = io_u_lines(&ours.stderr);
+        assert_eq!(
+            lines.last().copied(),
+            Some(
+                "fio: io_u error on file f: No space left on device: write offset=1048576, buflen=2048"
+            ),
+            "{engine}: {}",
+            ours.stderr
+        );
+        assert_eq!(counts(&ours.stdout).1, "io=1020KiB", "{engine}");
+        assert_eq!(ours.code, 1);
+        if let [f, o] = &runs[..] {
+            assert_eq!(o.stderr, f.stderr, "{engine}");
+            assert_eq!(counts(&o.stdout), counts(&f.stdout), "{engine}");
+            assert_eq!(o.code, f.code);
+        }
+    }
+}

@@ -387,6 +387,60 @@ pub fn end_fsync(
     }
 }
 
+/// A read or write that moved some bytes but not all (a read across a
+/// file's end, a write that filled the file system): fio counts it short
+/// and issues the rest again (its requeue), the bytes moved so far never
+/// counted. True when the unit, now holding the rest, should go out again.
+/// Where the rest would start at the file's end (`real_size`), fio
+/// completes it instead: a sync engine with no bytes counted, an async one
+/// with the bytes it moved (then the caller's accounting counts it short).
+#[cold]
+pub fn short_rest(io: &mut IoUnit, st: &mut ThreadStats, real_size: u64, sync: bool) -> bool {
+    let d = match io.kind {
+        IoKind::Read => 0,
+        IoKind::Write => 1,
+        _ => return false,
+    };
+    let moved = io.result as usize;
+    let offset = io.offset + moved as u64;
+    if !sync && offset >= real_size {
+        return false;
+    }
+    st.dir[d].short_ios += 1;
+    if sync && offset == real_size {
+        // fio's sync_done: a completion of no bytes.
+        io.len = 0;
+        io.result = 0;
+        return false;
+    }
+    if io.kind == IoKind::Write {
+        // The rest goes out from the buffer's start.
+        // SAFETY: both ranges lie inside the unit's own buffer of io.len.
+        unsafe { std::ptr::copy(io.buf.add(moved), io.buf, io.len - moved) };
+    }
+    io.offset = offset;
+    io.len -= moved;
+    true
+}
+
+/// [`short_rest`] for a synchronous engine: the rest goes out at once,
+/// again while it comes back short.
+#[cold]
+pub fn resubmit_short(
+    engine: &mut dyn crate::engine::Engine,
+    idx: usize,
+    io: &mut IoUnit,
+    st: &mut ThreadStats,
+    real_size: u64,
+) {
+    while io.result > 0 && (io.result as usize) < io.len && short_rest(io, st, real_size, true) {
+        st.issued[if io.kind == IoKind::Read { 0 } else { 1 }] += 1;
+        if engine.queue(idx, io) != crate::engine::Queued::Completed {
+            break;
+        }
+    }
+}
+
 /// A failed submission (io_submit/io_uring_enter refused the batch): fio
 /// reports it from the engine's commit, with no `io_u error` line.
 #[cold]

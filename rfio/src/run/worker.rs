@@ -344,7 +344,8 @@ pub fn run(
         } else {
             0
         };
-        while budget > 0 && !exhausted && error.is_none() {
+        // A requeued rest (held) still goes out once the offsets ran out.
+        while budget > 0 && (!exhausted || held.is_some()) && error.is_none() {
             budget -= 1;
             let (idx, prepared) = match held.take() {
                 Some(h) => (h, true),
@@ -509,6 +510,11 @@ pub fn run(
             io.issue = clock.now();
             match engine.queue(idx, io) {
                 Queued::Completed => {
+                    // Short (cold): fio issues the rest again at once.
+                    if (io.result as usize) < io.len && io.result > 0 && verifier.is_none() {
+                        let real = files.sizes.get(io.file).copied().unwrap_or(u64::MAX);
+                        super::errors::resubmit_short(&mut *engine, idx, io, &mut st, real);
+                    }
                     let end = clock.now();
                     if carry_end {
                         carried = end;
@@ -647,6 +653,23 @@ pub fn run(
                     st.complete_map[batch_bucket(n)] += 1;
                     st.complete_calls += 1;
                     for &idx in &done {
+                        // Short (cold): fio requeues the rest, which goes
+                        // out next as the held unit.
+                        let u = &mut units[idx];
+                        if (u.result as usize) < u.len
+                            && u.result > 0
+                            && held.is_none()
+                            && verifier.is_none()
+                            && super::errors::short_rest(
+                                u,
+                                &mut st,
+                                files.sizes.get(u.file).copied().unwrap_or(u64::MAX),
+                                false,
+                            )
+                        {
+                            held = Some(idx);
+                            continue;
+                        }
                         let io = &units[idx];
                         let lat = (
                             clock.ticks_to_ns(end.saturating_sub(io.issue)),
