@@ -1102,3 +1102,42 @@ fn a_short_transfer_is_issued_again_for_the_rest() {
         }
     }
 }
+
+#[test]
+fn vsync_reports_errors_from_its_batch() {
+    // fio's vsync moves its batch in one call and reports a failure from
+    // there (engines/sync.c:364, xfer vsync), with no io_u error line.
+    let site = "file:engines/sync.c:364, func=xfer vsync, error=No space left on device";
+    let cases: [(&[&str], i32); 3] = [
+        (&[], 1),
+        (&["--continue_on_error=all", "--ignore_error=,ENOSPC"], 0),
+        (
+            &[
+                "--continue_on_error=all",
+                "--ignore_error=,ENOSPC",
+                "--error_dump=1",
+            ],
+            0,
+        ),
+    ];
+    for (extra, code) in cases {
+        let mut args = vec![
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--size=64k",
+            "--ioengine=vsync",
+        ];
+        args.extend_from_slice(extra);
+        let p = pair(&args, &|_| {});
+        let what = format!("{extra:?}");
+        assert!(
+            io_u_lines(&p.ours.stderr).is_empty(),
+            "{what}: {}",
+            p.ours.stderr
+        );
+        assert!(p.ours.stdout.contains(site), "{what}: {}", p.ours.stdout);
+        assert_eq!(p.ours.code, code, "{what}");
+        assert_same(&p, &what);
+    }
+}

@@ -188,8 +188,11 @@ pub fn failed(st: &mut ThreadStats, io: &IoUnit, errno: i32, clat: u64, job: &Jo
         st.sync_ios += 1;
         return None;
     }
-    // Failed inside fio's queue call (queue_site): no `io_u error` line.
-    let unlogged = io.kind == IoKind::Trim || (sync && job.engine == "libaio");
+    // Failed inside fio's queue call, or vsync's batch (queue_site): no
+    // `io_u error` line.
+    let unlogged = io.kind == IoKind::Trim
+        || (sync && job.engine == "libaio")
+        || (!sync && job.engine == "vsync");
     let p = &job.errors;
     let count = |st: &mut ThreadStats| {
         st.total_err += 1;
@@ -308,6 +311,14 @@ pub fn refuse_extend(files: &[(std::path::PathBuf, u64)], notices: &mut Vec<(Str
 /// func=td_io_queue`) with no `io_u error` line.
 pub fn queue_site(mut e: IoError, engine: &str) -> IoError {
     let sync = matches!(e.kind, IoKind::Fsync | IoKind::Fdatasync);
+    if engine == "vsync" && matches!(e.kind, IoKind::Read | IoKind::Write) && e.site.is_none() {
+        // vsync moves a batch at once and reports from there.
+        e.site = Some(Box::new(Site {
+            at: "engines/sync.c:364",
+            func: "xfer vsync",
+            note: String::new(),
+        }));
+    }
     if (e.kind == IoKind::Trim || (sync && engine == "libaio")) && e.site.is_none() {
         e.site = Some(Box::new(Site {
             at: "ioengines.c:399",
@@ -541,6 +552,8 @@ pub fn continued_context(engine: &str, dump: bool, errno: i32) -> String {
     if errno == libc::EILSEQ {
         // Verify failures (verify/mod.rs): fio's report shows `err=84 ()`.
         String::new()
+    } else if engine == "vsync" {
+        format!("file:engines/sync.c:364, func=xfer vsync, error={msg}")
     } else if dump {
         format!("file:io_u.c:1876, func=io_u error, error={msg}")
     } else if matches!(engine, "libaio" | "io_uring") {
