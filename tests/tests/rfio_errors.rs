@@ -694,6 +694,18 @@ fn without_size_the_region_is_what_lies_past_the_offset() {
     );
     assert_eq!(p.ours.code, 1);
     assert_same(&p, "offset=1m without size");
+    // Files of different sizes: each is read whole, none extended.
+    let two = |d: &Path| {
+        std::fs::write(d.join("a"), vec![0u8; 64 << 10]).unwrap();
+        std::fs::write(d.join("b"), vec![0u8; 192 << 10]).unwrap();
+    };
+    let p = pair(&["--name=j", "--filename=a:b", "--rw=read"], &two);
+    assert!(p.ours.stdout.contains("io=256KiB"), "{}", p.ours.stdout);
+    for d in &p._dirs {
+        assert_eq!(std::fs::metadata(d.join("a")).unwrap().len(), 64 << 10);
+        assert_eq!(std::fs::metadata(d.join("b")).unwrap().len(), 192 << 10);
+    }
+    assert_same(&p, "two files without size");
 }
 
 /// A loop device over a sparse image in a temp dir, detached on drop.
