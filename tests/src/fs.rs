@@ -74,6 +74,13 @@ impl TempDir {
     }
 }
 
+/// Take over a directory (one from [`temp_dir`], say) to remove on drop.
+impl From<PathBuf> for TempDir {
+    fn from(dir: PathBuf) -> TempDir {
+        TempDir(dir)
+    }
+}
+
 impl Deref for TempDir {
     type Target = Path;
     fn deref(&self) -> &Path {

@@ -296,12 +296,7 @@ pub struct Ran {
 
 /// Run `bin args` in `dir` with stdin closed, killed past `limit`.
 pub fn run_in_dir(bin: &Path, dir: &Path, args: &[&str], limit: Duration) -> Ran {
-    let out = run_bounded(&mut command_in(bin, dir, args), limit);
-    Ran {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+    run_bounded(&mut command_in(bin, dir, args), limit).into()
 }
 
 /// The original, then ours, on the same arguments, each in a fresh
@@ -324,6 +319,25 @@ pub fn run_pair(
     let theirs = run_in_dir(&theirs_bin, &d1, args, limit);
     let ours = run_in_dir(&our_bin(ours), &d2, args, limit);
     Some(((theirs, d1), (ours, d2)))
+}
+
+/// What [`run_pair`] returns, each directory now an [`fs::TempDir`] that
+/// is removed with its contents when dropped (`run_pair(..).map(dropping_dirs)`).
+pub fn dropping_dirs(
+    pair: ((Ran, PathBuf), (Ran, PathBuf)),
+) -> ((Ran, fs::TempDir), (Ran, fs::TempDir)) {
+    let ((theirs, d1), (ours, d2)) = pair;
+    ((theirs, d1.into()), (ours, d2.into()))
+}
+
+impl From<Output> for Ran {
+    fn from(o: Output) -> Ran {
+        Ran {
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            code: o.status.code().unwrap_or(-1),
+        }
+    }
 }
 
 /// What a finished run printed, and its exit code as the system gives it
@@ -420,6 +434,31 @@ pub fn fio_key_paths(v: &Value, indexed: bool) -> Vec<(String, &'static str)> {
 /// `s` as one JSON document; fails the test, showing `s`, when it is not.
 pub fn parse_json(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
+}
+
+/// fio's stdout with JSON output split into what it printed ahead of the
+/// document (its `fio: pid=...` notices share stdout when that is a pipe)
+/// and the document, which must be one.
+pub fn fio_json_parts(stdout: &str) -> (&str, Value) {
+    let at = stdout.find("{\n").unwrap_or(0);
+    (&stdout[..at], parse_json(&stdout[at..]))
+}
+
+/// The lines of `out` that start with `prefix` (after indentation), numbers
+/// masked.
+pub fn masked_lines_starting(out: &str, prefix: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.trim_start().starts_with(prefix))
+        .map(mask_numbers)
+        .collect()
+}
+
+/// The first unit header of fio's normal output (`j: (groupid=N, jobs=N):
+/// err= N`), up to its `: pid=`, numbers masked.
+pub fn fio_unit_header(out: &str) -> Option<String> {
+    out.lines()
+        .find(|l| l.contains("(groupid="))
+        .map(|l| mask_numbers(&l[..l.find(": pid=").unwrap_or(l.len())]))
 }
 
 #[cfg(test)]

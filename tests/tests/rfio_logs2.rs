@@ -7,72 +7,69 @@
 //! works in its own temporary directory.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_drained, run_in_dir, Ran};
+use rbench_tests::fs::{file_names, TempDir};
+use rbench_tests::{
+    command_in, dropping_dirs, mask_numbers, original, our_bin, parse_json, run_drained,
+    run_in_dir, run_ok, run_pair, Ran,
+};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A fresh, empty directory for one run, removed by `Drop`.
-struct Dir(PathBuf);
+/// The prefix of this file's temporary directories.
+const PREFIX: &str = "rfio-logs2";
 
-impl Dir {
-    fn new(tag: &str) -> Dir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "rfio-logs2-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).expect("create temp dir");
-        Dir(p)
+/// `bin args` run in `d`, which must exit 0: its stdout.
+fn run(bin: &Path, d: &Path, args: &[&str]) -> String {
+    run_ok(&mut command_in(bin, d, args), LIMIT)
+}
+
+/// fio and rfio on the same arguments, each in its own directory, each
+/// exiting 0; `None` when fio is not installed.
+fn both(args: &[&str]) -> Option<(TempDir, TempDir)> {
+    let ((theirs, d1), (ours, d2)) =
+        run_pair("fio", "rfio", PREFIX, args, &|_| {}, LIMIT).map(dropping_dirs)?;
+    for (who, r) in [("fio", &theirs), ("rfio", &ours)] {
+        assert_eq!(r.code, 0, "{who} {args:?}: {}", r.stderr);
     }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn run(bin: &Path, d: &Dir, args: &[&str]) -> Ran {
-    let r = run_in_dir(bin, &d.0, args, LIMIT);
-    assert_eq!(r.code, 0, "{} {args:?}: {}", bin.display(), r.stderr);
-    r
-}
-
-/// fio and rfio on the same arguments, each in its own directory; `None`
-/// when fio is not installed.
-fn both(tag: &str, args: &[&str]) -> Option<(Dir, Dir)> {
-    let fio = original("fio")?;
-    let (d1, d2) = (
-        Dir::new(&format!("{tag}-fio")),
-        Dir::new(&format!("{tag}-rfio")),
-    );
-    run(&fio, &d1, args);
-    run(&our_bin("rfio"), &d2, args);
     Some((d1, d2))
 }
 
-/// The files of a directory whose names end with `suffix`: name -> bytes.
-fn files(d: &Dir, suffix: &str) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(&d.0)
-        .expect("read dir")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+/// Files by name: name -> bytes.
+type Files = BTreeMap<String, Vec<u8>>;
+
+/// The files of a directory whose names end with `suffix`.
+fn files(d: &Path, suffix: &str) -> Files {
+    file_names(d)
+        .into_iter()
         .filter(|n| n.ends_with(suffix))
         .map(|n| {
-            let bytes = std::fs::read(d.0.join(&n)).expect("read log");
+            let bytes = std::fs::read(d.join(&n)).expect("read log");
             (n, bytes)
         })
         .collect()
 }
 
+/// The names of `f`'s files, in order.
+fn names(f: &Files) -> Vec<&String> {
+    f.keys().collect()
+}
+
+/// [`both`], then each tool's directory with its files whose names end
+/// with `suffix`: fio's, then rfio's.
+fn both_files(args: &[&str], suffix: &str) -> Option<((TempDir, Files), (TempDir, Files))> {
+    let (d1, d2) = both(args)?;
+    let (theirs, ours) = (files(&d1, suffix), files(&d2, suffix));
+    Some(((d1, theirs), (d2, ours)))
+}
+
+/// Rows of numbers, as a log holds them.
+type Rows = Vec<Vec<u64>>;
+
 /// A log's rows as numbers.
-fn rows(text: &str) -> Vec<Vec<u64>> {
+fn rows(text: &str) -> Rows {
     text.lines()
         .map(|l| {
             l.split(", ")
@@ -87,15 +84,46 @@ fn rows(text: &str) -> Vec<Vec<u64>> {
 
 /// `bin --inflate-log=file` run in `d` (its output drained as it comes:
 /// a log is more than a pipe holds).
-fn inflate(bin: &Path, d: &Dir, file: &str) -> Ran {
-    let mut c = std::process::Command::new(bin);
-    c.arg(format!("--inflate-log={file}")).current_dir(&d.0);
-    let out = run_drained(&mut c, LIMIT);
-    Ran {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+fn inflate(bin: &Path, d: &Path, file: &str) -> Ran {
+    let arg = format!("--inflate-log={file}");
+    run_drained(&mut command_in(bin, d, &[&arg]), LIMIT).into()
+}
+
+/// The rows of `agg-read_bw.log` that fio and rfio write when run with
+/// `pre`, then one null-engine job `a` reading at 4 MiB/s, then `post`.
+/// `None` when fio is not installed.
+fn agg_read_rows(pre: &[&str], post: &[&str]) -> Option<(Rows, Rows)> {
+    let job = [
+        "--name=a",
+        "--ioengine=null",
+        "--size=100g",
+        "--rw=read",
+        "--bs=4k",
+        "--rate=4m",
+    ];
+    let args: Vec<&str> = pre.iter().chain(&job).chain(post).copied().collect();
+    let (d1, d2) = both(&args)?;
+    let read = |d: &Path| {
+        let text = std::fs::read_to_string(d.join("agg-read_bw.log")).expect("agg log");
+        rows(&text)
+    };
+    Some((read(&d1), read(&d2)))
+}
+
+/// Job `z` on the null engine: `size` of 4 KiB random reads and writes,
+/// `logs` of every I/O with its offset, then `more` options.
+fn z_job<'a>(size: &'a str, logs: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--name=z",
+        "--ioengine=null",
+        size,
+        "--rw=randrw",
+        "--bs=4k",
+    ];
+    args.extend_from_slice(logs);
+    args.push("--log_offset=1");
+    args.extend_from_slice(more);
+    args
 }
 
 const AGG: [&str; 3] = ["agg-read_bw.log", "agg-trim_bw.log", "agg-write_bw.log"];
@@ -123,13 +151,11 @@ fn aggregate_bandwidth_logs_beside_fio() {
         "--runtime=3",
         "--time_based",
     ];
-    let Some((d1, d2)) = both("agg", &args) else {
+    let Some(((_, theirs), (_, ours))) = both_files(&args, "_bw.log") else {
         return;
     };
-    let (theirs, ours) = (files(&d1, "_bw.log"), files(&d2, "_bw.log"));
-    let names: Vec<&String> = ours.keys().collect();
-    assert_eq!(names, theirs.keys().collect::<Vec<_>>());
-    assert_eq!(names, AGG.iter().collect::<Vec<_>>());
+    assert_eq!(names(&ours), names(&theirs));
+    assert_eq!(names(&ours), AGG.iter().collect::<Vec<_>>());
     // KiB/s the jobs are limited to, per direction (read, trim, write).
     let want = [2048u64, 0, 1024];
     for (name, want) in AGG.iter().zip(want) {
@@ -191,14 +217,10 @@ fn aggregate_logs_without_the_status_line() {
             "--rate=2m",
         ];
         args.extend_from_slice(extra);
-        let Some((d1, d2)) = both("agg-empty", &args) else {
+        let Some(((_, theirs), (_, ours))) = both_files(&args, "_bw.log") else {
             return;
         };
-        let (theirs, ours) = (files(&d1, "_bw.log"), files(&d2, "_bw.log"));
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            AGG.iter().collect::<Vec<_>>()
-        );
+        assert_eq!(names(&ours), AGG.iter().collect::<Vec<_>>());
         if extra.is_empty() {
             assert_eq!(theirs, ours);
             assert!(ours.values().all(|b| b.is_empty()));
@@ -223,20 +245,6 @@ fn aggregate_logs_without_the_status_line() {
     }
 }
 
-/// Per-I/O logs, stored compressed, of a size-bounded null-engine job.
-const STORED: [&str; 10] = [
-    "--name=z",
-    "--ioengine=null",
-    "--size=8m",
-    "--rw=randrw",
-    "--bs=4k",
-    "--write_lat_log=z",
-    "--write_iops_log=z",
-    "--write_bw_log=z",
-    "--log_offset=1",
-    "--log_store_compressed=1",
-];
-
 #[test]
 fn stored_logs_inflate_alike_with_either_tool() {
     let Some(fio) = original("fio") else {
@@ -244,16 +252,21 @@ fn stored_logs_inflate_alike_with_either_tool() {
     };
     let rfio = our_bin("rfio");
     for extra in [&[][..], &["--log_prio=1"][..]] {
-        let mut args = STORED.to_vec();
+        // Per-I/O logs, stored compressed, of a size-bounded job.
+        let mut args = z_job(
+            "--size=8m",
+            &[
+                "--write_lat_log=z",
+                "--write_iops_log=z",
+                "--write_bw_log=z",
+            ],
+            &["--log_store_compressed=1"],
+        );
         args.extend_from_slice(extra);
-        let Some((d1, d2)) = both("stored", &args) else {
+        let Some(((d1, theirs), (d2, ours))) = both_files(&args, ".fz") else {
             return;
         };
-        let (theirs, ours) = (files(&d1, ".fz"), files(&d2, ".fz"));
-        assert_eq!(
-            theirs.keys().collect::<Vec<_>>(),
-            ours.keys().collect::<Vec<_>>()
-        );
+        assert_eq!(names(&theirs), names(&ours));
         assert!(ours.contains_key("z_iops.1.log.fz"));
         assert!(files(&d2, ".log").is_empty(), "no plain logs beside .fz");
         for name in ours.keys() {
@@ -291,21 +304,15 @@ fn stored_log_is_the_plain_log_compressed() {
     // direction, size and offset of every I/O, all seeded) agree but for
     // their times; numjobs=2 with per_job_logs=0 appends two jobs' streams
     // to one file, which fio inflates whole.
-    let common = [
-        "--name=z",
-        "--ioengine=null",
+    let common = z_job(
         "--size=4m",
-        "--rw=randrw",
-        "--bs=4k",
-        "--write_iops_log=z",
-        "--log_offset=1",
-        "--numjobs=2",
-        "--per_job_logs=0",
-    ];
+        &["--write_iops_log=z"],
+        &["--numjobs=2", "--per_job_logs=0"],
+    );
     let rfio = our_bin("rfio");
-    let plain = Dir::new("plain");
+    let plain = TempDir::new(PREFIX, "plain");
     run(&rfio, &plain, &common);
-    let text = std::fs::read_to_string(plain.0.join("z_iops.log")).expect("plain log");
+    let text = std::fs::read_to_string(plain.join("z_iops.log")).expect("plain log");
     let untimed = |t: &str| -> Vec<String> {
         let mut v: Vec<String> = t
             .lines()
@@ -322,8 +329,8 @@ fn stored_log_is_the_plain_log_compressed() {
         &["--log_compression=1024"],
         &["--log_compression=1024", "--log_store_compressed=1"],
     ] {
-        let d = Dir::new("stored1");
-        let mut args = common.to_vec();
+        let d = TempDir::new(PREFIX, "stored1");
+        let mut args = common.clone();
         args.extend_from_slice(extra);
         run(&rfio, &d, &args);
         let out = if extra.contains(&"--log_store_compressed=1") {
@@ -331,7 +338,7 @@ fn stored_log_is_the_plain_log_compressed() {
             assert_eq!(inflated.code, 0, "{}", inflated.stderr);
             inflated.stdout
         } else {
-            std::fs::read_to_string(d.0.join("z_iops.log")).expect("log")
+            std::fs::read_to_string(d.join("z_iops.log")).expect("log")
         };
         assert_eq!(untimed(&text), untimed(&out), "{extra:?}");
     }
@@ -352,12 +359,15 @@ fn rfio_histogram_log_stored_compressed_inflates_to_its_text() {
         "--write_hist_log=h",
         "--log_hist_msec=100",
     ];
-    let (plain, stored) = (Dir::new("hist"), Dir::new("hist-fz"));
+    let (plain, stored) = (
+        TempDir::new(PREFIX, "hist"),
+        TempDir::new(PREFIX, "hist-fz"),
+    );
     run(&rfio, &plain, &args);
     let mut more = args.to_vec();
     more.push("--log_store_compressed=1");
     run(&rfio, &stored, &more);
-    let text = std::fs::read_to_string(plain.0.join("h_clat_hist.1.log")).expect("plain");
+    let text = std::fs::read_to_string(plain.join("h_clat_hist.1.log")).expect("plain");
     let r = inflate(&rfio, &stored, "h_clat_hist.1.log.fz");
     assert_eq!(r.code, 0, "{}", r.stderr);
     let (rs, want) = (rows(&r.stdout), rows(&text));
@@ -402,13 +412,13 @@ fn log_compression_feeds_averaged_rate_logs_per_io_as_fio() {
         return;
     };
     let rfio = our_bin("rfio");
-    let (d1, d2) = (Dir::new("gz-fio"), Dir::new("gz-rfio"));
+    let (d1, d2) = (
+        TempDir::new(PREFIX, "gz-fio"),
+        TempDir::new(PREFIX, "gz-rfio"),
+    );
     let (a, b) = (run(&fio, &d1, &args), run(&rfio, &d2, &args));
     let (theirs, ours) = (files(&d1, ".log"), files(&d2, ".log"));
-    assert_eq!(
-        theirs.keys().collect::<Vec<_>>(),
-        ours.keys().collect::<Vec<_>>()
-    );
+    assert_eq!(names(&theirs), names(&ours));
     assert!(files(&d2, ".fz").is_empty());
     for (name, t) in &theirs {
         let (t, o) = (
@@ -426,13 +436,12 @@ fn log_compression_feeds_averaged_rate_logs_per_io_as_fio() {
         }
     }
     let samples = |s: &str| -> u64 {
-        let v: serde_json::Value = serde_json::from_str(s).expect("JSON");
-        v["jobs"][0]["read"]["iops_samples"]
+        parse_json(s)["jobs"][0]["read"]["iops_samples"]
             .as_u64()
             .expect("iops_samples")
     };
     // One sample per I/O: about 500 in the second, not 10 windows.
-    let (ts, os) = (samples(&a.stdout), samples(&b.stdout));
+    let (ts, os) = (samples(&a), samples(&b));
     assert!(
         ts > 400 && os > 400 && ts.abs_diff(os) < 50,
         "fio {ts}, rfio {os}"
@@ -445,9 +454,9 @@ fn inflate_log_failures_match_fio() {
         return;
     };
     let rfio = our_bin("rfio");
-    let d = Dir::new("bad");
-    std::fs::write(d.0.join("empty.fz"), b"").expect("write");
-    std::fs::write(d.0.join("junk.fz"), b"this is not zlib").expect("write");
+    let d = TempDir::new(PREFIX, "bad");
+    std::fs::write(d.join("empty.fz"), b"").expect("write");
+    std::fs::write(d.join("junk.fz"), b"this is not zlib").expect("write");
     for file in ["missing.fz", "empty.fz", "junk.fz"] {
         let (a, b) = (inflate(&fio, &d, file), inflate(&rfio, &d, file));
         assert_eq!(a.code, b.code, "{file}");
@@ -463,17 +472,17 @@ fn help_and_cmdhelp_list_the_options_as_fio() {
         return;
     };
     let rfio = our_bin("rfio");
-    let d = Dir::new("help");
+    let d = TempDir::new(PREFIX, "help");
     let (a, b) = (run(&fio, &d, &["--help"]), run(&rfio, &d, &["--help"]));
     for line in ["--bandwidth-log\t", "--inflate-log=log\t"] {
         let find = |s: &str| s.lines().find(|l| l.contains(line)).map(str::to_string);
-        assert_eq!(find(&a.stdout), find(&b.stdout), "{line}");
-        assert!(find(&b.stdout).is_some());
+        assert_eq!(find(&a), find(&b), "{line}");
+        assert!(find(&b).is_some());
     }
     for opt in ["log_compression", "log_store_compressed"] {
         let arg = format!("--cmdhelp={opt}");
         let (a, b) = (run(&fio, &d, &[&arg]), run(&rfio, &d, &[&arg]));
-        assert_eq!(a.stdout, b.stdout, "{opt}");
+        assert_eq!(a, b, "{opt}");
     }
     // Out of fio's range: refused by both.
     let args = [
@@ -483,8 +492,8 @@ fn help_and_cmdhelp_list_the_options_as_fio() {
         "--log_compression=1000",
     ];
     let (a, b) = (
-        run_in_dir(&fio, &d.0, &args, LIMIT),
-        run_in_dir(&rfio, &d.0, &args, LIMIT),
+        run_in_dir(&fio, &d, &args, LIMIT),
+        run_in_dir(&rfio, &d, &args, LIMIT),
     );
     assert_eq!((a.code, b.code), (1, 1), "{}\n{}", a.stderr, b.stderr);
 }
@@ -494,27 +503,16 @@ fn json_status_reports_take_aggregate_samples_as_fio() {
     // Each --status-interval JSON report asks fio's status code for the
     // ETA, which takes an aggregate sample: one row a second here, though
     // stdout is a pipe.
-    let args = [
-        "--bandwidth-log",
-        "--status-interval=1",
-        "--output-format=json",
-        "--name=a",
-        "--ioengine=null",
-        "--size=100g",
-        "--rw=read",
-        "--bs=4k",
-        "--rate=4m",
-        "--runtime=3",
-        "--time_based",
-    ];
-    let Some((d1, d2)) = both("agg-status", &args) else {
+    let Some((t, o)) = agg_read_rows(
+        &[
+            "--bandwidth-log",
+            "--status-interval=1",
+            "--output-format=json",
+        ],
+        &["--runtime=3", "--time_based"],
+    ) else {
         return;
     };
-    let read = |d: &Dir| {
-        let text = std::fs::read_to_string(d.0.join("agg-read_bw.log")).expect("agg log");
-        rows(&text)
-    };
-    let (t, o) = (read(&d1), read(&d2));
     assert!(
         t.len().abs_diff(o.len()) <= 1 && o.len() >= 2,
         "fio {t:?}\nrfio {o:?}"
@@ -532,27 +530,12 @@ fn json_status_reports_take_aggregate_samples_as_fio() {
 fn ramp_time_moves_nothing_in_the_aggregate_logs() {
     // fio's status code counts a job's bytes once its ramp_time is over:
     // zero rows until then, the limit after.
-    let args = [
-        "--eta=always",
-        "--bandwidth-log",
-        "--name=a",
-        "--ioengine=null",
-        "--size=100g",
-        "--rw=read",
-        "--bs=4k",
-        "--rate=4m",
-        "--ramp_time=1",
-        "--runtime=2",
-        "--time_based",
-    ];
-    let Some((d1, d2)) = both("agg-ramp", &args) else {
+    let Some((t, o)) = agg_read_rows(
+        &["--eta=always", "--bandwidth-log"],
+        &["--ramp_time=1", "--runtime=2", "--time_based"],
+    ) else {
         return;
     };
-    let read = |d: &Dir| {
-        let text = std::fs::read_to_string(d.0.join("agg-read_bw.log")).expect("agg log");
-        rows(&text)
-    };
-    let (t, o) = (read(&d1), read(&d2));
     // While nothing counts, every wake more than 500 ms after the start
     // takes a row (one more or less with the timer's jitter): compare the
     // rows that carry bytes.

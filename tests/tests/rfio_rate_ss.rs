@@ -6,89 +6,78 @@
 //! in the same ballpark where a clock decides them (tolerances below).
 //! Rate accuracy itself is measured by tests/rate_check.sh, not asserted.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rbench_tests::{mask_numbers, original, our_bin, run_in_dir, wait_output_bounded, Ran};
+use rbench_tests::fs::{Mount, TempDir};
+use rbench_tests::{
+    command_in, dropping_dirs, fio_json_parts, fio_key_paths, fio_unit_header, mask_numbers,
+    masked_lines_starting, original, our_bin, ours_then_original, parse_json, run_in_dir, run_pair,
+    spawn_piped, wait_output_bounded, Ran,
+};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A fresh, empty directory for one run (removed when dropped).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "rfio-rate-{}-{}-{tag}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).expect("create temp dir");
-        TempDir(d)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A 1 MiB tmpfs mounted for one run, unmounted when dropped (also when a
-/// test fails).
-struct Tmpfs(TempDir);
-
-impl Tmpfs {
-    /// None when mounting is not possible here (not root, no tmpfs).
-    fn new(tag: &str) -> Option<Tmpfs> {
-        let d = TempDir::new(tag);
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-            .arg(&d.0)
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        ok.then_some(Tmpfs(d))
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0 .0).status();
-    }
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    run_in_dir(bin, dir, args, LIMIT)
-}
+/// The prefix of this file's temporary directories.
+const PREFIX: &str = "rfio-rate";
 
 /// fio then rfio on the same arguments, each in a fresh directory. `None`
 /// when fio is not installed.
 fn both(args: &[&str]) -> Option<(Ran, Ran)> {
-    let fio = original("fio")?;
-    let d1 = TempDir::new("fio");
-    let d2 = TempDir::new("rfio");
-    let theirs = run_in(&fio, &d1.0, args);
-    let ours = run_in(&our_bin("rfio"), &d2.0, args);
+    let ((theirs, _), (ours, _)) =
+        run_pair("fio", "rfio", PREFIX, args, &|_| {}, LIMIT).map(dropping_dirs)?;
     Some((theirs, ours))
+}
+
+/// [`both`] on job `j`, 1 MiB on the null engine, with the options `rest`.
+fn both_null(rest: &[&str]) -> Option<(Ran, Ran)> {
+    let mut args = vec!["--name=j", "--size=1m", "--ioengine=null"];
+    args.extend_from_slice(rest);
+    both(&args)
+}
+
+/// [`both_null`], each tool exiting 0.
+fn both_null_ok(rest: &[&str]) -> Option<(Ran, Ran)> {
+    let (theirs, ours) = both_null(rest)?;
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    Some((theirs, ours))
+}
+
+/// fio, then rfio, each writing into a fresh 1 MiB tmpfs (`{tmpfs}` in
+/// `args` stands for its path) from a fresh working directory: each run
+/// with that path. `None` when fio is not installed or mounting is not
+/// possible here.
+fn on_full_tmpfs(tag: &str, args: &[&str]) -> Option<[(Ran, String); 2]> {
+    let fio = original("fio")?;
+    let run = |bin: &Path| -> Option<(Ran, String)> {
+        let fs = Mount::tmpfs(tag, "1m")?;
+        let dir = fs.dir.display().to_string();
+        let args: Vec<String> = args.iter().map(|a| a.replace("{tmpfs}", &dir)).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let cwd = TempDir::new(PREFIX, "cwd");
+        Some((run_in_dir(bin, &cwd, &args, LIMIT), dir))
+    };
+    Some([run(&fio)?, run(&our_bin("rfio"))?])
 }
 
 /// fio's notices that share stdout with its JSON when stdout is a pipe
 /// (`fio: pid=...` lines ahead of the document; rfio sends them to stderr so
 /// its stdout stays one document), and the document itself.
 fn fio_json(r: &Ran) -> (String, Value) {
-    let at = r.stdout.find("{\n").unwrap_or(0);
-    let notices = format!("{}{}", r.stderr, &r.stdout[..at]);
-    (notices, json(&r.stdout[at..]))
+    let (ahead, doc) = fio_json_parts(&r.stdout);
+    (format!("{}{ahead}", r.stderr), doc)
 }
 
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
+/// fio's JSON document (after its notices) and rfio's (all of its stdout).
+fn docs(theirs: &Ran, ours: &Ran) -> (Value, Value) {
+    (fio_json(theirs).1, parse_json(&ours.stdout))
+}
+
+/// [`docs`] of [`both_null`].
+fn null_docs(rest: &[&str]) -> Option<(Value, Value)> {
+    let (theirs, ours) = both_null(rest)?;
+    Some(docs(&theirs, &ours))
 }
 
 /// Pids, dates and numbers differ from run to run.
@@ -100,50 +89,11 @@ fn masked(s: &str) -> String {
         .collect()
 }
 
-/// The unit header line (`j: (groupid=...): err=...`), numbers masked.
-fn header_line(out: &str) -> String {
-    out.lines()
-        .find(|l| l.contains("(groupid="))
-        .map(|l| mask_numbers(&l[..l.find(": pid=").unwrap_or(l.len())]))
-        .unwrap_or_default()
-}
-
-/// Lines starting with `prefix`, numbers masked.
-fn lines_with(out: &str, prefix: &str) -> Vec<String> {
-    out.lines()
-        .filter(|l| l.trim_start().starts_with(prefix))
-        .map(mask_numbers)
-        .collect()
-}
-
-/// The same JSON shape: key paths and value types (not values).
-fn shape(v: &Value, path: &str, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                shape(x, &format!("{path}.{k}"), out);
-            }
-        }
-        Value::Array(a) => {
-            out.push(format!("{path}[] ({})", a.len()));
-            if let Some(x) = a.first() {
-                shape(x, &format!("{path}[0]"), out);
-            }
-        }
-        Value::Number(n) => out.push(format!(
-            "{path}: {}",
-            if n.is_f64() { "float" } else { "int" }
-        )),
-        Value::String(_) => out.push(format!("{path}: string")),
-        Value::Bool(_) => out.push(format!("{path}: bool")),
-        Value::Null => out.push(format!("{path}: null")),
-    }
-}
-
-fn shape_of(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    shape(v, "", &mut out);
-    out
+/// The read I/Os of a JSON report's first job (0 when missing).
+fn read_ios(r: &Ran) -> f64 {
+    parse_json(&r.stdout)["jobs"][0]["read"]["total_ios"]
+        .as_f64()
+        .unwrap_or(0.0)
 }
 
 /// Same exit code and the same stderr/stdout text.
@@ -217,27 +167,17 @@ fn cmdhelp_of_the_new_options_matches_fio() {
 fn rate_iops_gives_the_same_ballpark_of_ios() {
     for (process, tol) in [("linear", 0.15), ("poisson", 0.30)] {
         let p = format!("--rate_process={process}");
-        let args = [
-            "--name=j",
-            "--size=1m",
-            "--ioengine=null",
+        let Some((theirs, ours)) = both_null_ok(&[
             "--rw=randread",
             "--rate_iops=500",
             &p,
             "--runtime=2",
             "--time_based",
             "--output-format=json",
-        ];
-        let Some((theirs, ours)) = both(&args) else {
+        ]) else {
             return;
         };
-        assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-        let ios = |r: &Ran| {
-            json(&r.stdout)["jobs"][0]["read"]["total_ios"]
-                .as_f64()
-                .unwrap_or(0.0)
-        };
-        for (tool, n) in [("fio", ios(&theirs)), ("rfio", ios(&ours))] {
+        for (tool, n) in [("fio", read_ios(&theirs)), ("rfio", read_ios(&ours))] {
             assert!(
                 (n - 1000.0).abs() <= 1000.0 * tol,
                 "{tool} did {n} ios at rate_iops=500 for 2 s ({process})"
@@ -250,21 +190,17 @@ fn rate_iops_gives_the_same_ballpark_of_ios() {
 /// twice as many write bytes as read bytes.
 #[test]
 fn per_direction_rates_split_a_mixed_job() {
-    let args = [
-        "--name=j",
-        "--size=1m",
-        "--ioengine=null",
+    let Some((theirs, ours)) = both_null(&[
         "--rw=randrw",
         "--rate=1m,2m",
         "--runtime=2",
         "--time_based",
         "--output-format=json",
-    ];
-    let Some((theirs, ours)) = both(&args) else {
+    ]) else {
         return;
     };
     for (tool, r) in [("fio", &theirs), ("rfio", &ours)] {
-        let j = &json(&r.stdout)["jobs"][0];
+        let j = &parse_json(&r.stdout)["jobs"][0];
         let rd = j["read"]["io_bytes"].as_f64().unwrap_or(0.0);
         let wr = j["write"]["io_bytes"].as_f64().unwrap_or(0.0);
         assert!(
@@ -293,25 +229,12 @@ fn thinktime_stalls_both_alike() {
             "--rate_ignore_thinktime=1",
         ],
     ] {
-        let mut args = vec![
-            "--name=j",
-            "--size=1m",
-            "--ioengine=null",
-            "--runtime=1",
-            "--time_based",
-            "--output-format=json",
-        ];
-        args.extend_from_slice(extra);
-        let Some((theirs, ours)) = both(&args) else {
+        let mut rest = vec!["--runtime=1", "--time_based", "--output-format=json"];
+        rest.extend_from_slice(extra);
+        let Some((theirs, ours)) = both_null_ok(&rest) else {
             return;
         };
-        assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-        let ios = |r: &Ran| {
-            json(&r.stdout)["jobs"][0]["read"]["total_ios"]
-                .as_f64()
-                .unwrap_or(0.0)
-        };
-        let (f, o) = (ios(&theirs), ios(&ours));
+        let (f, o) = (read_ios(&theirs), read_ios(&ours));
         assert!(
             o > 0.0 && (o / f - 1.0).abs() < 0.35,
             "{extra:?}: rfio {o} ios, fio {f}"
@@ -324,33 +247,28 @@ fn thinktime_stalls_both_alike() {
 /// lines on the same streams and exit status 1; JSON stays one document.
 #[test]
 fn rate_min_ends_the_job_as_fio() {
-    let base = [
-        "--name=j",
-        "--size=1m",
-        "--ioengine=null",
-        "--thinktime=50ms",
-        "--runtime=8",
-        "--time_based",
-    ];
     for extra in [&["--rate_iops_min=100"][..], &["--rate_min=1m"]] {
-        let mut args = base.to_vec();
-        args.extend_from_slice(extra);
-        let Some((theirs, ours)) = both(&args) else {
+        let mut rest = vec!["--thinktime=50ms", "--runtime=8", "--time_based"];
+        rest.extend_from_slice(extra);
+        let Some((theirs, ours)) = both_null(&rest) else {
             return;
         };
         assert_eq!((ours.code, theirs.code), (1, 1));
         assert_eq!(masked(&ours.stderr), masked(&theirs.stderr), "{extra:?}");
         assert!(theirs.stderr.starts_with("j: rate_"), "{}", theirs.stderr);
         assert_eq!(
-            lines_with(&ours.stdout, "fio: pid="),
-            lines_with(&theirs.stdout, "fio: pid="),
+            masked_lines_starting(&ours.stdout, "fio: pid="),
+            masked_lines_starting(&theirs.stdout, "fio: pid="),
         );
-        assert_eq!(header_line(&ours.stdout), header_line(&theirs.stdout));
-        args.push("--output-format=json");
-        let (theirs, ours) = both(&args).unwrap_or_else(|| unreachable!());
+        assert_eq!(
+            fio_unit_header(&ours.stdout),
+            fio_unit_header(&theirs.stdout)
+        );
+        rest.push("--output-format=json");
+        let (theirs, ours) = both_null(&rest).unwrap_or_else(|| unreachable!());
         assert_eq!((ours.code, theirs.code), (1, 1));
         let (notices, t) = fio_json(&theirs);
-        let o = json(&ours.stdout);
+        let o = parse_json(&ours.stdout);
         assert_eq!(masked(&ours.stderr), masked(&notices), "{extra:?}");
         assert_eq!(o["jobs"][0]["error"], 5);
         assert_eq!(t["jobs"][0]["error"], 5);
@@ -367,22 +285,17 @@ fn rate_min_ends_the_job_as_fio() {
 fn steadystate_ends_a_settled_job() {
     for ss in ["iops:10%", "bw:5%", "iops_slope:20", "bw_slope:1%"] {
         let s = format!("--ss={ss}");
-        let args = [
-            "--name=j",
-            "--size=1m",
-            "--ioengine=null",
+        let Some((theirs, ours)) = both_null_ok(&[
             "--rate_iops=1000",
             &s,
             "--ss_dur=2",
             "--runtime=15",
             "--time_based",
             "--output-format=json",
-        ];
-        let Some((theirs, ours)) = both(&args) else {
+        ]) else {
             return;
         };
-        assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-        let (t, o) = (fio_json(&theirs).1, json(&ours.stdout));
+        let (t, o) = docs(&theirs, &ours);
         let (tj, oj) = (&t["jobs"][0], &o["jobs"][0]);
         let keys = |j: &Value| -> Vec<String> {
             j.as_object()
@@ -391,8 +304,8 @@ fn steadystate_ends_a_settled_job() {
         };
         assert_eq!(keys(oj), keys(tj), "{ss}");
         assert_eq!(
-            shape_of(&oj["steadystate"]),
-            shape_of(&tj["steadystate"]),
+            fio_key_paths(&oj["steadystate"], true),
+            fio_key_paths(&tj["steadystate"], true),
             "{ss}"
         );
         assert_eq!(oj["steadystate"]["ss"], tj["steadystate"]["ss"]);
@@ -408,47 +321,39 @@ fn steadystate_ends_a_settled_job() {
             );
         }
     }
-    let args = [
-        "--name=j",
-        "--size=1m",
-        "--ioengine=null",
+    let Some((theirs, ours)) = both_null(&[
         "--rate_iops=1000",
         "--ss=iops:50%",
         "--ss_dur=2",
         "--ss_ramp=1",
         "--runtime=15",
         "--time_based",
-    ];
-    let Some((theirs, ours)) = both(&args) else {
+    ]) else {
         return;
     };
     assert_eq!(
-        lines_with(&ours.stdout, "steadystate"),
-        lines_with(&theirs.stdout, "steadystate")
+        masked_lines_starting(&ours.stdout, "steadystate"),
+        masked_lines_starting(&theirs.stdout, "steadystate")
     );
-    assert_eq!(lines_with(&ours.stdout, "steadystate").len(), 1);
+    assert_eq!(masked_lines_starting(&ours.stdout, "steadystate").len(), 1);
 }
 
 /// Without attaining (a limit nobody meets) the job runs its runtime and
 /// reports attained=0 with a full window.
 #[test]
 fn steadystate_not_attained_runs_to_the_end() {
-    let args = [
-        "--name=j",
-        "--size=1m",
-        "--ioengine=null",
+    let Some((theirs, ours)) = both_null(&[
         "--rate_iops=1000",
         "--ss=iops:0",
         "--ss_dur=1",
         "--runtime=3",
         "--time_based",
         "--output-format=json",
-    ];
-    let Some((theirs, ours)) = both(&args) else {
+    ]) else {
         return;
     };
     for r in [&theirs, &ours] {
-        let j = &json(&r.stdout)["jobs"][0];
+        let j = &parse_json(&r.stdout)["jobs"][0];
         assert_eq!(j["steadystate"]["attained"], 0);
         assert_eq!(
             j["steadystate"]["data"]["iops"].as_array().map(Vec::len),
@@ -464,9 +369,6 @@ fn steadystate_not_attained_runs_to_the_end() {
 /// document with fio's error fields.
 #[test]
 fn enospc_on_a_full_tmpfs_is_reported_as_fio() {
-    if original("fio").is_none() {
-        return;
-    }
     let cases: &[&[&str]] = &[
         &[],
         &["--continue_on_error=write"],
@@ -478,28 +380,19 @@ fn enospc_on_a_full_tmpfs_is_reported_as_fio() {
     ];
     for extra in cases {
         for format in ["normal", "json"] {
-            let mut runs = Vec::new();
-            for bin in [original("fio").unwrap_or_default(), our_bin("rfio")] {
-                let Some(fs) = Tmpfs::new("enospc") else {
-                    return;
-                };
-                let file = fs.0 .0.join("f");
-                let fname = format!("--filename={}", file.display());
-                let fmt = format!("--output-format={format}");
-                let mut args = vec![
-                    "--name=j",
-                    &fname,
-                    "--size=2m",
-                    "--rw=write",
-                    "--bs=256k",
-                    &fmt,
-                ];
-                args.extend_from_slice(extra);
-                let cwd = TempDir::new("cwd");
-                let r = run_in(&bin, &cwd.0, &args);
-                runs.push((r, fs.0 .0.display().to_string()));
-            }
-            let (theirs, ours) = (&runs[0], &runs[1]);
+            let fmt = format!("--output-format={format}");
+            let mut args = vec![
+                "--name=j",
+                "--filename={tmpfs}/f",
+                "--size=2m",
+                "--rw=write",
+                "--bs=256k",
+                &fmt,
+            ];
+            args.extend_from_slice(extra);
+            let Some([theirs, ours]) = on_full_tmpfs("enospc", &args) else {
+                return;
+            };
             let fix = |s: &str, dir: &str| masked(&s.replace(dir, "DIR"));
             assert_eq!(ours.0.code, theirs.0.code, "{extra:?} {format}");
             let notices = if format == "json" {
@@ -513,7 +406,7 @@ fn enospc_on_a_full_tmpfs_is_reported_as_fio() {
                 "stderr {extra:?} {format}"
             );
             if format == "json" {
-                let (t, o) = (fio_json(&theirs.0).1, json(&ours.0.stdout));
+                let (t, o) = docs(&theirs.0, &ours.0);
                 for k in ["error", "total_err", "first_error"] {
                     assert_eq!(o["jobs"][0][k], t["jobs"][0][k], "{k} {extra:?}");
                 }
@@ -523,14 +416,14 @@ fn enospc_on_a_full_tmpfs_is_reported_as_fio() {
                 );
             } else {
                 assert_eq!(
-                    header_line(&ours.0.stdout),
-                    header_line(&theirs.0.stdout),
+                    fio_unit_header(&ours.0.stdout),
+                    fio_unit_header(&theirs.0.stdout),
                     "{extra:?}"
                 );
                 for p in ["fio: pid=", "errors", "issued rwts"] {
                     assert_eq!(
-                        lines_with(&ours.0.stdout, p),
-                        lines_with(&theirs.0.stdout, p),
+                        masked_lines_starting(&ours.0.stdout, p),
+                        masked_lines_starting(&theirs.0.stdout, p),
                         "{p} {extra:?}"
                     );
                 }
@@ -581,14 +474,8 @@ const DEFAULT_IOPRIO: i64 = 0;
 /// Start the tool, look at its job threads while they run (the threads
 /// whose ioprio was set), then let it finish.
 fn observe(bin: &Path, args: &[&str], want: usize) -> Vec<(u32, String, i64, i64)> {
-    let d = TempDir::new("placement");
-    let child = Command::new(bin)
-        .args(args)
-        .current_dir(&d.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start rfio");
+    let d = TempDir::new(PREFIX, "placement");
+    let child = spawn_piped(&mut command_in(bin, &d, args));
     let pid = child.id();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut seen = Vec::new();
@@ -613,72 +500,58 @@ fn observe(bin: &Path, args: &[&str], want: usize) -> Vec<(u32, String, i64, i64
 #[test]
 fn placement_shows_in_proc_while_the_job_runs() {
     let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut tools = vec![("rfio", our_bin("rfio"))];
-    tools.extend(original("fio").map(|f| ("fio", f)));
-    for (tool, bin) in &tools {
+    for (tool, bin) in &ours_then_original("rfio", "rfio", "fio") {
         placement_of(tool, bin, online);
     }
 }
 
 /// The job threads of `bin` (fio with --thread, or rfio) carry the placement.
 fn placement_of(tool: &str, bin: &Path, online: usize) {
-    let base = [
-        "--name=j",
-        "--ioengine=null",
-        "--size=1m",
-        "--runtime=2",
-        "--time_based",
-        "--thread",
-    ];
+    let observe_with = |extra: &[&str], want: usize| {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+            "--runtime=2",
+            "--time_based",
+            "--thread",
+        ];
+        args.extend_from_slice(extra);
+        observe(bin, &args, want)
+    };
     // cpus_allowed and prio/prioclass on one job thread.
-    let mut args = base.to_vec();
-    args.extend(["--cpus_allowed=0", "--prioclass=2", "--prio=5", "--nice=5"]);
-    let seen = observe(bin, &args, 1);
+    let seen = observe_with(
+        &["--cpus_allowed=0", "--prioclass=2", "--prio=5", "--nice=5"],
+        1,
+    );
     assert!(
         seen.iter()
             .any(|t| t.1 == "0" && t.2 == (2 << 13) | 5 && t.3 == 5),
         "{tool} threads: {seen:?}"
     );
     // cpumask, and idle class with level 0.
-    let mut args = base.to_vec();
-    args.extend(["--cpumask=0x1", "--prioclass=3"]);
-    let seen = observe(bin, &args, 1);
+    let seen = observe_with(&["--cpumask=0x1", "--prioclass=3"], 1);
     assert!(
         seen.iter().any(|t| t.1 == "0" && t.2 == 3 << 13),
         "{tool} threads: {seen:?}"
     );
     if online >= 2 {
-        // split: job N takes the ((N-1) mod 2)-th CPU of 0-1.
-        let mut args = base.to_vec();
-        args.extend([
-            "--cpus_allowed=0-1",
-            "--cpus_allowed_policy=split",
-            "--numjobs=2",
-            "--prio=1",
-        ]);
-        let seen = observe(bin, &args, 2);
-        let mut cpus: Vec<&str> = seen
-            .iter()
-            .filter(|t| t.2 != DEFAULT_IOPRIO)
-            .map(|t| t.1.as_str())
-            .collect();
-        cpus.sort_unstable();
-        assert_eq!(cpus, ["0", "1"], "{tool} threads: {seen:?}");
-        // shared: both keep the whole set.
-        let mut args = base.to_vec();
-        args.extend([
-            "--cpus_allowed=0-1",
-            "--cpus_allowed_policy=shared",
-            "--numjobs=2",
-            "--prio=1",
-        ]);
-        let seen = observe(bin, &args, 2);
-        let cpus: Vec<&str> = seen
-            .iter()
-            .filter(|t| t.2 != DEFAULT_IOPRIO)
-            .map(|t| t.1.as_str())
-            .collect();
-        assert_eq!(cpus, ["0-1", "0-1"], "{tool} threads: {seen:?}");
+        // split: job N takes the ((N-1) mod 2)-th CPU of 0-1; shared: both
+        // keep the whole set.
+        for (policy, want) in [("split", ["0", "1"]), ("shared", ["0-1", "0-1"])] {
+            let policy_arg = format!("--cpus_allowed_policy={policy}");
+            let seen = observe_with(
+                &["--cpus_allowed=0-1", &policy_arg, "--numjobs=2", "--prio=1"],
+                2,
+            );
+            let mut cpus: Vec<&str> = seen
+                .iter()
+                .filter(|t| t.2 != DEFAULT_IOPRIO)
+                .map(|t| t.1.as_str())
+                .collect();
+            cpus.sort_unstable();
+            assert_eq!(cpus, want, "{tool} threads: {seen:?}");
+        }
     }
 }
 
@@ -691,16 +564,9 @@ fn status_line_shows_rate_limits() {
         &["--rw=randrw", "--rate_iops=100,200"],
         &["--rate=2m", "--rate_min=1m"],
     ] {
-        let mut args = vec![
-            "--name=j",
-            "--size=1m",
-            "--ioengine=null",
-            "--runtime=2",
-            "--time_based",
-            "--eta=always",
-        ];
-        args.extend_from_slice(extra);
-        let Some((theirs, ours)) = both(&args) else {
+        let mut rest = vec!["--runtime=2", "--time_based", "--eta=always"];
+        rest.extend_from_slice(extra);
+        let Some((theirs, ours)) = both_null(&rest) else {
             return;
         };
         let first = |r: &Ran| {
@@ -718,10 +584,7 @@ fn status_line_shows_rate_limits() {
 /// the members' summed rates (two jobs at 1000 IOPS: about 2000), as fio.
 #[test]
 fn steadystate_of_a_reporting_group_sums_its_jobs() {
-    let args = [
-        "--name=j",
-        "--size=1m",
-        "--ioengine=null",
+    let Some((t, o)) = null_docs(&[
         "--rate_iops=1000",
         "--numjobs=2",
         "--group_reporting",
@@ -730,11 +593,9 @@ fn steadystate_of_a_reporting_group_sums_its_jobs() {
         "--runtime=10",
         "--time_based",
         "--output-format=json",
-    ];
-    let Some((theirs, ours)) = both(&args) else {
+    ]) else {
         return;
     };
-    let (t, o) = (fio_json(&theirs).1, json(&ours.stdout));
     for (tool, v) in [("fio", &t), ("rfio", &o)] {
         let jobs = v["jobs"].as_array().map_or(0, Vec::len);
         assert_eq!(jobs, 1, "{tool}");
@@ -749,35 +610,26 @@ fn steadystate_of_a_reporting_group_sums_its_jobs() {
 /// (a 10 s time_based job stops early), exit status 1, as fio.
 #[test]
 fn exitall_on_error_stops_the_other_jobs() {
-    if original("fio").is_none() {
+    let args = [
+        "--exitall_on_error",
+        "--output-format=json",
+        "--name=a",
+        "--filename={tmpfs}/f",
+        "--size=2m",
+        "--rw=write",
+        "--bs=256k",
+        "--name=b",
+        "--ioengine=null",
+        "--size=1m",
+        "--time_based",
+        "--runtime=10",
+    ];
+    let Some([(theirs, _), (ours, _)]) = on_full_tmpfs("exitall", &args) else {
         return;
-    }
-    let mut runs = Vec::new();
-    for bin in [original("fio").unwrap_or_default(), our_bin("rfio")] {
-        let Some(fs) = Tmpfs::new("exitall") else {
-            return;
-        };
-        let fname = format!("--filename={}", fs.0 .0.join("f").display());
-        let cwd = TempDir::new("cwd");
-        let args = [
-            "--exitall_on_error",
-            "--output-format=json",
-            "--name=a",
-            &fname,
-            "--size=2m",
-            "--rw=write",
-            "--bs=256k",
-            "--name=b",
-            "--ioengine=null",
-            "--size=1m",
-            "--time_based",
-            "--runtime=10",
-        ];
-        runs.push(run_in(&bin, &cwd.0, &args));
-    }
-    let (theirs, ours) = (&runs[0], &runs[1]);
+    };
     assert_eq!((ours.code, theirs.code), (1, 1), "{}", ours.stderr);
-    for (tool, v) in [("fio", fio_json(theirs).1), ("rfio", json(&ours.stdout))] {
+    let (t, o) = docs(&theirs, &ours);
+    for (tool, v) in [("fio", t), ("rfio", o)] {
         assert_eq!(v["jobs"][0]["error"], 28, "{tool}");
         let rt = v["jobs"][1]["job_runtime"].as_u64().unwrap_or(u64::MAX);
         assert!(rt < 5000, "{tool}: job b ran {rt} ms");
@@ -788,19 +640,15 @@ fn exitall_on_error_stops_the_other_jobs() {
 /// stall is not cut short when the runtime ends (4 s in a 1 s job).
 #[test]
 fn a_long_thinktime_outlasts_the_runtime() {
-    let args = [
-        "--name=j",
-        "--size=1m",
-        "--ioengine=null",
+    let Some((t, o)) = null_docs(&[
         "--thinktime=4s",
         "--runtime=1",
         "--time_based",
         "--output-format=json",
-    ];
-    let Some((theirs, ours)) = both(&args) else {
+    ]) else {
         return;
     };
-    for (tool, v) in [("fio", fio_json(&theirs).1), ("rfio", json(&ours.stdout))] {
+    for (tool, v) in [("fio", t), ("rfio", o)] {
         let j = &v["jobs"][0];
         let rt = j["job_runtime"].as_u64().unwrap_or(u64::MAX);
         assert!((3500..8000).contains(&rt), "{tool}: ran {rt} ms");
@@ -871,7 +719,7 @@ fn mixed_rates_split_each_direction_as_fio() {
             "{extra:?}: {}",
             ours.stderr
         );
-        let (t, o) = (fio_json(&theirs).1, json(&ours.stdout));
+        let (t, o) = docs(&theirs, &ours);
         for dir in ["read", "write"] {
             let get = |v: &Value, k: &str| v["jobs"][0][dir][k].as_f64().unwrap_or(-1.0);
             let (fi, ri) = (get(&t, "total_ios"), get(&o, "total_ios"));

@@ -7,10 +7,14 @@
 //! paths and types, attained, the window's sums, early or full-length ends,
 //! and the normal output's lines with numbers masked.
 
+use std::ops::RangeInclusive;
 use std::path::Path;
 use std::time::Duration;
 
-use rbench_tests::{fio_layout, fs, mask_numbers, original, our_bin, parse_json, run_in_dir, Ran};
+use rbench_tests::{
+    dropping_dirs, fio_json_parts, fio_key_paths, fio_layout, fio_unit_header,
+    masked_lines_starting, run_pair, Ran,
+};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(40);
@@ -18,57 +22,32 @@ const LIMIT: Duration = Duration::from_secs(40);
 /// fio, then rfio, on `job` (a job file written into each fresh directory,
 /// none when empty) plus `args`. `None` when fio is not installed.
 fn both(job: &str, args: &[&str]) -> Option<(Ran, Ran)> {
-    let fio = original("fio")?;
-    let run = |bin: &Path, tag: &str| {
-        let d = fs::TempDir::new("rfio-ssg", tag);
-        let mut a = Vec::new();
+    let mut a = Vec::new();
+    if !job.is_empty() {
+        a.push("j.fio");
+    }
+    a.extend_from_slice(args);
+    let write_job = |d: &Path| {
         if !job.is_empty() {
-            std::fs::write(d.path().join("j.fio"), job).expect("write job file");
-            a.push("j.fio");
+            std::fs::write(d.join("j.fio"), job).expect("write job file");
         }
-        a.extend_from_slice(args);
-        run_in_dir(bin, d.path(), &a, LIMIT)
     };
-    let theirs = run(&fio, "fio");
-    let ours = run(&our_bin("rfio"), "rfio");
+    let ((theirs, _), (ours, _)) =
+        run_pair("fio", "rfio", "rfio-ssg", &a, &write_job, LIMIT).map(dropping_dirs)?;
     Some((theirs, ours))
+}
+
+/// fio's and rfio's JSON documents for `job`, both having exited 0. `None`
+/// when fio is not installed.
+fn json_docs(job: &str) -> Option<(Value, Value)> {
+    let (theirs, ours) = both(job, &["--output-format=json"])?;
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    Some((doc(&theirs), doc(&ours)))
 }
 
 /// The JSON document of a run (fio may print notices ahead of it).
 fn doc(r: &Ran) -> Value {
-    let at = r.stdout.find("{\n").unwrap_or(0);
-    parse_json(&r.stdout[at..])
-}
-
-/// Key paths and value types (not values) of `v`.
-fn shape(v: &Value, path: &str, out: &mut Vec<String>) {
-    let ty = match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                shape(x, &format!("{path}.{k}"), out);
-            }
-            return;
-        }
-        Value::Array(a) => {
-            out.push(format!("{path}[] ({})", a.len()));
-            if let Some(x) = a.first() {
-                shape(x, &format!("{path}[0]"), out);
-            }
-            return;
-        }
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "string",
-        Value::Bool(_) => "bool",
-        Value::Null => "null",
-    };
-    out.push(format!("{path}: {ty}"));
-}
-
-fn shape_of(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    shape(v, "", &mut out);
-    out
+    fio_json_parts(&r.stdout).1
 }
 
 fn u(v: &Value) -> u64 {
@@ -76,15 +55,20 @@ fn u(v: &Value) -> u64 {
         .unwrap_or_else(|| panic!("not an unsigned integer: {v}"))
 }
 
-/// Lines of the normal output that start with `word`, numbers masked.
-fn lines_with(out: &str, word: &str) -> Vec<String> {
-    out.lines()
-        .filter(|l| l.trim_start().starts_with(word))
-        .map(mask_numbers)
-        .collect()
+/// A job's `steadystate` block says attained, with the window's mean IOPS
+/// in `mean`.
+fn assert_attained(j: &Value, mean: RangeInclusive<u64>) {
+    let ss = &j["steadystate"];
+    assert_eq!(ss["attained"], 1, "{ss}");
+    assert!(mean.contains(&u(&ss["data"]["iops_mean"])), "{ss}");
 }
 
-const TWO_CLONES: &str = "[global]
+/// A job file: the `[global]` section of a steadystate group of
+/// null-engine random readers running `runtime` seconds, then `jobs`, their
+/// own sections.
+fn group_job(runtime: u32, jobs: &str) -> String {
+    format!(
+        "[global]
 ioengine=null
 size=1G
 rw=randread
@@ -92,39 +76,54 @@ group_reporting
 steadystate=iops:10%
 ss_dur=2
 time_based
-runtime=10
-[j]
-numjobs=2
-rate_iops=3000
-";
+runtime={runtime}
+{jobs}"
+    )
+}
+
+/// fio's and rfio's report unit for `jobs` in a 9 s group, each having
+/// attained steady state with the window's mean IOPS in `mean`. `None`
+/// when fio is not installed.
+fn attained_units(jobs: &str, mean: RangeInclusive<u64>) -> Option<[Value; 2]> {
+    let (t, o) = json_docs(&group_job(9, jobs))?;
+    let units = [t["jobs"][0].clone(), o["jobs"][0].clone()];
+    for j in &units {
+        assert_attained(j, mean.clone());
+    }
+    Some(units)
+}
+
+/// Two clones of a flat job at 3000 IOPS each.
+fn two_clones() -> String {
+    group_job(10, "[j]\nnumjobs=2\nrate_iops=3000\n")
+}
 
 /// Two clones of a flat job: one report unit, one `steadystate` block with
 /// fio's key paths and types, attained by both tools well before the
 /// runtime, its window holding the two clones' summed IOPS.
 #[test]
 fn a_group_stops_early_with_one_block() {
-    let Some((theirs, ours)) = both(TWO_CLONES, &["--output-format=json"]) else {
+    let Some((t, o)) = json_docs(&two_clones()) else {
         return;
     };
-    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-    let (t, o) = (doc(&theirs), doc(&ours));
     for d in [&t, &o] {
         assert_eq!(d["jobs"].as_array().map(Vec::len), Some(1), "{d}");
     }
     let (tj, oj) = (&t["jobs"][0], &o["jobs"][0]);
-    assert_eq!(shape_of(&oj["steadystate"]), shape_of(&tj["steadystate"]));
+    assert_eq!(
+        fio_key_paths(&oj["steadystate"], true),
+        fio_key_paths(&tj["steadystate"], true)
+    );
     for k in ["ss", "duration", "attained"] {
         assert_eq!(oj["steadystate"][k], tj["steadystate"][k], "{k}");
     }
     for j in [tj, oj] {
         let ss = &j["steadystate"];
-        assert_eq!(ss["attained"], 1, "{ss}");
-        // Both clones end early: the read runtime is the longest member's.
-        assert!(u(&j["read"]["runtime"]) < 6000, "{}", j["read"]["runtime"]);
         // The window holds the group's sum, 2 x 3000 IOPS (a clone's own
         // window would hold about 3000).
-        let mean = u(&ss["data"]["iops_mean"]);
-        assert!((5400..=6600).contains(&mean), "{ss}");
+        assert_attained(j, 5400..=6600);
+        // Both clones end early: the read runtime is the longest member's.
+        assert!(u(&j["read"]["runtime"]) < 6000, "{}", j["read"]["runtime"]);
         for v in ss["data"]["iops"].as_array().into_iter().flatten() {
             assert!((5400..=6600).contains(&u(v)), "{ss}");
         }
@@ -135,23 +134,21 @@ fn a_group_stops_early_with_one_block() {
 /// `steadystate` line for the group under a `jobs=2` unit header.
 #[test]
 fn the_normal_report_has_one_group_line() {
-    let Some((theirs, ours)) = both(TWO_CLONES, &[]) else {
+    let Some((theirs, ours)) = both(&two_clones(), &[]) else {
         return;
     };
     assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
     let (t, o) = (
-        lines_with(&theirs.stdout, "steadystate"),
-        lines_with(&ours.stdout, "steadystate"),
+        masked_lines_starting(&theirs.stdout, "steadystate"),
+        masked_lines_starting(&ours.stdout, "steadystate"),
     );
     assert_eq!(o, t);
     assert_eq!(t.len(), 1, "{}", theirs.stdout);
     assert!(t[0].contains("attained=yes"), "{}", t[0]);
-    let header = |s: &str| {
-        s.lines()
-            .find(|l| l.contains("(groupid="))
-            .map(|l| mask_numbers(&l[..l.find(": pid=").unwrap_or(l.len())]))
-    };
-    assert_eq!(header(&ours.stdout), header(&theirs.stdout));
+    assert_eq!(
+        fio_unit_header(&ours.stdout),
+        fio_unit_header(&theirs.stdout)
+    );
     assert_eq!(fio_layout(&ours.stdout), fio_layout(&theirs.stdout));
 }
 
@@ -174,13 +171,14 @@ rate_iops=1000
 [b]
 size=4k
 ";
-    let Some((theirs, ours)) = both(job, &["--output-format=json"]) else {
+    let Some((t, o)) = json_docs(job) else {
         return;
     };
-    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-    let (t, o) = (doc(&theirs), doc(&ours));
     let (tj, oj) = (&t["jobs"][0], &o["jobs"][0]);
-    assert_eq!(shape_of(&oj["steadystate"]), shape_of(&tj["steadystate"]));
+    assert_eq!(
+        fio_key_paths(&oj["steadystate"], true),
+        fio_key_paths(&tj["steadystate"], true)
+    );
     for j in [tj, oj] {
         let ss = &j["steadystate"];
         assert_eq!(ss["attained"], 0, "{ss}");
@@ -194,31 +192,11 @@ size=4k
 /// together before the runtime.
 #[test]
 fn judging_waits_for_the_last_job() {
-    let job = "[global]
-ioengine=null
-size=1G
-rw=randread
-group_reporting
-steadystate=iops:10%
-ss_dur=2
-time_based
-runtime=9
-[a]
-rate_iops=1000
-[b]
-rate_iops=2000
-startdelay=2
-";
-    let Some((theirs, ours)) = both(job, &["--output-format=json"]) else {
+    let jobs = "[a]\nrate_iops=1000\n[b]\nrate_iops=2000\nstartdelay=2\n";
+    let Some(units) = attained_units(jobs, 2900..=3100) else {
         return;
     };
-    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-    let (t, o) = (doc(&theirs), doc(&ours));
-    for j in [&t["jobs"][0], &o["jobs"][0]] {
-        let ss = &j["steadystate"];
-        assert_eq!(ss["attained"], 1, "{ss}");
-        let mean = u(&ss["data"]["iops_mean"]);
-        assert!((2900..=3100).contains(&mean), "{ss}");
+    for j in &units {
         // a ran past 2 s (no verdict before b started) and stopped early.
         let rt = u(&j["read"]["runtime"]);
         assert!((3000..7000).contains(&rt), "{rt}");
@@ -229,32 +207,12 @@ startdelay=2
 /// fio ends it before it does any I/O, and so does rfio.
 #[test]
 fn a_late_member_of_a_steady_group_does_no_io() {
-    let job = "[global]
-ioengine=null
-size=1G
-rw=randread
-group_reporting
-steadystate=iops:10%
-ss_dur=2
-time_based
-runtime=9
-[b]
-rate_iops=2000
-startdelay=4
-[a]
-rate_iops=1000
-";
-    let Some((theirs, ours)) = both(job, &["--output-format=json"]) else {
+    let jobs = "[b]\nrate_iops=2000\nstartdelay=4\n[a]\nrate_iops=1000\n";
+    // Only a's 1000 IOPS: b never ran.
+    let Some(units) = attained_units(jobs, 900..=1100) else {
         return;
     };
-    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-    let (t, o) = (doc(&theirs), doc(&ours));
-    for j in [&t["jobs"][0], &o["jobs"][0]] {
-        let ss = &j["steadystate"];
-        assert_eq!(ss["attained"], 1, "{ss}");
-        // Only a's 1000 IOPS: b never ran.
-        let mean = u(&ss["data"]["iops_mean"]);
-        assert!((900..=1100).contains(&mean), "{ss}");
+    for j in &units {
         let ios = u(&j["read"]["total_ios"]);
         assert!(ios < 3000, "b did I/O: {ios} ios in all");
     }
@@ -302,11 +260,9 @@ ss_dur=2
         assert!(theirs.stdout.contains("job rejected: steadystate options"));
     }
     let apart = job.replace("[b]\n", "[b]\nstonewall\nruntime=1\n");
-    let Some((theirs, ours)) = both(&apart, &["--output-format=json"]) else {
+    let Some((t, o)) = json_docs(&apart) else {
         return;
     };
-    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
-    let (t, o) = (doc(&theirs), doc(&ours));
     for d in [&t, &o] {
         let ss: Vec<&Value> = d["jobs"]
             .as_array()
