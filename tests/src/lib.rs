@@ -486,6 +486,31 @@ mod tests {
     }
 
     #[test]
+    fn fio_json_parts_split_notices_from_the_document() {
+        let (ahead, v) = fio_json_parts("fio: pid=12, err=28/file:io_u.c:1\n{\n  \"a\": 1\n}\n");
+        assert_eq!(ahead, "fio: pid=12, err=28/file:io_u.c:1\n");
+        assert_eq!(v["a"], 1);
+        assert_eq!(fio_json_parts("{\n}").0, "");
+    }
+
+    #[test]
+    fn unit_header_and_lines_starting_mask_numbers() {
+        let out = concat!(
+            "j: (groupid=0, jobs=2): err= 0: pid=77: Mon\n",
+            "  steadystate  : attained=yes, bw=1.5MiB/s\n",
+        );
+        assert_eq!(
+            fio_unit_header(out).as_deref(),
+            Some("j: (groupid=N, jobs=N): err= N")
+        );
+        assert_eq!(fio_unit_header("no header"), None);
+        assert_eq!(
+            masked_lines_starting(out, "steadystate"),
+            ["  steadystate  : attained=yes, bw=N/s"]
+        );
+    }
+
+    #[test]
     fn key_paths_write_percentile_keys_as_a_star() {
         let v = parse_json(r#"{"jobs": [{"clat": {"percentile": {"50.000000": 7}}, "bw": 1.5}]}"#);
         let all: Vec<(String, &str)> = [
