@@ -1153,3 +1153,50 @@ fn vsync_reports_errors_from_its_batch() {
         assert_same(&p, &what);
     }
 }
+
+#[test]
+fn an_engine_that_cannot_start_fails_at_its_own_site() {
+    // mmap refuses /dev/full: fio's in-job error at engines/mmap.c:118, no
+    // report block (no I/O was issued), JSON error 19 with one empty reap.
+    for rw in ["write", "read"] {
+        let r = format!("--rw={rw}");
+        let args = [
+            "--name=j",
+            "--filename=/dev/full",
+            &r,
+            "--size=64k",
+            "--ioengine=mmap",
+        ];
+        let p = pair(&args, &|_| {});
+        assert!(
+            p.ours
+                .stdout
+                .contains("err=19/file:engines/mmap.c:118, func=mmap, error=No such device"),
+            "{rw}: {}",
+            p.ours.stdout
+        );
+        assert!(!p.ours.stdout.contains("(groupid="), "{rw}: no block");
+        assert_eq!(p.ours.code, 1);
+        assert_same(&p, rw);
+    }
+    let p = pair(
+        &[
+            "--name=j",
+            "--filename=/dev/full",
+            "--rw=write",
+            "--size=64k",
+            "--ioengine=mmap",
+            "--output-format=json",
+        ],
+        &|_| {},
+    );
+    let ours = parse_json(&p.ours.stdout);
+    assert_eq!(ours["jobs"][0]["error"], 19);
+    assert_eq!(ours["jobs"][0]["iodepth_complete"]["0"], 100.0);
+    if let Some(f) = &p.fio {
+        let theirs = fio_json(&f.stdout);
+        for key in ["error", "iodepth_complete", "latency_depth"] {
+            assert_eq!(ours["jobs"][0][key], theirs["jobs"][0][key], "{key}");
+        }
+    }
+}

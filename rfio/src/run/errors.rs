@@ -452,6 +452,39 @@ pub fn resubmit_short(
     }
 }
 
+/// An engine that cannot start: a file mmap refuses (a device such as
+/// `/dev/full`), an io_uring or libaio queue that cannot be set up. fio
+/// fails the job there, at the engine's own site, before any I/O.
+#[cold]
+pub fn engine_init_error(engine: &str, errno: i32) -> IoError {
+    let (at, func) = match engine {
+        "mmap" => ("engines/mmap.c:118", "mmap"),
+        "libaio" => ("engines/libaio.c:485", "io_queue_init"),
+        _ => ("engines/io_uring.c:998", "io_queue_init"),
+    };
+    let note = if engine == "io_uring" && errno == libc::ENOSYS {
+        "fio: your kernel doesn't support io_uring\n".to_string()
+    } else {
+        String::new()
+    };
+    IoError {
+        errno,
+        kind: IoKind::Read,
+        offset: 0,
+        len: 0,
+        file: 0,
+        site: Some(Box::new(Site { at, func, note })),
+    }
+}
+
+/// Whether fio prints a report block for a job that ended with `e` and
+/// did no I/O: not when its engine never started (engine_init_error).
+pub fn has_block(e: &IoError) -> bool {
+    !e.site
+        .as_ref()
+        .is_some_and(|s| s.at.starts_with("engines/") && matches!(s.func, "mmap" | "io_queue_init"))
+}
+
 /// A failed submission (io_submit/io_uring_enter refused the batch): fio
 /// reports it from the engine's commit, with no `io_u error` line.
 #[cold]

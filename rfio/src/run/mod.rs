@@ -342,6 +342,7 @@ fn run_segment(
                     }
                     let ctx = err
                         .as_ref()
+                        .filter(|e| errors::has_block(e))
                         .map(|e| match &e.site {
                             Some(s) => format!(
                                 "file:{}, func={}, error={}",

@@ -99,7 +99,11 @@ pub fn run(
         .collect();
     if let Err(e) = engine.init(&units, &files.fds, &files.sizes) {
         st.error = e.raw_os_error().unwrap_or(libc::EIO);
-        return (st, None, None);
+        let e = super::errors::engine_init_error(&job.engine, st.error);
+        // fio's job reaps once, finding nothing, on its way out.
+        st.complete_map[0] = 1;
+        st.complete_calls = 1;
+        return (st, Some(e), None);
     }
     // fio 3.33 derives the offset seed before applying randseed, so
     // randseed alone changes nothing; with randrepeat=0 it seeds the
