@@ -815,6 +815,26 @@ fn the_direct_io_note_comes_with_sync_engines_only() {
         assert_eq!(p.ours.code, 1);
         assert_same(&p, engine);
     }
+    // Only for the first I/O: read:512 skips 512 bytes after each read, so
+    // the second one is misaligned and fails without the note.
+    let args = [
+        "--name=j",
+        &f,
+        "--rw=read:512",
+        "--bs=4k",
+        "--direct=1",
+        "--size=64k",
+    ];
+    let p = pair(&args, &|_| {});
+    assert_eq!(
+        io_u_lines(&p.ours.stderr),
+        [format!(
+            "fio: io_u error on file {}: Invalid argument: read offset=4608, buflen=4096",
+            lo.dev
+        )]
+    );
+    assert!(!p.ours.stdout.contains(note), "{}", p.ours.stdout);
+    assert_same(&p, "second I/O misaligned");
 }
 
 #[test]

@@ -485,6 +485,17 @@ pub fn has_block(e: &IoError) -> bool {
         .is_some_and(|s| s.at.starts_with("engines/") && matches!(s.func, "mmap" | "io_queue_init"))
 }
 
+/// fio's "first direct IO errored" note comes only when the failed I/O was
+/// the first issued of its direction (`io_issues[ddir & 1] == 1`: a trim
+/// looks at the reads, a sync at the writes).
+pub fn first_of_its_direction(st: &ThreadStats, e: &IoError) -> bool {
+    let d = match e.kind {
+        IoKind::Read | IoKind::Trim => 0,
+        _ => 1,
+    };
+    st.issued[d] == 1
+}
+
 /// A failed submission (io_submit/io_uring_enter refused the batch): fio
 /// reports it from the engine's commit, with no `io_u error` line.
 #[cold]

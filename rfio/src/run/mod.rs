@@ -361,6 +361,9 @@ fn run_segment(
                     let (io_lines, logged) =
                         errors::dump_lines(&stats.dumped, &files.paths, &job.name, err.as_ref());
                     let log_error = io_lines.into_iter().chain(log_error).reduce(|a, b| a + &b);
+                    let first_io = err
+                        .as_ref()
+                        .is_some_and(|e| errors::first_of_its_direction(&stats, e));
                     let mut err_paths = err;
                     if let Some(e) = err_paths.as_mut() {
                         e.file = e.file.min(files.paths.len().saturating_sub(1));
@@ -377,7 +380,7 @@ fn run_segment(
                             error_context: ctx,
                             setup_failed: false,
                         },
-                        err_paths.map(|e| (e, path, logged)),
+                        err_paths.map(|e| (e, path, (logged, first_io))),
                         log_error,
                     )
                 })
@@ -392,8 +395,8 @@ fn run_segment(
                 if let Some(m) = &log_error {
                     notice(Stream::Stderr, m);
                 }
-                if let Some((e, p, logged)) = &e {
-                    report_io_error(&jobs[i], r.pid, e, p.as_deref(), *logged, notice);
+                if let Some((e, p, (logged, first_io))) = &e {
+                    report_io_error(&jobs[i], r.pid, e, p.as_deref(), *logged, *first_io, notice);
                 }
                 (i, r, e.map(|x| x.0))
             })
@@ -410,6 +413,7 @@ fn report_io_error(
     e: &worker::IoError,
     path: Option<&std::path::Path>,
     logged: bool,
+    first_io: bool,
     notice: &mut dyn FnMut(Stream, &str),
 ) {
     let msg = strerror(e.errno);
@@ -439,8 +443,9 @@ fn report_io_error(
             ),
         );
     }
-    // fio notes it where the queue call itself failed: sync engines only.
-    if job.direct && e.errno == libc::EINVAL && engine::traits(&job.engine).sync {
+    // fio notes it where the queue call itself failed (sync engines only),
+    // and only for the first I/O of its direction.
+    if job.direct && e.errno == libc::EINVAL && first_io && engine::traits(&job.engine).sync {
         notice(Stream::Stdout, "fio: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.\n");
     }
     notice(
