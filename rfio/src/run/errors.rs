@@ -467,14 +467,7 @@ pub fn engine_init_error(engine: &str, errno: i32) -> IoError {
     } else {
         String::new()
     };
-    IoError {
-        errno,
-        kind: IoKind::Read,
-        offset: 0,
-        len: 0,
-        file: 0,
-        site: Some(Box::new(Site { at, func, note })),
-    }
+    IoError::at_site(errno, at, func, note)
 }
 
 /// Whether fio prints a report block for a job that ended with `e` and
@@ -505,18 +498,7 @@ pub fn commit_error(engine: &str, errno: i32) -> IoError {
     } else {
         ("ioengines.c:496", "io commit")
     };
-    IoError {
-        errno,
-        kind: IoKind::Read,
-        offset: 0,
-        len: 0,
-        file: 0,
-        site: Some(Box::new(Site {
-            at,
-            func,
-            note: String::new(),
-        })),
-    }
+    IoError::at_site(errno, at, func, String::new())
 }
 
 /// The ramp's end resets the counts, not the errors: fio keeps its error

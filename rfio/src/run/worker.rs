@@ -28,6 +28,22 @@ pub struct IoError {
     pub site: Option<Box<super::errors::Site>>,
 }
 
+impl IoError {
+    /// An error that is not one I/O's (setup, rate_min, a commit, an
+    /// engine that cannot start), reported from fio's `at`/`func`, with
+    /// `note` printed before it.
+    pub fn at_site(errno: i32, at: &'static str, func: &'static str, note: String) -> IoError {
+        IoError {
+            errno,
+            kind: IoKind::Read,
+            offset: 0,
+            len: 0,
+            file: 0,
+            site: Some(Box::new(super::errors::Site { at, func, note })),
+        }
+    }
+}
+
 /// Record one completed unit. Hot path.
 #[inline]
 fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job) -> Option<i32> {
@@ -286,18 +302,12 @@ pub fn run(
                         .then(|| min_rate.check(&job.name, since, &st))
                         .flatten()
                     {
-                        error.get_or_insert(IoError {
-                            errno: libc::EIO,
-                            kind: IoKind::Read,
-                            offset: 0,
-                            len: 0,
-                            file: 0,
-                            site: Some(Box::new(super::errors::Site {
-                                at: "backend.c:1131",
-                                func: "check_min_rate",
-                                note,
-                            })),
-                        });
+                        error.get_or_insert(IoError::at_site(
+                            libc::EIO,
+                            "backend.c:1131",
+                            "check_min_rate",
+                            note,
+                        ));
                         break;
                     }
                     if let Some(ss) = steady.as_mut() {
@@ -871,18 +881,7 @@ pub(super) fn io_error(io: &IoUnit, errno: i32) -> IoError {
 
 /// A job that failed before its first I/O, reported from fio's `at`/`func`.
 fn setup_error(errno: i32, at: &'static str, func: &'static str) -> IoError {
-    IoError {
-        errno,
-        kind: IoKind::Read,
-        offset: 0,
-        len: 0,
-        file: 0,
-        site: Some(Box::new(super::errors::Site {
-            at,
-            func,
-            note: String::new(),
-        })),
-    }
+    IoError::at_site(errno, at, func, String::new())
 }
 
 /// Submit what was queued and stamp its issue time (slat = issue - start).
