@@ -16,7 +16,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use rbench_tests::fs::{Mount, TempDir};
-use rbench_tests::{command_in, mask_numbers, original, our_bin, parse_json, run_bounded, Ran};
+use rbench_tests::{
+    command_in, mask_after, mask_numbers, original, our_bin, parse_json, run_bounded, Ran,
+};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -64,19 +66,6 @@ fn pair_as(args: &[&str], prepare: &dyn Fn(&Path), uid: Option<u32>) -> Pair {
         fio,
         _dirs: dirs,
     }
-}
-
-/// The digits after `key` replaced by N.
-fn mask_after(line: &str, key: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(i) = rest.find(key) {
-        out.push_str(&rest[..i + key.len()]);
-        rest = rest[i + key.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
-        out.push('N');
-    }
-    out.push_str(rest);
-    out
 }
 
 fn io_u_lines(s: &str) -> Vec<&str> {
