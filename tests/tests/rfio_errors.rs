@@ -898,9 +898,8 @@ fn errors_during_ramp_time_keep_their_lines_and_counts() {
 #[test]
 fn a_failed_trim_is_reported_from_the_queue_call() {
     // fio trims synchronously inside its queue call for every engine: no
-    // io_u error line, the error's site is ioengines.c:399 td_io_queue.
-    // (The errno differs: fio's BLKDISCARD on a character device says
-    // ENOTTY, rfio's hole punch ENODEV; the README lists it.)
+    // io_u error line, the error's site is ioengines.c:399 td_io_queue,
+    // and BLKDISCARD on a character device says ENOTTY.
     let uring = io_uring_works();
     for engine in ["psync", "io_uring", "libaio"] {
         if engine == "io_uring" && !uring {
@@ -921,7 +920,7 @@ fn a_failed_trim_is_reported_from_the_queue_call() {
             "{engine}: {}",
             p.ours.stderr
         );
-        let site = "/file:ioengines.c:399, func=td_io_queue, error=";
+        let site = "err=25/file:ioengines.c:399, func=td_io_queue, error=Inappropriate ioctl";
         assert!(p.ours.stdout.contains(site), "{engine}: {}", p.ours.stdout);
         assert_eq!(p.ours.code, 1);
         if let Some(f) = &p.fio {
