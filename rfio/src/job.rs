@@ -633,7 +633,8 @@ const MAX_JOBS: usize = 4088;
 const MAX_FILES: usize = 1 << 20;
 
 /// Count the clones and files of one definition into `counts` (jobs, files
-/// so far) and refuse them past fio's limits, before any is built.
+/// so far) and refuse them past fio's limits, or a definition without
+/// files, before any is built.
 fn check_job_count(
     counts: &mut (usize, usize),
     o: &JobOptions,
@@ -643,6 +644,13 @@ fn check_job_count(
     if counts.0 > MAX_JOBS {
         return Err(Failure::stderr(
             "error: maximum number of jobs reached.\nerror: failed to setup shm segment\n",
+        ));
+    }
+    if o.int("nrfiles") == 0 {
+        // fio 3.33 takes it and runs a job without files (no I/O, exit
+        // 0): refused here (README).
+        return Err(Failure::stderr(
+            "fio: nrfiles=0: a job needs at least one file\n",
         ));
     }
     if o.text("filename").is_none() {

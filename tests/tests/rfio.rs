@@ -193,12 +193,22 @@ fn garbage_values_are_rejected() {
         &["--name=x", "--ioengine=null", "--size=1M", "--bs=4q"][..],
         &["--name=x", "--ioengine=null", "--size=1M", "--runtime=10x"],
         &["--name=x", "--ioengine=null", "--size=1.5M"],
+        &["--name=x", "--ioengine=null", "--size=1M", "--offset=-1"],
     ] {
         let r = run_in(&our_bin("rfio"), &d, args);
         assert_eq!(r.code, 1, "{args:?}");
         assert!(r.stderr.contains("fio: failed parsing"), "{}", r.stderr);
         assert!(r.stdout.is_empty());
     }
+    // A job without files: fio runs it and moves nothing.
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &["--name=x", "--ioengine=null", "--size=1M", "--nrfiles=0"],
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.is_empty());
+    assert_eq!(r.stderr, "fio: nrfiles=0: a job needs at least one file\n");
     std::fs::write(d.join("broken.fio"), "[broken\nsize=1M\n").expect("write");
     let r = run_in(&our_bin("rfio"), &d, &["broken.fio"]);
     assert_eq!(r.code, 1);
