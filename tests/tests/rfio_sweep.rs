@@ -243,12 +243,9 @@ const CASES: &[Case] = &[
         "bsrange-seq",
         &["--name=b", "--size=1m", "--rw=write", "--bsrange=4k-16k"],
     ),
-    allowing(
-        cli(
-            "bsrange-rand",
-            &["--name=b", "--size=1m", "--rw=randread", "--bsrange=4k-16k"],
-        ),
-        &[Allow::Bytes],
+    cli(
+        "bsrange-rand",
+        &["--name=b", "--size=1m", "--rw=randread", "--bsrange=4k-16k"],
     ),
     cli(
         "bssplit-seq",
@@ -259,17 +256,14 @@ const CASES: &[Case] = &[
             "--bssplit=4k/50:16k/50",
         ],
     ),
-    allowing(
-        cli(
-            "bssplit-rand",
-            &[
-                "--name=b",
-                "--size=1m",
-                "--rw=randrw",
-                "--bssplit=4k/30:8k/70,64k",
-            ],
-        ),
-        &[Allow::Bytes],
+    cli(
+        "bssplit-rand",
+        &[
+            "--name=b",
+            "--size=1m",
+            "--rw=randrw",
+            "--bssplit=4k/30:8k/70,64k",
+        ],
     ),
     // Mixes.
     cli(

@@ -150,6 +150,9 @@ pub struct Picker {
     /// uniform over a random map, no `:N`, no percentage_random): the
     /// direction and the block size, for [`Picker::next`]'s short path.
     plain: Option<(usize, u64)>,
+    /// fio's own random offsets over its random map, for a random job
+    /// whose block is not one fixed size (run/fiomap.rs).
+    fiomap: Option<super::fiomap::FioRandom>,
 }
 
 /// The size of an open file (None for the null engine's -1 or a device
@@ -239,7 +242,9 @@ impl Picker {
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
         });
+        let lens: Vec<u64> = regions.iter().map(|r| r.len).collect();
         Picker {
+            fiomap: super::fiomap::FioRandom::for_job(job, &lens, norandommap),
             plain: plain.map(|d| (d, grain)),
             regions,
             next_region: 0,
@@ -288,12 +293,18 @@ impl Picker {
             r.perm = Permutation::new(r.len / self.grain, self.key);
             r.exhausted = false;
         }
+        if let Some(m) = &mut self.fiomap {
+            m.reset();
+        }
     }
 
     /// A new loop of the job: a new pass, with fio's generators reseeded.
     pub fn new_loop(&mut self) {
         self.new_pass();
         self.choices.restart();
+        if let Some(m) = &mut self.fiomap {
+            m.restart();
+        }
     }
 
     #[inline]
@@ -380,7 +391,18 @@ impl Picker {
             let end = r.start + r.len;
             let random = self.random
                 && (self.pct_random[d] >= 100 || self.rng.below(100) < self.pct_random[d]);
-            let off = if random {
+            let fio_random = random && self.fiomap.is_some();
+            let off = if fio_random {
+                match self.fiomap.as_mut().and_then(|m| m.offset(d)) {
+                    Some(o) => r.start + o,
+                    None => {
+                        // fio ends the file where its map gives no offset.
+                        r.exhausted = true;
+                        self.next_region = advance;
+                        continue;
+                    }
+                }
+            } else if random {
                 let block = if let Some(s) = &r.sampler {
                     Some(s.next(&mut self.rng))
                 } else if self.norandommap {
@@ -435,10 +457,23 @@ impl Picker {
             };
             len = self.choices.block_len(d, self.bs[d], end - off);
             if len == 0 || off + len > end {
-                len = (end - off) / self.grain * self.grain;
+                // fio ends the file where the block does not fit.
+                len = if fio_random {
+                    0
+                } else {
+                    (end - off) / self.grain * self.grain
+                };
                 if len == 0 {
                     r.exhausted = true;
                     // Sequential service moves on to the next file.
+                    self.next_region = advance;
+                    continue;
+                }
+            }
+            if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random) {
+                len = m.mark(d, off - r.start, len);
+                if len == 0 {
+                    r.exhausted = true;
                     self.next_region = advance;
                     continue;
                 }

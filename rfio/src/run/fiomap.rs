@@ -1,0 +1,380 @@
+//! fio 3.33's random offsets over its random map, for the random jobs whose
+//! block is not one fixed size (bsrange, bssplit, a different bs per
+//! direction): the same blocks in the same order with the same (possibly
+//! shortened) lengths, so such a job ends where fio's ends.
+//!
+//! How fio picks a random offset (io_u.c, lib/axmap.c):
+//! - One generator per job (Tausworthe, 64-bit with tausworthe64), seeded
+//!   with `0xb1899bed` times the job's thread number while randrepeat is on
+//!   (the default, whatever randseed says), else from seed slot 6.
+//! - Per direction, `lastb = io_size / ba` (ba is that direction's smallest
+//!   block); a draw `r` gives block `b = lastb * r / (max + 1)`.
+//! - The file's map has one bit per `rw_min_bs` (the smallest block of all
+//!   directions) of `min(io_size, file size)`. A set bit `b` moves to the
+//!   map's "next free" bit (an axmap: a bitmap with one summary bitmap per
+//!   64 words above it; its search has quirks, kept here as they are); no
+//!   free bit ends the file.
+//! - The offset is `b * ba`; one at or past io_size ends the file.
+//! - After the block size is drawn, the I/O marks `ceil(len / min_bs)` bits
+//!   from `offset / min_bs` (min_bs of its own direction) and is shortened
+//!   to the bits it newly set times min_bs (it stops at the first word whose
+//!   bits are all taken). With different sizes per direction the bit and
+//!   the offset units disagree: fio then ends early, and so do we.
+
+use super::filesize::{slot_seed, Taus};
+use crate::job::Job;
+
+/// fio's `FIO_RANDSEED`: the offset seed's factor under randrepeat.
+const RANDSEED: u64 = 0xb189_9bed;
+/// Seed slot of the offset generator (fio's `FIO_RAND_BLOCK_OFF`).
+const BLOCK_SLOT: u64 = 6;
+/// "Nothing": fio's -1 for a bit number or an unknown first free bit.
+const NONE: u64 = u64::MAX;
+
+/// The low `n` bits set (`n` up to 64).
+#[inline]
+fn low_bits(n: u64) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// fio's axmap: level 0 has a bit per block; a bit at level i+1 says the
+/// word under it at level i is full.
+#[derive(Debug, Clone)]
+struct Axmap {
+    levels: Vec<Vec<u64>>,
+    nr_bits: u64,
+}
+
+impl Axmap {
+    fn new(nr_bits: u64) -> Self {
+        let words = |n: u64| n.div_ceil(64);
+        let mut count = 1;
+        let mut i = words(nr_bits);
+        while i > 1 {
+            i = words(i);
+            count += 1;
+        }
+        let mut n = nr_bits;
+        let levels = (0..count)
+            .map(|_| {
+                n = words(n);
+                vec![0u64; n as usize]
+            })
+            .collect();
+        Axmap { levels, nr_bits }
+    }
+
+    fn reset(&mut self) {
+        for l in &mut self.levels {
+            l.fill(0);
+        }
+    }
+
+    /// Word and bit of `bit_nr` at `level`.
+    #[inline]
+    fn place(level: usize, bit_nr: u64) -> (usize, u32) {
+        let index = bit_nr >> (6 * level as u32).min(63);
+        ((index >> 6) as usize, (index & 63) as u32)
+    }
+
+    /// fio's axmap_isset (an upper bit stands for its whole word below).
+    #[inline]
+    fn isset(&self, bit_nr: u64) -> bool {
+        if bit_nr > self.nr_bits {
+            return false;
+        }
+        (0..self.levels.len()).rev().any(|i| {
+            let (off, bit) = Self::place(i, bit_nr);
+            self.levels[i]
+                .get(off)
+                .is_some_and(|w| w & (1u64 << bit) != 0)
+        })
+    }
+
+    /// fio's __axmap_set: up to `want` bits from `bit_nr` inside its
+    /// level-0 word, stopping at the first one already set; the upper
+    /// levels take a bit for each word that became full. The bits set.
+    fn set_run(&mut self, bit_nr: u64, want: u64) -> u64 {
+        if bit_nr > self.nr_bits {
+            return 0;
+        }
+        let mut set0 = 0;
+        let mut want = want;
+        for i in 0..self.levels.len() {
+            let (off, bit) = Self::place(i, bit_nr);
+            let Some(w) = self.levels[i].get_mut(off) else {
+                break;
+            };
+            let mut n = want.min(64 - u64::from(bit));
+            let mut mask = low_bits(n) << bit;
+            let overlap = *w & mask;
+            if overlap == mask {
+                break;
+            }
+            if overlap != 0 {
+                n = u64::from(overlap.trailing_zeros() - bit);
+                if n == 0 {
+                    break;
+                }
+                mask = low_bits(n) << bit;
+            }
+            *w |= mask;
+            if i == 0 {
+                set0 = n;
+            }
+            want = 1;
+            if *w != u64::MAX {
+                break;
+            }
+        }
+        set0
+    }
+
+    /// fio's axmap_set_nr: mark `nr` bits from `bit_nr`, word by word,
+    /// stopping at the first bit already set; the bits newly set.
+    fn set_nr(&mut self, mut bit_nr: u64, mut nr: u64) -> u64 {
+        let mut total = 0;
+        loop {
+            let this = nr.min(64 - (bit_nr & 63));
+            let s = self.set_run(bit_nr, this);
+            total += s;
+            if s != this {
+                break;
+            }
+            nr -= s;
+            bit_nr += s;
+            if nr == 0 {
+                break;
+            }
+        }
+        total
+    }
+
+    /// fio's axmap_find_first_free: the first free bit at or after
+    /// `bit_nr`, walking down from the top level (NONE if none).
+    fn find_first_free(&self, bit_nr: u64) -> u64 {
+        let mut index = 0u64;
+        for (i, map) in self.levels.iter().enumerate().rev() {
+            index <<= 6;
+            index = index.max(bit_nr >> (6 * i as u32).min(63));
+            let mut off = (index >> 6) as usize;
+            let bit = index & 63;
+            let Some(&w) = map.get(off) else {
+                return NONE;
+            };
+            let mut free = !low_bits(bit) & !w;
+            if free == 0 {
+                match (off + 1..map.len()).find(|&j| map[j] != u64::MAX) {
+                    Some(j) => {
+                        off = j;
+                        free = !map[j];
+                    }
+                    None => return NONE,
+                }
+            }
+            index = ((off as u64) << 6) + u64::from(free.trailing_zeros());
+        }
+        if index >= self.nr_bits {
+            NONE
+        } else {
+            index
+        }
+    }
+
+    /// fio's axmap_next_free for a set `bit_nr`: the next free bit after
+    /// it, wrapping around to the start (NONE when the map is full).
+    fn next_free(&self, bit_nr: u64) -> u64 {
+        if bit_nr >= self.nr_bits {
+            return NONE;
+        }
+        let mut next = bit_nr + 1;
+        if next == self.nr_bits {
+            next = 0;
+        }
+        let (off, bit) = Self::place(0, next);
+        let free = !low_bits(u64::from(bit)) & !self.levels[0][off];
+        let mut ret = if free != 0 {
+            let b = ((off as u64) << 6) + u64::from(free.trailing_zeros());
+            if b >= self.nr_bits {
+                NONE
+            } else {
+                b
+            }
+        } else {
+            self.find_first_free(next)
+        };
+        if ret == NONE && next != 0 {
+            ret = self.find_first_free(0);
+        }
+        ret
+    }
+}
+
+/// fio's random offsets over its random map, for one file.
+#[derive(Debug, Clone)]
+pub struct FioRandom {
+    seed: u64,
+    wide: bool,
+    rng: Taus,
+    map: Axmap,
+    /// Smallest block per direction (fio's min_bs and ba).
+    min_bs: [u64; 3],
+    /// Blocks a draw picks from, per direction (fio's last_block).
+    lastb: [u64; 3],
+    io_size: u64,
+}
+
+impl FioRandom {
+    /// For the random jobs this module serves: one region (`regions` holds
+    /// each region's length), the random map on (`norandommap` as the
+    /// picker decided it), every I/O random, no `:N`, no trimwrite, and a
+    /// block that is not one fixed size shared by every direction (those
+    /// stay on the picker's own map). None for every other job.
+    pub fn for_job(job: &Job, regions: &[u64], norandommap: bool) -> Option<Self> {
+        let p = job.pattern;
+        let dirs = [p.read, p.write, p.trim];
+        let min_bs: [u64; 3] = std::array::from_fn(|d| {
+            job.bssplit[d]
+                .iter()
+                .map(|e| e.0)
+                .min()
+                .unwrap_or(job.bs[d].0)
+        });
+        let varies = |d: usize| {
+            let max = job.bssplit[d]
+                .iter()
+                .map(|e| e.0)
+                .max()
+                .unwrap_or(job.bs[d].1);
+            min_bs[d] != max
+        };
+        let used = || (0..3).filter(|&d| dirs[d]);
+        let first = used().next().map(|d| min_bs[d]);
+        let eligible = p.random
+            && !norandommap
+            && regions.len() == 1
+            && used().all(|d| job.percentage_random[d] >= 100)
+            && job.rw_postfix <= 1
+            && !(p.write && p.trim)
+            && used().any(|d| varies(d) || Some(min_bs[d]) != first);
+        if !eligible {
+            return None;
+        }
+        Self::new(job, regions[0], min_bs)
+    }
+
+    /// Over one region of `io_size` bytes; `min_bs` is each direction's
+    /// smallest block. None where fio uses another generator (lfsr).
+    fn new(job: &Job, io_size: u64, min_bs: [u64; 3]) -> Option<Self> {
+        let gen = job.opts.choice("random_generator").0;
+        if gen == "lfsr" {
+            return None;
+        }
+        let wide = gen == "tausworthe64";
+        let seed = if job.randrepeat {
+            RANDSEED.wrapping_mul(job.number as u64)
+        } else {
+            slot_seed(job, BLOCK_SLOT).unwrap_or_else(rbench_common::clock::now_ns)
+        };
+        let min_bs = min_bs.map(|b| b.max(1));
+        let rw_min = min_bs.iter().copied().min().unwrap_or(1);
+        Some(FioRandom {
+            seed,
+            wide,
+            rng: Taus::new(seed, wide),
+            map: Axmap::new(io_size / rw_min),
+            min_bs,
+            lastb: min_bs.map(|b| io_size / b),
+            io_size,
+        })
+    }
+
+    /// A new pass (time_based): the map empties, the generator goes on.
+    pub fn reset(&mut self) {
+        self.map.reset();
+    }
+
+    /// A new loop: the map empties and the generator starts over.
+    pub fn restart(&mut self) {
+        self.map.reset();
+        self.rng = Taus::new(self.seed, self.wide);
+    }
+
+    /// The next offset (from the region's start) for direction `d`; None
+    /// where fio finds none and ends the file.
+    #[inline]
+    pub fn offset(&mut self, d: usize) -> Option<u64> {
+        let lastb = self.lastb[d];
+        if lastb == 0 {
+            return None;
+        }
+        let r = self.rng.next() as f64 / (self.rng.max() as f64 + 1.0);
+        let mut b = (lastb as f64 * r) as u64;
+        if self.map.isset(b) {
+            b = self.map.next_free(b);
+            if b == NONE {
+                return None;
+            }
+        }
+        let off = b.checked_mul(self.min_bs[d])?;
+        (off < self.io_size).then_some(off)
+    }
+
+    /// Mark an I/O of direction `d` at `off` (from the region's start);
+    /// its length, shortened where it ran into blocks already done (0 when
+    /// none was free: fio stops there).
+    #[inline]
+    pub fn mark(&mut self, d: usize, off: u64, len: u64) -> u64 {
+        let bs = self.min_bs[d];
+        let set = self.map.set_nr(off / bs, len.div_ceil(bs));
+        len.min(set * bs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axmap_finds_every_free_bit_then_none() {
+        for n in [1u64, 63, 64, 65, 4097, 300_000] {
+            let mut m = Axmap::new(n);
+            let mut count = 0;
+            let mut b = 0;
+            loop {
+                if m.isset(b) {
+                    b = m.next_free(b);
+                    if b == NONE {
+                        break;
+                    }
+                }
+                assert!(b < n && !m.isset(b), "n={n} b={b}");
+                assert_eq!(m.set_nr(b, 1), 1);
+                count += 1;
+                b = (b * 7919 + 13) % n;
+            }
+            assert_eq!(count, n, "n={n}");
+        }
+    }
+
+    #[test]
+    fn marking_stops_at_taken_blocks() {
+        let mut m = Axmap::new(256);
+        assert_eq!(m.set_nr(10, 4), 4);
+        // 8..16 runs into 10: two bits, the I/O is shortened to them.
+        assert_eq!(m.set_nr(8, 8), 2);
+        // Across a word: the first word's part is free, the next one too.
+        assert_eq!(m.set_nr(60, 8), 8);
+        // Taken at its start: nothing.
+        assert_eq!(m.set_nr(60, 8), 0);
+        assert!(m.isset(67) && !m.isset(68));
+        // The next free bit after a set one, wrapping at the end.
+        assert_eq!(m.next_free(10), 14);
+        m.set_nr(255, 1);
+        assert_eq!(m.next_free(255), 0);
+    }
+}

@@ -1,0 +1,118 @@
+//! rfio beside fio 3.33 on random jobs with the random map on and more than
+//! one block size (bsrange, bssplit, a bs per direction): the same I/Os in
+//! the same order, with the same (possibly shortened) lengths, and the job
+//! ends where fio's ends (fio ends `bs=4k,16k` randrw early, so does rfio).
+//!
+//! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use rbench_tests::fs::TempDir;
+use rbench_tests::{original, our_bin, run_bounded};
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// The jobs compared; each runs on the null engine.
+const JOBS: &[&[&str]] = &[
+    &["--rw=randread", "--size=64m", "--bsrange=4k-16k"],
+    &["--rw=randread", "--size=64m", "--bssplit=4k/50:64k/50"],
+    &["--rw=randrw", "--size=64m", "--bs=4k,16k"],
+    &[
+        "--rw=randread",
+        "--size=64m",
+        "--bsrange=4k-16k",
+        "--randseed=7",
+    ],
+    &["--rw=randrw", "--size=32m", "--bssplit=4k/30:16k/70"],
+    &[
+        "--rw=randwrite",
+        "--size=16m",
+        "--bsrange=4k-16k",
+        "--random_generator=tausworthe64",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=16m",
+        "--bsrange=4k-16k",
+        "--randrepeat=0",
+        "--randseed=9",
+    ],
+    &[
+        "--rw=randread",
+        "--size=8m",
+        "--bsrange=4k-16k",
+        "--loops=2",
+    ],
+];
+
+/// Per direction (read, write): total_ios and io_bytes from the JSON
+/// report, and the (direction, length, offset) of every I/O from the
+/// latency log with offsets.
+struct Run {
+    totals: Vec<(u64, u64)>,
+    ios: Vec<String>,
+}
+
+fn run(bin: &Path, dir: &Path, job: &[&str]) -> Run {
+    let out = run_bounded(
+        Command::new(bin)
+            .args(["--name=x", "--ioengine=null", "--output-format=json"])
+            .args(["--write_lat_log=m", "--log_offset=1"])
+            .args(job)
+            .current_dir(dir),
+        LIMIT,
+    );
+    assert!(
+        out.status.success(),
+        "{bin:?} {job:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let totals = ["read", "write"]
+        .iter()
+        .map(|d| {
+            let n = |k: &str| v["jobs"][0][d][k].as_u64().expect(k);
+            (n("total_ios"), n("io_bytes"))
+        })
+        .collect();
+    let log = std::fs::read_to_string(dir.join("m_lat.1.log")).expect("latency log");
+    let ios = log
+        .lines()
+        .map(|l| l.split(", ").skip(2).take(3).collect::<Vec<_>>().join(","))
+        .collect();
+    Run { totals, ios }
+}
+
+#[test]
+fn random_offsets_with_several_block_sizes_match_fio() {
+    let Some(fio) = original("fio") else {
+        return;
+    };
+    let rfio = our_bin("rfio");
+    for (i, job) in JOBS.iter().enumerate() {
+        let (a, b) = (
+            TempDir::new("rfio-randmap", &format!("fio{i}")),
+            TempDir::new("rfio-randmap", &format!("rfio{i}")),
+        );
+        let theirs = run(&fio, a.path(), job);
+        let ours = run(&rfio, b.path(), job);
+        assert!(
+            theirs.totals.iter().any(|t| t.0 > 0),
+            "{job:?}: fio did no I/O"
+        );
+        assert_eq!(
+            ours.totals, theirs.totals,
+            "{job:?}: (ios, bytes) per direction"
+        );
+        assert_eq!(ours.ios.len(), theirs.ios.len(), "{job:?}: logged I/Os");
+        if let Some(at) = (0..ours.ios.len()).find(|&k| ours.ios[k] != theirs.ios[k]) {
+            panic!(
+                "{job:?}: I/O {at} differs (direction, length, offset): rfio {} fio {}",
+                ours.ios[at], theirs.ios[at]
+            );
+        }
+    }
+}
