@@ -872,3 +872,61 @@ fn plot_from_draws_fio_logs() {
     assert!(r.stderr.starts_with("rfio: B_bw.1.log:2: "), "{}", r.stderr);
     cleanup(&[&d]);
 }
+
+/// `--plot-from` also reads fio's stored logs (`log_store_compressed=1`,
+/// `NAME.log.fz`): a point per row of the log as `fio --inflate-log`
+/// prints it; a file that does not inflate is an error naming it.
+#[test]
+fn plot_from_reads_stored_logs() {
+    let Some(fio) = original("fio") else {
+        return;
+    };
+    let d = temp_dir("plotfz");
+    let ran = run_in(
+        &fio,
+        &d,
+        &[
+            "--name=f",
+            "--filename=data",
+            "--size=8m",
+            "--rw=randrw",
+            "--runtime=1",
+            "--time_based",
+            "--write_bw_log=Z",
+            "--log_avg_msec=100",
+            "--log_store_compressed=1",
+            "--log_compression=1m",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let text = run_in(&fio, &d, &["--inflate-log=Z_bw.1.log.fz"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let lines: Vec<String> = text.stdout.lines().map(str::to_string).collect();
+    let mut rows = [0usize; 3];
+    for dir in column(&lines, 2) {
+        rows[dir as usize] += 1;
+    }
+    let rows: Vec<usize> = rows.into_iter().filter(|&n| n > 0).collect();
+    assert!(!rows.is_empty(), "{}", text.stdout);
+    let ours = run_in(
+        &our_bin("rfio"),
+        &d,
+        &["--plot=charts", "--plot-from=Z_bw.1.log.fz"],
+    );
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    let points = svg_points(&d.join("charts"), &["bandwidth.svg"]);
+    assert_eq!(points["bandwidth.svg"], rows);
+
+    std::fs::write(d.join("X_bw.1.log.fz"), "not zlib\n").expect("write");
+    let r = run_in(
+        &our_bin("rfio"),
+        &d,
+        &["--plot=c2", "--plot-from=X_bw.1.log.fz"],
+    );
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (1, "rfio: X_bw.1.log.fz: failed inflating log\n")
+    );
+    cleanup(&[&d]);
+}

@@ -323,10 +323,23 @@ pub fn write(dir: &str, logs: &[String]) -> Result<(), String> {
         let name = Path::new(path)
             .file_name()
             .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+        // `NAME.log.fz` (log_store_compressed): fio's stored log, inflated.
+        let (name, stored) = match name.strip_suffix(".fz") {
+            Some(n) => (n.to_string(), true),
+            None => (name, false),
+        };
         let kind = kind_of(&name).ok_or_else(|| {
-            format!("rfio: {path}: not a fio log name (PREFIX_bw|iops|lat|clat|slat|clat_hist[.N].log)\n")
+            format!("rfio: {path}: not a fio log name (PREFIX_bw|iops|lat|clat|slat|clat_hist[.N].log[.fz])\n")
         })?;
-        let text = std::fs::read_to_string(path).map_err(|e| format!("rfio: {path}: {e}\n"))?;
+        let text = if stored {
+            let data = std::fs::read(path).map_err(|e| format!("rfio: {path}: {e}\n"))?;
+            match crate::run::logzip::inflate(&data) {
+                (text, None) => text,
+                (_, Some(_)) => return Err(format!("rfio: {path}: failed inflating log\n")),
+            }
+        } else {
+            std::fs::read_to_string(path).map_err(|e| format!("rfio: {path}: {e}\n"))?
+        };
         let label = name.trim_end_matches(".log").to_string();
         match kind {
             Kind::Bw => rate_series(&label, &value_rows(path, &text)?, true, &mut bw),
