@@ -1,7 +1,10 @@
-//! rfio beside fio 3.33 on random jobs with the random map on and more than
-//! one block size (bsrange, bssplit, a bs per direction): the same I/Os in
-//! the same order, with the same (possibly shortened) lengths, and the job
-//! ends where fio's ends (fio ends `bs=4k,16k` randrw early, so does rfio).
+//! rfio beside fio 3.33 on random jobs with the random map on: more than
+//! one block size (bsrange, bssplit, a bs per direction), mixed jobs with
+//! one block size, several files (one map per file, one generator; every
+//! file_service_type but the distributions), percentage_random: the
+//! same I/Os in the same order, with the same (possibly shortened) lengths,
+//! and the job ends where fio's ends (fio ends `bs=4k,16k` randrw early, so
+//! does rfio).
 //!
 //! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
 
@@ -46,9 +49,130 @@ const JOBS: &[&[&str]] = &[
         "--bsrange=4k-16k",
         "--loops=2",
     ],
+    &["--rw=randrw", "--size=16m", "--bs=4k"],
+    &["--rw=randrw", "--size=16m", "--bs=4k", "--rwmixread=70"],
+    &["--rw=randread", "--size=16m", "--bs=4k", "--nrfiles=2"],
+    &["--rw=randrw", "--size=16m", "--bs=4k", "--nrfiles=3"],
+    &["--rw=randtrim", "--size=8m", "--bs=4k", "--filename=a:b"],
+    &[
+        "--rw=randread",
+        "--size=16m",
+        "--bsrange=4k-16k",
+        "--nrfiles=2",
+    ],
+    &[
+        "--rw=randread",
+        "--size=16m",
+        "--bs=4k",
+        "--nrfiles=2",
+        "--file_service_type=sequential",
+    ],
+    &[
+        "--rw=randwrite",
+        "--size=16m",
+        "--bs=4k",
+        "--nrfiles=2",
+        "--file_service_type=roundrobin:3",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=8m",
+        "--bs=4k",
+        "--nrfiles=2",
+        "--loops=2",
+    ],
+    &[
+        "--rw=randread",
+        "--size=16m",
+        "--bs=8k",
+        "--nrfiles=3",
+        "--io_size=40m",
+        "--random_generator=tausworthe64",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=16m",
+        "--bsrange=4k-16k",
+        "--nrfiles=3",
+    ],
+    &["--rw=randrw", "--size=16m", "--bs=4k,8k", "--nrfiles=2"],
+    &[
+        "--rw=randrw",
+        "--size=16m",
+        "--bs=4k",
+        "--nrfiles=3",
+        "--file_service_type=random",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=16m",
+        "--bssplit=4k/50:16k/50",
+        "--nrfiles=4",
+        "--file_service_type=random:2",
+        "--loops=2",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=8m",
+        "--bs=4k",
+        "--nrfiles=2",
+        "--randseed=4",
+        "--loops=2",
+    ],
+    &[
+        "--rw=randread",
+        "--size=8m",
+        "--bsrange=4k-8k",
+        "--randseed=3",
+        "--loops=2",
+    ],
+    &[
+        "--rw=randread",
+        "--size=16m",
+        "--bs=4k",
+        "--percentage_random=50",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=16m",
+        "--bs=4k",
+        "--percentage_random=30",
+        "--random_generator=tausworthe64",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=12m",
+        "--bsrange=4k-16k",
+        "--percentage_random=50,70",
+        "--nrfiles=3",
+    ],
+    &[
+        "--rw=randread",
+        "--size=12m",
+        "--bs=4k",
+        "--percentage_random=50",
+        "--nrfiles=3",
+        "--file_service_type=random",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=16m",
+        "--bssplit=4k/50:16k/50",
+        "--percentage_random=80",
+        "--nrfiles=2",
+        "--file_service_type=roundrobin:3",
+        "--loops=2",
+    ],
+    &[
+        "--rw=randtrim",
+        "--size=16m",
+        "--bs=4k",
+        "--percentage_random=25",
+        "--filename=a:b",
+    ],
 ];
 
-/// Per direction (read, write): total_ios and io_bytes from the JSON
+/// Per direction (read, write, trim): total_ios and io_bytes from the JSON
 /// report, and the (direction, length, offset) of every I/O from the
 /// latency log with offsets.
 struct Run {
@@ -71,7 +195,7 @@ fn run(bin: &Path, dir: &Path, job: &[&str]) -> Run {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-    let totals = ["read", "write"]
+    let totals = ["read", "write", "trim"]
         .iter()
         .map(|d| {
             let n = |k: &str| v["jobs"][0][d][k].as_u64().expect(k);

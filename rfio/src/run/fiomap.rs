@@ -1,7 +1,9 @@
-//! fio 3.33's random offsets over its random map, for the random jobs whose
-//! block is not one fixed size (bsrange, bssplit, a different bs per
-//! direction): the same blocks in the same order with the same (possibly
-//! shortened) lengths, so such a job ends where fio's ends.
+//! fio 3.33's random offsets over its random map, for the random jobs that
+//! keep a map and draw every offset at random (any block sizes, any
+//! directions but trimwrite, one or several files): the same blocks in the
+//! same order with the same (possibly shortened) lengths, so such a job
+//! ends where fio's ends. The picker's short path (one file, one direction,
+//! one fixed block) keeps its own permutation.
 //!
 //! How fio picks a random offset (io_u.c, lib/axmap.c):
 //! - One generator per job (Tausworthe, 64-bit with tausworthe64), seeded
@@ -9,7 +11,8 @@
 //!   (the default, whatever randseed says), else from seed slot 6.
 //! - Per direction, `lastb = io_size / ba` (ba is that direction's smallest
 //!   block); a draw `r` gives block `b = lastb * r / (max + 1)`.
-//! - The file's map has one bit per `rw_min_bs` (the smallest block of all
+//! - Each file has its own map (the generator is the job's, shared by the
+//!   files); a file's map has one bit per `rw_min_bs` (the smallest block of all
 //!   directions) of `min(io_size, file size)`. A set bit `b` moves to the
 //!   map's "next free" bit (an axmap: a bitmap with one summary bitmap per
 //!   64 words above it; its search has quirks, kept here as they are); no
@@ -26,6 +29,13 @@ use crate::job::Job;
 
 /// fio's `FIO_RANDSEED`: the offset seed's factor under randrepeat.
 const RANDSEED: u64 = 0xb189_9bed;
+/// Seed slot of `file_service_type=random`'s generator (fio's
+/// `FIO_RAND_FILE_OFF`).
+const FILE_SLOT: u64 = 5;
+/// Seed slot of percentage_random's generators (fio's
+/// `FIO_RAND_SEQ_RAND_READ_OFF`: fio 3.33 seeds all three directions' from
+/// it, 32-bit whatever random_generator says).
+const SEQ_RAND_SLOT: u64 = 10;
 /// Seed slot of the offset generator (fio's `FIO_RAND_BLOCK_OFF`).
 const BLOCK_SLOT: u64 = 6;
 /// "Nothing": fio's -1 for a bit number or an unknown first free bit.
@@ -38,6 +48,25 @@ fn low_bits(n: u64) -> u64 {
         u64::MAX
     } else {
         (1u64 << n) - 1
+    }
+}
+
+/// fio's real_file_size past the region's start: the file's size, but with
+/// no file (`size` bytes of `len` per region, rounded down to the block)
+/// fio keeps the unrounded `size / nrfiles`.
+fn real_size(job: &Job, files: u64, len: u64, size: u64, min_bs: u64) -> u64 {
+    match job.size {
+        Some(rbench_common::units::fio::SizeOrPercent::Bytes(total))
+            if size == len && job.filesize.is_none() =>
+        {
+            let per = total / files.max(1);
+            if per >= len && per - len < min_bs {
+                per
+            } else {
+                size
+            }
+        }
+        _ => size,
     }
 }
 
@@ -220,23 +249,35 @@ pub struct FioRandom {
     seed: u64,
     wide: bool,
     rng: Taus,
-    map: Axmap,
+    /// One map per file (fio's f->io_axmap); the generator is the job's.
+    maps: Vec<Axmap>,
     /// Smallest block per direction (fio's min_bs and ba).
     min_bs: [u64; 3],
-    /// Blocks a draw picks from, per direction (fio's last_block).
-    lastb: [u64; 3],
-    io_size: u64,
+    /// Per file: blocks a draw picks from, per direction (fio's
+    /// last_block), and the file's io_size.
+    lastb: Vec<([u64; 3], u64)>,
+    /// `file_service_type=random` over several files: fio's file generator
+    /// (next_file_state) and its seed.
+    files: Option<(Taus, u64)>,
+    /// Per file: fio's real_file_size past the region's start (where the
+    /// sequential share of percentage_random stops going on).
+    real: Vec<u64>,
+    /// fio reseeds its generators at each loop.
+    reseed: bool,
+    /// percentage_random's draws per direction (fio's seq_rand_state) and
+    /// their seed.
+    seq_rand: [Taus; 3],
+    seq_seed: u64,
 }
 
 impl FioRandom {
-    /// For the random jobs this module serves: one region (`regions` holds
-    /// each region's length), the random map on (`norandommap` as the
-    /// picker decided it), every I/O random, no `:N`, no trimwrite, and a
-    /// block that is not one fixed size shared by every direction (those
-    /// stay on the picker's own map). None for every other job.
-    pub fn for_job(job: &Job, regions: &[u64], norandommap: bool) -> Option<Self> {
+    /// For the random jobs this module serves (`regions` holds each
+    /// file's region length and the file's size past the region's start):
+    /// the random map on (`norandommap` as the
+    /// picker decided it), every I/O random, no `:N`, no trimwrite. None
+    /// for every other job.
+    pub fn for_job(job: &Job, regions: &[(u64, u64)], norandommap: bool) -> Option<Self> {
         let p = job.pattern;
-        let dirs = [p.read, p.write, p.trim];
         let min_bs: [u64; 3] = std::array::from_fn(|d| {
             job.bssplit[d]
                 .iter()
@@ -244,32 +285,21 @@ impl FioRandom {
                 .min()
                 .unwrap_or(job.bs[d].0)
         });
-        let varies = |d: usize| {
-            let max = job.bssplit[d]
-                .iter()
-                .map(|e| e.0)
-                .max()
-                .unwrap_or(job.bs[d].1);
-            min_bs[d] != max
-        };
-        let used = || (0..3).filter(|&d| dirs[d]);
-        let first = used().next().map(|d| min_bs[d]);
         let eligible = p.random
             && !norandommap
-            && regions.len() == 1
-            && used().all(|d| job.percentage_random[d] >= 100)
+            && !regions.is_empty()
             && job.rw_postfix <= 1
-            && !(p.write && p.trim)
-            && used().any(|d| varies(d) || Some(min_bs[d]) != first);
+            && !(p.write && p.trim);
         if !eligible {
             return None;
         }
-        Self::new(job, regions[0], min_bs)
+        Self::new(job, regions, min_bs)
     }
 
-    /// Over one region of `io_size` bytes; `min_bs` is each direction's
-    /// smallest block. None where fio uses another generator (lfsr).
-    fn new(job: &Job, io_size: u64, min_bs: [u64; 3]) -> Option<Self> {
+    /// Over files of `regions` bytes each (and the file sizes); `min_bs` is
+    /// each direction's smallest block. None where fio uses another
+    /// generator (lfsr).
+    fn new(job: &Job, regions: &[(u64, u64)], min_bs: [u64; 3]) -> Option<Self> {
         let gen = job.opts.choice("random_generator").0;
         if gen == "lfsr" {
             return None;
@@ -280,57 +310,109 @@ impl FioRandom {
         } else {
             slot_seed(job, BLOCK_SLOT).unwrap_or_else(rbench_common::clock::now_ns)
         };
+        let seq_seed = slot_seed(job, SEQ_RAND_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
         let min_bs = min_bs.map(|b| b.max(1));
         let rw_min = min_bs.iter().copied().min().unwrap_or(1);
         Some(FioRandom {
             seed,
             wide,
             rng: Taus::new(seed, wide),
-            map: Axmap::new(io_size / rw_min),
+            maps: regions
+                .iter()
+                .map(|&(n, _)| Axmap::new(n / rw_min))
+                .collect(),
             min_bs,
-            lastb: min_bs.map(|b| io_size / b),
-            io_size,
+            lastb: regions
+                .iter()
+                .map(|&(n, _)| (min_bs.map(|b| n / b), n))
+                .collect(),
+            real: regions
+                .iter()
+                .map(|&(n, size)| real_size(job, regions.len() as u64, n, size, rw_min))
+                .collect(),
+            reseed: job.randrepeat && job.randseed.is_none(),
+            seq_rand: std::array::from_fn(|_| Taus::new(seq_seed, false)),
+            seq_seed,
+            files: (job.file_service == "random" && regions.len() > 1).then(|| {
+                let seed = slot_seed(job, FILE_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
+                (Taus::new(seed, wide), seed)
+            }),
         })
     }
 
     /// A new pass (time_based): the map empties, the generator goes on.
     pub fn reset(&mut self) {
-        self.map.reset();
+        self.maps.iter_mut().for_each(Axmap::reset);
     }
 
-    /// A new loop: the map empties and the generator starts over.
+    /// A new loop: the map empties and the generators start over, where
+    /// fio reseeds (randrepeat on and no randseed: fio turns randrepeat
+    /// off when randseed is set, after the first seeding).
     pub fn restart(&mut self) {
-        self.map.reset();
+        self.reset();
+        if !self.reseed {
+            return;
+        }
         self.rng = Taus::new(self.seed, self.wide);
+        if let Some((rng, seed)) = &mut self.files {
+            *rng = Taus::new(*seed, self.wide);
+        }
+        self.seq_rand = std::array::from_fn(|_| Taus::new(self.seq_seed, false));
     }
 
-    /// The next offset (from the region's start) for direction `d`; None
-    /// where fio finds none and ends the file.
+    /// File `f`'s size past its region's start, as fio's real_file_size.
     #[inline]
-    pub fn offset(&mut self, d: usize) -> Option<u64> {
-        let lastb = self.lastb[d];
+    pub fn real_size(&self, f: usize) -> u64 {
+        self.real[f]
+    }
+
+    /// percentage_random below 100: whether the next I/O of direction `d`
+    /// is random (fio's should_do_random, `rand_between(1, 100) <= pct`).
+    #[inline]
+    pub fn do_random(&mut self, d: usize, pct: u64) -> bool {
+        let rng = &mut self.seq_rand[d];
+        let r = rng.next() as f64 / (rng.max() as f64 + 1.0);
+        ((100.0 * r) as u64) < pct
+    }
+
+    /// `file_service_type=random`: fio's draw of the next file among `n`
+    /// (None where the job does not draw its files this way).
+    #[inline]
+    pub fn file(&mut self, n: usize) -> Option<usize> {
+        let (rng, _) = self.files.as_mut()?;
+        let r = rng.next() as f64 / (rng.max() as f64 + 1.0);
+        Some(((n as f64 * r) as usize).min(n - 1))
+    }
+
+    /// The next offset (from the region's start) in file `f` for
+    /// direction `d`; None where fio finds none and ends the file.
+    #[inline]
+    pub fn offset(&mut self, f: usize, d: usize) -> Option<u64> {
+        let (lastb, io_size) = self.lastb[f];
+        let lastb = lastb[d];
         if lastb == 0 {
             return None;
         }
         let r = self.rng.next() as f64 / (self.rng.max() as f64 + 1.0);
         let mut b = (lastb as f64 * r) as u64;
-        if self.map.isset(b) {
-            b = self.map.next_free(b);
+        let map = &self.maps[f];
+        if map.isset(b) {
+            b = map.next_free(b);
             if b == NONE {
                 return None;
             }
         }
         let off = b.checked_mul(self.min_bs[d])?;
-        (off < self.io_size).then_some(off)
+        (off < io_size).then_some(off)
     }
 
-    /// Mark an I/O of direction `d` at `off` (from the region's start);
-    /// its length, shortened where it ran into blocks already done (0 when
-    /// none was free: fio stops there).
+    /// Mark an I/O of direction `d` at `off` (from the region's start) in
+    /// file `f`; its length, shortened where it ran into blocks already
+    /// done (0 when none was free: fio stops there).
     #[inline]
-    pub fn mark(&mut self, d: usize, off: u64, len: u64) -> u64 {
+    pub fn mark(&mut self, f: usize, d: usize, off: u64, len: u64) -> u64 {
         let bs = self.min_bs[d];
-        let set = self.map.set_nr(off / bs, len.div_ceil(bs));
+        let set = self.maps[f].set_nr(off / bs, len.div_ceil(bs));
         len.min(set * bs)
     }
 }

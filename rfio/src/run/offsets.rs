@@ -150,9 +150,12 @@ pub struct Picker {
     /// uniform over a random map, no `:N`, no percentage_random): the
     /// direction and the block size, for [`Picker::next`]'s short path.
     plain: Option<(usize, u64)>,
-    /// fio's own random offsets over its random map, for a random job
-    /// whose block is not one fixed size (run/fiomap.rs).
+    /// fio's own random offsets over its random maps, for a random job off
+    /// the short path (run/fiomap.rs).
     fiomap: Option<super::fiomap::FioRandom>,
+    /// fio reseeds its generators at each loop (randrepeat on and no
+    /// randseed: fio turns randrepeat off when randseed is set).
+    reseed: bool,
 }
 
 /// The size of an open file (None for the null engine's -1 or a device
@@ -242,10 +245,18 @@ impl Picker {
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
         });
-        let lens: Vec<u64> = regions.iter().map(|r| r.len).collect();
+        let lens: Vec<(u64, u64)> = regions
+            .iter()
+            .map(|r| (r.len, r.file_size.saturating_sub(r.start)))
+            .collect();
         Picker {
-            fiomap: super::fiomap::FioRandom::for_job(job, &lens, norandommap),
+            // The short path keeps its own permutation (no map to build).
+            fiomap: plain
+                .is_none()
+                .then(|| super::fiomap::FioRandom::for_job(job, &lens, norandommap))
+                .flatten(),
             plain: plain.map(|d| (d, grain)),
+            reseed: job.randrepeat && job.randseed.is_none(),
             regions,
             next_region: 0,
             rng,
@@ -301,9 +312,13 @@ impl Picker {
     /// A new loop of the job: a new pass, with fio's generators reseeded.
     pub fn new_loop(&mut self) {
         self.new_pass();
-        self.choices.restart();
+        if self.reseed {
+            self.choices.restart();
+        }
         if let Some(m) = &mut self.fiomap {
             m.restart();
+            // fio closes the files: the first I/O picks a file anew.
+            self.switch_left = 0;
         }
     }
 
@@ -356,7 +371,7 @@ impl Picker {
             self.followup = true;
             return self.fill(io, 1, f, off, l);
         }
-        let d = self.pick_dir();
+        let mut d = self.pick_dir();
         let mut len = self.pick_len(d);
         if self.random && self.same_left > 0 {
             self.same_left -= 1;
@@ -364,19 +379,50 @@ impl Picker {
             return self.fill(io, d, f, off, l);
         }
         let n = self.regions.len();
-        if self.switch_left > 0 && n > 1 {
+        // fio picks a new file once the last one is done.
+        let last_done = self.fiomap.is_some() && self.regions[self.last.0].exhausted;
+        if self.switch_left > 0 && n > 1 && !last_done {
             // Stay on the last file for its remaining I/Os.
             self.switch_left -= 1;
             self.next_region = self.last.0;
         } else {
             self.switch_left = self.switch_every - 1;
             if self.file_service == 1 && n > 1 {
-                self.next_region = self.rng.below(n as u64) as usize;
+                self.next_region = match self.fiomap.as_mut().and_then(|m| m.file(n)) {
+                    Some(f) => f,
+                    None => self.rng.below(n as u64) as usize,
+                };
             } else if let Some(s) = &self.file_sampler {
                 self.next_region = s.next(&mut self.rng) as usize;
             }
         }
+        // A file was tried and ended (fio then picks again).
+        let mut tried = false;
+        let mut busy_ok = false;
         for _ in 0..n {
+            let retry = std::mem::take(&mut tried);
+            if retry && self.fiomap.is_some() {
+                // fio picks the direction again for the next file, which
+                // starts its own `:N` run.
+                self.switch_left = self.switch_every - 1;
+                d = self.pick_dir();
+                len = self.pick_len(d);
+            }
+            if let Some(m) = self.fiomap.as_mut().filter(|_| self.file_service == 1) {
+                // fio draws a file again after one ends, and again while
+                // the one drawn is done.
+                let mut redraw = retry || self.regions[self.next_region].exhausted;
+                while redraw {
+                    if self.regions.iter().all(|r| r.exhausted) {
+                        return false;
+                    }
+                    match m.file(n) {
+                        Some(f) => self.next_region = f,
+                        None => break,
+                    }
+                    redraw = self.regions[self.next_region].exhausted;
+                }
+            }
             let fi = self.next_region;
             let advance = if fi + 1 == n { 0 } else { fi + 1 };
             // Sequential service stays on a file until it is used up.
@@ -387,13 +433,24 @@ impl Picker {
                 self.next_region = advance;
                 continue;
             }
+            tried = true;
             let r = &mut self.regions[fi];
             let end = r.start + r.len;
             let random = self.random
-                && (self.pct_random[d] >= 100 || self.rng.below(100) < self.pct_random[d]);
+                && (self.pct_random[d] >= 100
+                    || match self.fiomap.as_mut() {
+                        // fio's draw from its seq_rand generators.
+                        Some(m) => m.do_random(d, self.pct_random[d]),
+                        None => self.rng.below(100) < self.pct_random[d],
+                    });
             let fio_random = random && self.fiomap.is_some();
+            // The sequential share of percentage_random, as fio's.
+            let fio_seq = self.random && !random && self.fiomap.is_some();
+            // fio's IO_U_F_BUSY_OK: set by a sequential try, it stays on
+            // for the tries on other files that follow (no marking then).
+            busy_ok |= fio_seq;
             let off = if fio_random {
-                match self.fiomap.as_mut().and_then(|m| m.offset(d)) {
+                match self.fiomap.as_mut().and_then(|m| m.offset(fi, d)) {
                     Some(o) => r.start + o,
                     None => {
                         // fio ends the file where its map gives no offset.
@@ -420,6 +477,24 @@ impl Picker {
                     None => {
                         r.exhausted = true;
                         // Sequential service moves on to the next file.
+                        self.next_region = advance;
+                        continue;
+                    }
+                }
+            } else if let Some(m) = self.fiomap.as_mut().filter(|_| fio_seq) {
+                // fio goes on from the end of the last I/O of this
+                // direction in this file (random ones too); past the file's
+                // end it draws a block at random (not marked); one at or
+                // past io_size ends the file.
+                let rel = if r.pos[d] - r.start < m.real_size(fi) {
+                    Some(r.pos[d] - r.start)
+                } else {
+                    m.offset(fi, d)
+                };
+                match rel.filter(|&o| o < r.len) {
+                    Some(o) => r.start + o,
+                    None => {
+                        r.exhausted = true;
                         self.next_region = advance;
                         continue;
                     }
@@ -458,7 +533,7 @@ impl Picker {
             len = self.choices.block_len(d, self.bs[d], end - off);
             if len == 0 || off + len > end {
                 // fio ends the file where the block does not fit.
-                len = if fio_random {
+                len = if fio_random || fio_seq {
                     0
                 } else {
                     (end - off) / self.grain * self.grain
@@ -470,15 +545,15 @@ impl Picker {
                     continue;
                 }
             }
-            if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random) {
-                len = m.mark(d, off - r.start, len);
+            if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random && !busy_ok) {
+                len = m.mark(fi, d, off - r.start, len);
                 if len == 0 {
                     r.exhausted = true;
                     self.next_region = advance;
                     continue;
                 }
             }
-            if !random {
+            if !random || self.fiomap.is_some() {
                 r.pos[d] = off + len;
             }
             self.same_left = self.ios_per_offset - 1;
