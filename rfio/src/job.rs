@@ -193,6 +193,16 @@ pub struct Job {
 }
 
 impl Job {
+    /// The smallest block of direction `d` (bs, bsrange or bssplit): fio's
+    /// `min_bs[d]`, the grain of its offsets and of rate_iops.
+    pub fn min_bs(&self, d: usize) -> u64 {
+        self.bssplit[d]
+            .iter()
+            .map(|e| e.0)
+            .min()
+            .unwrap_or(self.bs[d].0)
+    }
+
     /// The largest block any direction can use (bs, bsrange or bssplit).
     pub fn max_bs(&self) -> u64 {
         (0..3)

@@ -278,13 +278,7 @@ impl FioRandom {
     /// for every other job.
     pub fn for_job(job: &Job, regions: &[(u64, u64)], norandommap: bool) -> Option<Self> {
         let p = job.pattern;
-        let min_bs: [u64; 3] = std::array::from_fn(|d| {
-            job.bssplit[d]
-                .iter()
-                .map(|e| e.0)
-                .min()
-                .unwrap_or(job.bs[d].0)
-        });
+        let min_bs: [u64; 3] = std::array::from_fn(|d| job.min_bs(d));
         let eligible = p.random
             && !norandommap
             && !regions.is_empty()

@@ -194,13 +194,7 @@ impl Picker {
         let dirs = [p.read, p.write, p.trim];
         let grain = (0..3)
             .filter(|&d| dirs[d])
-            .map(|d| {
-                job.bssplit[d]
-                    .iter()
-                    .map(|e| e.0)
-                    .min()
-                    .unwrap_or(job.bs[d].0)
-            })
+            .map(|d| job.min_bs(d))
             .min()
             .unwrap_or(4096)
             .max(1);

@@ -86,14 +86,7 @@ impl Throttle {
     /// `t0`: the worker's clock origin in [`FastClock`] ticks (its due
     /// times count from there).
     pub fn new(job: &Job, t0: u64) -> Self {
-        let min_bs: [u64; 3] = std::array::from_fn(|d| {
-            job.bssplit[d]
-                .iter()
-                .map(|e| e.0)
-                .min()
-                .unwrap_or(job.bs[d].0)
-                .max(1)
-        });
+        let min_bs: [u64; 3] = std::array::from_fn(|d| job.min_bs(d).max(1));
         let bps: [u64; 3] = std::array::from_fn(|d| {
             if job.rate[d] > 0 {
                 job.rate[d]
