@@ -584,16 +584,15 @@ pub fn run(
                         });
                     }
                     if let Some(v) = verifier.as_mut() {
-                        if let Err(m) = v.completed(idx, io, &mut st) {
+                        if let Err(m) = v.completed_and_logged(
+                            idx,
+                            io,
+                            &mut st,
+                            logs.as_mut().filter(|l| measuring && l.per_io),
+                            || verify_log_base(ns(clock.now()), measure_start),
+                            per_io_rates,
+                        ) {
                             error.get_or_insert(m.into_io_error(true));
-                        }
-                        if v.backlog_logged() {
-                            let mut log = crate::verify::ReadLog {
-                                logs: logs.as_mut().filter(|l| measuring && l.per_io),
-                                base_ns: verify_log_base(ns(clock.now()), measure_start),
-                                per_io_rates,
-                            };
-                            v.flush_backlog_log(&mut log, &mut st);
                         }
                     }
                     free.push(idx);
@@ -705,16 +704,15 @@ pub fn run(
                             error.get_or_insert(io_error(io, errno));
                         }
                         if let Some(v) = verifier.as_mut() {
-                            if let Err(m) = v.completed(idx, io, &mut st) {
+                            if let Err(m) = v.completed_and_logged(
+                                idx,
+                                io,
+                                &mut st,
+                                logs.as_mut().filter(|l| measuring && l.per_io),
+                                || verify_log_base(ns(clock.now()), measure_start),
+                                per_io_rates,
+                            ) {
                                 error.get_or_insert(m.into_io_error(traits.sync));
-                            }
-                            if v.backlog_logged() {
-                                let mut log = crate::verify::ReadLog {
-                                    logs: logs.as_mut().filter(|l| measuring && l.per_io),
-                                    base_ns: verify_log_base(ns(clock.now()), measure_start),
-                                    per_io_rates,
-                                };
-                                v.flush_backlog_log(&mut log, &mut st);
                             }
                         }
                         free.push(idx);

@@ -365,6 +365,31 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// [`Self::completed`], then the backlog reads that came with it
+    /// logged as reads into `logs` (their time 0 from `base_ns`, asked only
+    /// when there are some).
+    #[inline]
+    pub fn completed_and_logged(
+        &mut self,
+        idx: usize,
+        io: &IoUnit,
+        st: &mut ThreadStats,
+        logs: Option<&mut crate::run::logs::Logs>,
+        base_ns: impl FnOnce() -> u64,
+        per_io_rates: (bool, bool),
+    ) -> Result<(), Mismatch> {
+        let checked = self.completed(idx, io, st);
+        if self.backlog_logged() {
+            let mut log = ReadLog {
+                logs,
+                base_ns: base_ns(),
+                per_io_rates,
+            };
+            self.flush_backlog_log(&mut log, st);
+        }
+        checked
+    }
+
     /// Whether backlog reads wait to be logged.
     #[inline]
     pub fn backlog_logged(&self) -> bool {
