@@ -586,26 +586,34 @@ fn permission_denied_matches_fio_for_another_user() {
     }
 }
 
+/// `--readonly` 1 MiB sequential read, iodepth 8 on `engine`, of a file
+/// `len` bytes long (fio and rfio).
+fn readonly_read_of_short_file(engine: &str, len: usize) -> Pair {
+    let e = format!("--ioengine={engine}");
+    let args = [
+        "--name=j",
+        "--filename=short",
+        "--rw=read",
+        "--bs=4k",
+        "--size=1m",
+        "--iodepth=8",
+        "--readonly",
+        &e,
+    ];
+    pair(&args, &|d: &Path| {
+        std::fs::write(d.join("short"), vec![7u8; len]).expect("write the short file")
+    })
+}
+
 #[test]
 fn readonly_never_extends_a_file() {
-    let short = |d: &Path| std::fs::write(d.join("short"), vec![7u8; 65536]).unwrap();
+    let short_len = 65536;
     let uring = io_uring_works();
     for (engine, code) in [("psync", 1), ("io_uring", 0), ("libaio", 0)] {
         if engine == "io_uring" && !uring {
             continue;
         }
-        let e = format!("--ioengine={engine}");
-        let args = [
-            "--name=j",
-            "--filename=short",
-            "--rw=read",
-            "--bs=4k",
-            "--size=1m",
-            "--iodepth=8",
-            "--readonly",
-            &e,
-        ];
-        let p = pair(&args, &short);
+        let p = readonly_read_of_short_file(engine, short_len);
         assert_eq!(
             p.ours.stderr, "fio: refusing extend of file due to read-only\n",
             "{engine}"
@@ -1061,23 +1069,12 @@ fn a_short_transfer_is_issued_again_for_the_rest() {
     // moves 64 KiB; the rest of a 6 KiB write that filled a 1 MiB tmpfs
     // fails with its own offset and length.
     let uring = io_uring_works();
-    let short = |d: &Path| std::fs::write(d.join("short"), vec![1u8; 66 << 10]).unwrap();
+    let short_len = 66 << 10;
     for (engine, code, issued) in [("psync", 1, 18), ("io_uring", 0, 257), ("libaio", 0, 257)] {
         if engine == "io_uring" && !uring {
             continue;
         }
-        let e = format!("--ioengine={engine}");
-        let args = [
-            "--name=j",
-            "--filename=short",
-            "--rw=read",
-            "--bs=4k",
-            "--size=1m",
-            "--iodepth=8",
-            "--readonly",
-            &e,
-        ];
-        let p = pair(&args, &short);
+        let p = readonly_read_of_short_file(engine, short_len);
         let (iss, io) = counts(&p.ours.stdout);
         assert_eq!(io, "io=64.0KiB", "{engine}: {}", p.ours.stdout);
         assert!(
