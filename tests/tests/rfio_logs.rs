@@ -781,6 +781,22 @@ fn fio2gnuplot_reads_our_logs() {
     cleanup(&[&d1, &d2]);
 }
 
+/// fio: a one-second 8 MiB randrw job in `d` with the log options `logs`.
+fn fio_randrw_with_logs(fio: &Path, d: &Path, logs: &[&str]) {
+    let mut args = vec![
+        "--name=f",
+        "--filename=data",
+        "--size=8m",
+        "--rw=randrw",
+        "--runtime=1",
+        "--time_based",
+        "--output-format=json",
+    ];
+    args.extend(logs);
+    let ran = run_in(fio, d, &args);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+}
+
 /// `--plot=DIR --plot-from=LOG…` draws fio's own logs: one point per row
 /// of an averaged log and of a histogram log, well-formed SVG; bad input
 /// is an error that names the file.
@@ -790,25 +806,17 @@ fn plot_from_draws_fio_logs() {
         return;
     };
     let d = temp_dir("plotfrom");
-    let ran = run_in(
+    fio_randrw_with_logs(
         &fio,
         &d,
         &[
-            "--name=f",
-            "--filename=data",
-            "--size=8m",
-            "--rw=randrw",
-            "--runtime=1",
-            "--time_based",
             "--write_bw_log=A",
             "--write_lat_log=A",
             "--write_hist_log=A",
             "--log_avg_msec=100",
             "--log_hist_msec=100",
-            "--output-format=json",
         ],
     );
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
     let from = [
         "--plot-from=A_bw.1.log",
         "--plot-from=A_clat.1.log",
@@ -882,24 +890,16 @@ fn plot_from_reads_stored_logs() {
         return;
     };
     let d = temp_dir("plotfz");
-    let ran = run_in(
+    fio_randrw_with_logs(
         &fio,
         &d,
         &[
-            "--name=f",
-            "--filename=data",
-            "--size=8m",
-            "--rw=randrw",
-            "--runtime=1",
-            "--time_based",
             "--write_bw_log=Z",
             "--log_avg_msec=100",
             "--log_store_compressed=1",
             "--log_compression=1m",
-            "--output-format=json",
         ],
     );
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
     let text = run_in(&fio, &d, &["--inflate-log=Z_bw.1.log.fz"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     let lines: Vec<String> = text.stdout.lines().map(str::to_string).collect();
