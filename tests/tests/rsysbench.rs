@@ -69,13 +69,22 @@ fn layout(s: &str) -> String {
 
 /// Drop histogram bucket lines and interval lines (how many there are
 /// varies run to run: whether sysbench prints a line at the --time mark is
-/// a race between its reporting and worker threads).
+/// a race between its reporting and worker threads), and sort each run of
+/// `--debug` worker start lines (the threads' order is a race in both tools).
 fn without_buckets(s: &str) -> String {
-    s.lines()
+    let mut lines: Vec<&str> = s
+        .lines()
         .filter(|l| !(l.len() > 13 && l.as_bytes()[13] == b'|' && l.starts_with(' ')))
         .filter(|l| !l.starts_with("[ ") || l.contains("Checkpoint"))
-        .map(|l| format!("{l}\n"))
-        .collect()
+        .collect();
+    let worker = |l: &&str| l.starts_with("DEBUG: Worker thread");
+    let mut i = 0;
+    while i < lines.len() {
+        let run = lines[i..].iter().take_while(|l| worker(l)).count();
+        lines[i..i + run].sort_unstable();
+        i += run.max(1);
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// Both tools on the same arguments; same exit code, same stdout/stderr layout.
