@@ -327,6 +327,9 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                         p.sections.push(v)
                     }
                     "eta" => p.eta = v,
+                    "eta-interval" => crate::run::eta::set_interval_ms(
+                        crate::run::eta::parse_interval(&v).map_err(Failure::stderr)?,
+                    ),
                     "eta-newline" => {
                         let t = rbench_common::units::fio::parse_time_us(
                             &v,

@@ -7,9 +7,27 @@ use crate::job::Job;
 use crate::stats::ThreadStats;
 use rbench_common::units::fio::{num2str, N2sUnit};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// `--eta-interval`, in ms (fio's `eta_interval_msec`, default 1000).
+static INTERVAL_MS: AtomicU32 = AtomicU32::new(1000);
+
+/// fio's helper thread wakes every 250 ms (DISK_UTIL_MSEC) and redraws
+/// the line once more than 95% of the interval passed since the last one.
+const HELPER_TICK_MS: u64 = 250;
+
+/// Set the status line's refresh interval (`--eta-interval`).
+pub fn set_interval_ms(ms: u32) {
+    INTERVAL_MS.store(ms, Ordering::Relaxed);
+}
+
+/// Whether a line is due `since_ms` after the last one (fio's
+/// `eta_time_within_slack`, on its unsigned int arithmetic).
+fn due(since_ms: u64, interval_ms: u32) -> bool {
+    since_ms > u64::from(interval_ms.wrapping_mul(95) / 100)
+}
 
 /// What one job thread publishes.
 #[derive(Debug, Default)]
@@ -102,6 +120,27 @@ fn run_states(states: &[u8]) -> String {
     out.join(",")
 }
 
+/// Parse `--eta-interval` as fio does: seconds by default, at least
+/// 250 ms; a negative time wraps to fio's unsigned milliseconds.
+pub fn parse_interval(v: &str) -> Result<u32, String> {
+    use rbench_common::units::fio::{parse_time_us, TimeUnit};
+    let failed = || format!("fio: failed parsing eta interval {v}\n");
+    let ms = match parse_time_us(v, TimeUnit::Seconds) {
+        Ok(us) => (us / 1000) as u32,
+        Err(_) => {
+            let us = v
+                .strip_prefix('-')
+                .and_then(|r| parse_time_us(r, TimeUnit::Seconds).ok())
+                .ok_or_else(failed)?;
+            (-((us / 1000) as i64)) as u32
+        }
+    };
+    if ms < HELPER_TICK_MS as u32 {
+        return Err("fio: eta interval time too short (250msec min)\n".into());
+    }
+    Ok(ms)
+}
+
 /// Draw until `done` is raised; `newline_every` adds fio's `--eta-newline`.
 pub fn draw(
     jobs: &[Job],
@@ -110,7 +149,9 @@ pub fn draw(
     newline_every: Option<Duration>,
 ) {
     let start = Instant::now();
-    let tick = Duration::from_millis(1000);
+    let interval = INTERVAL_MS.load(Ordering::Relaxed);
+    let mut ticks = 0u32;
+    let mut last_shown = start;
     let mut last_len = 0usize;
     let mut last = ([0u64; 3], [0u64; 3], Instant::now());
     let mut last_newline = Instant::now();
@@ -118,14 +159,20 @@ pub fn draw(
     let kb = jobs.first().map_or(1024, |j| j.kb_base);
     let mut out = std::io::stdout();
     loop {
-        // Sleep in small steps so the end of the run is not delayed.
-        let wake = Instant::now() + tick;
+        // Sleep in small steps so the end of the run is not delayed; wake
+        // on fio's helper ticks and draw when the interval has passed.
+        ticks += 1;
+        let wake = start + Duration::from_millis(HELPER_TICK_MS * u64::from(ticks));
         while Instant::now() < wake {
             if done.load(Ordering::Relaxed) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        if !due(last_shown.elapsed().as_millis() as u64, interval) {
+            continue;
+        }
+        last_shown = Instant::now();
         let states: Vec<u8> = progress
             .iter()
             .map(|p| p.state.load(Ordering::Relaxed))
@@ -213,5 +260,30 @@ pub fn draw(
         last_len = line.len();
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_parses_like_fio() {
+        assert_eq!(parse_interval("1"), Ok(1000));
+        assert_eq!(parse_interval("250ms"), Ok(250));
+        assert!(parse_interval("249ms").unwrap_err().contains("too short"));
+        assert!(parse_interval("0").unwrap_err().contains("too short"));
+        assert!(parse_interval("abc")
+            .unwrap_err()
+            .contains("failed parsing"));
+        assert_eq!(parse_interval("-1"), Ok((-1000i64) as u32));
+    }
+
+    #[test]
+    fn lines_come_on_helper_ticks() {
+        // 1000 ms: every fourth tick; 300 ms: every second (285 < 500).
+        assert!(!due(750, 1000) && due(1000, 1000));
+        assert!(!due(250, 300) && due(500, 300));
+        assert!(!due(500, 600) && due(750, 600));
     }
 }
