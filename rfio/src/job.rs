@@ -104,6 +104,8 @@ pub struct Job {
     pub cpus_allowed: Option<Vec<usize>>,
     pub nice: i32,
     pub random_distribution: Distribution,
+    /// zonemode=strided (None: no zones).
+    pub zones: Option<crate::run::zones::Strided>,
     pub percentage_random: [u64; 3],
     pub fsync: u64,
     pub fdatasync: u64,
@@ -127,6 +129,8 @@ pub struct Job {
     /// per_unit_log); with the second, logs are written as `.log.fz`.
     pub log_gz: u64,
     pub log_gz_store: bool,
+    /// log_compression_cpus: the CPUs of the log-packing thread.
+    pub log_gz_cpus: Option<Vec<usize>>,
     /// log_entries: the first chunk of a stored compressed log, in rows.
     pub log_entries: u64,
     /// `--bandwidth-log`: publish progress often for the aggregate logs.
@@ -516,6 +520,7 @@ fn build(
         cpus_allowed,
         nice: o.int("nice") as i32,
         random_distribution,
+        zones: crate::run::zones::from_options(o).map_err(Failure::stderr)?,
         percentage_random: o.per_dir("percentage_random").unwrap_or([100; 3]),
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
@@ -535,6 +540,7 @@ fn build(
         log_prio: o.flag("log_prio"),
         log_gz: o.int("log_compression").max(0) as u64,
         log_gz_store: o.flag("log_store_compressed"),
+        log_gz_cpus: crate::run::logpack::option(o)?,
         log_entries: o.int("log_entries").max(1) as u64,
         agg_bw_log: false,
         plot: false,

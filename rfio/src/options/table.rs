@@ -110,6 +110,20 @@ const DISTRIBUTIONS: &[(&str, &str)] = &[
     ("pareto", "Pareto distribution"),
     ("normal", "Normal (Gaussian) distribution"),
     ("zoned", "Zoned random distribution"),
+    ("zoned_abs", "Zoned absolute random distribution"),
+];
+
+/// `zonemode` (zbd is refused once the job is built: run/zones.rs).
+const ZONE_MODES: &[(&str, &str)] = &[
+    ("none", "no zoning"),
+    (
+        "strided",
+        "strided mode - random I/O is restricted to a single zone",
+    ),
+    (
+        "zbd",
+        "zoned block device mode - random I/O selects one of multiple zones randomly",
+    ),
 ];
 
 const UNIFIED: &[(&str, &str)] = &[
@@ -545,6 +559,95 @@ pub static OPTIONS: &[OptDef] = &[
         Some("0"),
         "I/O size",
         "What is the increment from one offset to the next",
+    ),
+    opt(
+        "zonemode",
+        Kind::Choice(ZONE_MODES),
+        Some("none"),
+        "Zone",
+        "Mode for the zonesize, zonerange and zoneskip parameters",
+    ),
+    opt(
+        "zonesize",
+        Kind::Text,
+        Some("0"),
+        "Zone",
+        "Amount of data to read per zone",
+    ),
+    opt(
+        "zonecapacity",
+        Kind::Text,
+        Some("0"),
+        "Zone",
+        "Capacity per zone",
+    ),
+    opt(
+        "zonerange",
+        Kind::Text,
+        Some("0"),
+        "Zone",
+        "Give size of an IO zone",
+    ),
+    shown(
+        opt(
+            "zoneskip",
+            Kind::Text,
+            Some("0"),
+            "Zone",
+            "Space between IO zones",
+        ),
+        "(null)",
+        None,
+    ),
+    opt(
+        "read_beyond_wp",
+        Kind::Bool,
+        Some("0"),
+        "Zone",
+        "Allow reads beyond the zone write pointer",
+    ),
+    opt(
+        "max_open_zones",
+        Kind::Int { min: 0, max: 4096 },
+        Some("0"),
+        "Zone",
+        "Limit on the number of simultaneously opened sequential write zones with zonemode=zbd",
+    ),
+    opt(
+        "job_max_open_zones",
+        Kind::Int { min: 0, max: 4096 },
+        Some("0"),
+        "Zone",
+        "Limit on the number of simultaneously opened sequential write zones with zonemode=zbd by one thread/process",
+    ),
+    opt(
+        "ignore_zone_limits",
+        Kind::Bool,
+        Some("0"),
+        "Zone",
+        "Ignore the zone resource limits (max open/active zones) reported by the device",
+    ),
+    shown(
+        opt(
+            "zone_reset_threshold",
+            Kind::FloatList,
+            None,
+            "Zone",
+            "Zoned block device reset threshold",
+        ),
+        "list of floating point values separated by ':' (opt=5.9:7.8)",
+        Some("min=0.000000, max=1.000000"),
+    ),
+    shown(
+        opt(
+            "zone_reset_frequency",
+            Kind::FloatList,
+            None,
+            "Zone",
+            "Zoned block device zone reset frequency in HZ",
+        ),
+        "list of floating point values separated by ':' (opt=5.9:7.8)",
+        Some("min=0.000000, max=1.000000"),
     ),
     shown(
         opt(
@@ -1074,7 +1177,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Log files",
         "Log in compressed chunks of this size",
     ),
-    // Accepted: rfio compresses a log when it writes it, in the job's thread.
+    // The CPUs of the log-packing thread (run/logpack.rs).
     opt(
         "log_compression_cpus",
         Kind::Text,

@@ -5,6 +5,10 @@
 //! the rows still held when the job ends, so the text is the same as
 //! without the option. A chunk is fio's record layout (with offset and
 //! priority) in one zlib stream.
+//!
+//! As fio's compression worker, the thread starts with the job, runs one
+//! nice level below it and, with `log_compression_cpus`, only on those
+//! CPUs (fio's gz_init_worker).
 
 use super::logzip::{self, Layout, Record};
 use flate2::write::ZlibEncoder;
@@ -33,43 +37,43 @@ pub struct Packer {
 }
 
 impl Packer {
-    /// Chunks of `bytes` worth of fio records (`offset`: 40-byte records).
-    pub fn new(bytes: u64, offset: bool) -> Packer {
+    /// Chunks of `bytes` worth of fio records (`offset`: 40-byte records),
+    /// packed on a thread started now, pinned to `cpus` when given.
+    pub fn new(bytes: u64, offset: bool, cpus: Option<&[usize]>) -> Packer {
         let size = if offset { 40 } else { 32 };
-        Packer {
+        let mut p = Packer {
             rows: (bytes / size).max(1) as usize,
             tx: None,
             worker: None,
             done: Vec::new(),
+        };
+        let cpus = cpus.map(<[usize]>::to_vec);
+        let (tx, rx) = channel::<(usize, Vec<Record>)>();
+        let spawned = std::thread::Builder::new()
+            .name("rfio-logzip".into())
+            .spawn(move || {
+                worker_setup(cpus.as_deref());
+                let mut out = Vec::new();
+                for (log, rows) in rx {
+                    out.push((log, pack(&rows)));
+                }
+                out
+            });
+        // No thread: chunks are compressed on the job's thread.
+        if let Ok(h) = spawned {
+            p.tx = Some(tx);
+            p.worker = Some(h);
         }
+        p
     }
 
-    /// Hand a full chunk of log `log` to the compressor (started on first
-    /// use). Cold: once per chunk.
+    /// Hand a full chunk of log `log` to the compressor. Cold: once per
+    /// chunk.
     #[cold]
     pub fn send(&mut self, log: usize, rows: Vec<Record>) {
         if self.tx.is_none() {
-            let (tx, rx) = channel::<(usize, Vec<Record>)>();
-            let spawned = std::thread::Builder::new()
-                .name("rfio-logzip".into())
-                .spawn(move || {
-                    let mut out = Vec::new();
-                    for (log, rows) in rx {
-                        out.push((log, pack(&rows)));
-                    }
-                    out
-                });
-            match spawned {
-                Ok(h) => {
-                    self.tx = Some(tx);
-                    self.worker = Some(h);
-                }
-                // No thread: compress here.
-                Err(_) => {
-                    self.done.push((log, pack(&rows)));
-                    return;
-                }
-            }
+            self.done.push((log, pack(&rows)));
+            return;
         }
         if let Some(tx) = &self.tx {
             if let Err(e) = tx.send((log, rows)) {
@@ -100,6 +104,105 @@ impl Packer {
     }
 }
 
+/// fio's workqueue worker setup: `nice(1)`, then the CPUs of
+/// `log_compression_cpus`. Both only ever lower what the thread may do, so
+/// a failure leaves it packing as before.
+fn worker_setup(cpus: Option<&[usize]>) {
+    // SAFETY: plain syscalls on this thread (its tid) with bounded values.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        *libc::__errno_location() = 0;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if *libc::__errno_location() == 0 {
+            libc::setpriority(libc::PRIO_PROCESS, tid, now + 1);
+        }
+    }
+    let Some(cpus) = cpus.filter(|c| !c.is_empty()) else {
+        return;
+    };
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on numbers checked
+    // against the online count when the option was parsed.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// `log_compression_cpus` read as fio's set_cpus_allowed reads it: comma
+/// separated CPUs or `a-b` ranges, each number as C's atoi takes it (so
+/// `abc` is CPU 0), the list ending at an empty entry; a CPU past the last
+/// online one is fio's error.
+pub fn parse_cpus(list: &str, online: usize) -> Result<Vec<usize>, String> {
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',') {
+        if part.is_empty() {
+            break;
+        }
+        let mut last = None;
+        for end in part.split('-') {
+            if end.is_empty() {
+                break;
+            }
+            last = Some(atoi(end));
+        }
+        let first = atoi(part);
+        let last = last.unwrap_or(first);
+        let mut c = first;
+        while c <= last {
+            if c >= online as i64 {
+                return Err(format!(
+                    "fio: CPU {c} too large (max={})",
+                    online as i64 - 1
+                ));
+            }
+            if c >= 0 && !cpus.contains(&(c as usize)) {
+                cpus.push(c as usize);
+            }
+            c += 1;
+        }
+    }
+    Ok(cpus)
+}
+
+/// The job's `log_compression_cpus`, or fio's parse error.
+pub fn option(
+    o: &crate::options::JobOptions,
+) -> Result<Option<Vec<usize>>, crate::failure::Failure> {
+    let Some(list) = o.text("log_compression_cpus") else {
+        return Ok(None);
+    };
+    let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parse_cpus(&list, online).map(Some).map_err(|e| {
+        crate::failure::Failure::stderr(format!(
+            "{e}\nfio: failed parsing log_compression_cpus={list}\n"
+        ))
+    })
+}
+
+/// C's atoi: leading blanks, a sign, digits; 0 when there are none.
+fn atoi(s: &str) -> i64 {
+    let s = s.trim_start();
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let n = digits
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .fold(0i64, |n, d| {
+            n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+        });
+    if neg {
+        -n
+    } else {
+        n
+    }
+}
+
 /// One chunk: records in one zlib stream.
 fn pack(rows: &[Record]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(rows.len() * 40);
@@ -117,4 +220,22 @@ fn pack(rows: &[Record]) -> Vec<u8> {
 /// The rows of a chunk.
 pub fn unpack(chunk: &[u8]) -> Vec<Record> {
     logzip::records(chunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_read_as_fio_reads_them() {
+        assert_eq!(parse_cpus("0-1", 2), Ok(vec![0, 1]));
+        assert_eq!(parse_cpus("1", 2), Ok(vec![1]));
+        assert_eq!(parse_cpus("abc", 2), Ok(vec![0]));
+        assert_eq!(parse_cpus("0,,1", 2), Ok(vec![0]));
+        assert_eq!(parse_cpus("1-", 2), Ok(vec![1]));
+        assert_eq!(
+            parse_cpus("5", 2),
+            Err("fio: CPU 5 too large (max=1)".to_string())
+        );
+    }
 }

@@ -333,8 +333,9 @@ impl Logs {
         }
         let per_io =
             hist.as_ref().is_some_and(|_| !job.disable_clat) || values.iter().any(|l| l.unit);
-        let packer =
-            (job.log_gz > 0).then(|| super::logpack::Packer::new(job.log_gz, job.log_offset));
+        let packer = (job.log_gz > 0).then(|| {
+            super::logpack::Packer::new(job.log_gz, job.log_offset, job.log_gz_cpus.as_deref())
+        });
         Some(Logs {
             values,
             hist,
