@@ -25,6 +25,7 @@
 //!   the offset units disagree: fio then ends early, and so do we.
 
 use super::filesize::{slot_seed, Taus};
+use super::lfsr::Lfsr;
 use crate::job::Job;
 
 /// fio's `FIO_RANDSEED`: the offset seed's factor under randrepeat.
@@ -68,6 +69,23 @@ fn real_size(job: &Job, files: u64, len: u64, size: u64, min_bs: u64) -> u64 {
         }
         _ => size,
     }
+}
+
+/// `random_generator=lfsr`.
+pub fn is_lfsr(job: &Job) -> bool {
+    job.opts.choice("random_generator").0 == "lfsr"
+}
+
+/// fio issues the last I/O of a random lfsr job whole, past `size`: no
+/// map shortens it (the worker cuts other jobs' last I/O).
+pub fn whole_last_unit(job: &Job) -> bool {
+    job.pattern.random && is_lfsr(job)
+}
+
+/// An lfsr job whose offsets this module gives as fio's: uniform offsets
+/// aligned to the block (a distribution or blockalign takes other paths).
+fn lfsr_fits(job: &Job) -> bool {
+    job.random_distribution.is_uniform() && job.blockalign.is_none()
 }
 
 /// fio's axmap: level 0 has a bit per block; a bit at level i+1 says the
@@ -250,7 +268,11 @@ pub struct FioRandom {
     wide: bool,
     rng: Taus,
     /// One map per file (fio's f->io_axmap); the generator is the job's.
+    /// None with `random_generator=lfsr` (fio keeps no map then).
     maps: Vec<Axmap>,
+    /// `random_generator=lfsr`: one generator per file instead (fio's
+    /// f->lfsr, all seeded alike), empty otherwise.
+    lfsr: Vec<Lfsr>,
     /// Smallest block per direction (fio's min_bs and ba).
     min_bs: [u64; 3],
     /// Per file: blocks a draw picks from, per direction (fio's
@@ -273,14 +295,15 @@ pub struct FioRandom {
 impl FioRandom {
     /// For the random jobs this module serves (`regions` holds each
     /// file's region length and the file's size past the region's start):
-    /// the random map on (`norandommap` as the
-    /// picker decided it), every I/O random, no `:N`, no trimwrite. None
+    /// the random map on (`norandommap` as the picker decided it) or
+    /// `random_generator=lfsr` (fio uses it with or without norandommap,
+    /// over uniform offsets), every I/O random, no `:N`, no trimwrite. None
     /// for every other job.
     pub fn for_job(job: &Job, regions: &[(u64, u64)], norandommap: bool) -> Option<Self> {
         let p = job.pattern;
         let min_bs: [u64; 3] = std::array::from_fn(|d| job.min_bs(d));
         let eligible = p.random
-            && !norandommap
+            && (!norandommap || is_lfsr(job) && lfsr_fits(job))
             && !regions.is_empty()
             && job.rw_postfix <= 1
             && !(p.write && p.trim);
@@ -291,15 +314,14 @@ impl FioRandom {
     }
 
     /// Over files of `regions` bytes each (and the file sizes); `min_bs` is
-    /// each direction's smallest block. None where fio uses another
-    /// generator (lfsr).
+    /// each direction's smallest block. None where fio refuses the LFSR's
+    /// seed (rfio then keeps its own offsets).
     fn new(job: &Job, regions: &[(u64, u64)], min_bs: [u64; 3]) -> Option<Self> {
         let gen = job.opts.choice("random_generator").0;
-        if gen == "lfsr" {
-            return None;
-        }
         let wide = gen == "tausworthe64";
-        let seed = if job.randrepeat {
+        // fio seeds the job under randrepeat, then turns randrepeat off
+        // where randseed is set: its clones (copied after) take slot 6.
+        let seed = if job.randrepeat && (job.randseed.is_none() || job.clone == 0) {
             RANDSEED.wrapping_mul(job.number as u64)
         } else {
             slot_seed(job, BLOCK_SLOT).unwrap_or_else(rbench_common::clock::now_ns)
@@ -307,14 +329,28 @@ impl FioRandom {
         let seq_seed = slot_seed(job, SEQ_RAND_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
         let min_bs = min_bs.map(|b| b.max(1));
         let rw_min = min_bs.iter().copied().min().unwrap_or(1);
+        // fio's map and generator cover min(io_size, file size) per file.
+        let blocks = |&(n, _): &(u64, u64)| n / rw_min;
+        let lfsr = if is_lfsr(job) {
+            // fio seeds it from seed slot 6, which randrepeat sets to the
+            // offset generator's seed.
+            regions
+                .iter()
+                .map(|r| Lfsr::new(blocks(r).max(1), seed))
+                .collect::<Option<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
         Some(FioRandom {
             seed,
             wide,
             rng: Taus::new(seed, wide),
-            maps: regions
-                .iter()
-                .map(|&(n, _)| Axmap::new(n / rw_min))
-                .collect(),
+            maps: if lfsr.is_empty() {
+                regions.iter().map(|r| Axmap::new(blocks(r))).collect()
+            } else {
+                Vec::new()
+            },
+            lfsr,
             min_bs,
             lastb: regions
                 .iter()
@@ -337,6 +373,8 @@ impl FioRandom {
     /// A new pass (time_based): the map empties, the generator goes on.
     pub fn reset(&mut self) {
         self.maps.iter_mut().for_each(Axmap::reset);
+        // fio resets a file's LFSR to its seed as it resets its map.
+        self.lfsr.iter_mut().for_each(Lfsr::reset);
     }
 
     /// A new loop: the map empties and the generators start over, where
@@ -387,6 +425,11 @@ impl FioRandom {
         if lastb == 0 {
             return None;
         }
+        if let Some(l) = self.lfsr.get_mut(f) {
+            // No map: the LFSR never repeats a block before it runs out.
+            let off = l.next()?.checked_mul(self.min_bs[d])?;
+            return (off < io_size).then_some(off);
+        }
         let r = self.rng.next() as f64 / (self.rng.max() as f64 + 1.0);
         let mut b = (lastb as f64 * r) as u64;
         let map = &self.maps[f];
@@ -406,8 +449,11 @@ impl FioRandom {
     #[inline]
     pub fn mark(&mut self, f: usize, d: usize, off: u64, len: u64) -> u64 {
         let bs = self.min_bs[d];
-        let set = self.maps[f].set_nr(off / bs, len.div_ceil(bs));
-        len.min(set * bs)
+        match self.maps.get_mut(f) {
+            Some(map) => len.min(map.set_nr(off / bs, len.div_ceil(bs)) * bs),
+            // lfsr: no map, the I/O stays whole.
+            None => len,
+        }
     }
 }
 

@@ -11,6 +11,7 @@ pub mod eta;
 pub mod files;
 pub mod filesize;
 pub mod fiomap;
+pub mod lfsr;
 pub mod logpack;
 pub mod logs;
 pub mod logzip;

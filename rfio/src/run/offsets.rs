@@ -238,6 +238,7 @@ impl Picker {
                 && job.bs[d].0 == job.bs[d].1
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
+                && !super::fiomap::is_lfsr(job)
         });
         let lens: Vec<(u64, u64)> = regions
             .iter()

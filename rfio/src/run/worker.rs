@@ -452,6 +452,7 @@ pub fn run(
                             && io_per_pass > 0
                             && (io.len as u64) > left
                             && !job.pattern.mixed()
+                            && !super::fiomap::whole_last_unit(job)
                         {
                             let grain = job.bs.iter().map(|b| b.0).min().unwrap_or(1).max(1);
                             let cut = left / grain * grain;
