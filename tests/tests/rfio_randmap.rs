@@ -1,7 +1,8 @@
 //! rfio beside fio 3.33 on random jobs with the random map on: more than
 //! one block size (bsrange, bssplit, a bs per direction), mixed jobs with
 //! one block size, several files (one map per file, one generator; every
-//! file_service_type but the distributions), percentage_random: the
+//! file_service_type but the distributions), percentage_random, clones,
+//! and random_generator=lfsr (no map then): the
 //! same I/Os in the same order, with the same (possibly shortened) lengths,
 //! and the job ends where fio's ends (fio ends `bs=4k,16k` randrw early, so
 //! does rfio).
@@ -128,6 +129,13 @@ const JOBS: &[&[&str]] = &[
     ],
     &[
         "--rw=randread",
+        "--size=4m",
+        "--bsrange=4k-8k",
+        "--numjobs=2",
+        "--randseed=3",
+    ],
+    &[
+        "--rw=randread",
         "--size=16m",
         "--bs=4k",
         "--percentage_random=50",
@@ -172,9 +180,49 @@ const JOBS: &[&[&str]] = &[
     ],
 ];
 
-/// Per direction (read, write, trim): total_ios and io_bytes from the JSON
-/// report, and the (direction, length, offset) of every I/O from the
-/// latency log with offsets.
+/// `random_generator=lfsr` (fio's LFSR per file, no random map): one file
+/// and several, loops, clones, percentage_random, norandommap; the last I/O
+/// goes out whole past `size` as fio's. And clones of a job with randseed
+/// (fio seeds them from slot 6).
+const LFSR_JOBS: &[&[&str]] = &[
+    &["--rw=randread", "--size=16m", "--bs=4k"],
+    &[
+        "--rw=randrw",
+        "--size=12m",
+        "--bsrange=4k-16k",
+        "--nrfiles=3",
+    ],
+    &[
+        "--rw=randread",
+        "--size=8m",
+        "--bs=4k",
+        "--nrfiles=2",
+        "--loops=2",
+    ],
+    &["--rw=randwrite", "--size=8m", "--bssplit=4k/50:64k/50"],
+    &["--rw=randread", "--size=4m", "--bs=4k", "--numjobs=3"],
+    &[
+        "--rw=randrw",
+        "--size=8m",
+        "--bs=4k",
+        "--percentage_random=50",
+        "--nrfiles=2",
+        "--file_service_type=random",
+    ],
+    &["--rw=randread", "--size=4m", "--bs=8k", "--norandommap"],
+    &[
+        "--rw=randread",
+        "--size=4m",
+        "--bs=4k",
+        "--numjobs=2",
+        "--randseed=3",
+        "--loops=2",
+    ],
+];
+
+/// Per job and direction (read, write, trim): total_ios and io_bytes from
+/// the JSON report, and the (direction, length, offset) of every I/O from
+/// the latency logs with offsets, job after job.
 struct Run {
     totals: Vec<(u64, u64)>,
     ios: Vec<String>,
@@ -195,41 +243,48 @@ fn run(bin: &Path, dir: &Path, job: &[&str]) -> Run {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-    let totals = ["read", "write", "trim"]
+    let jobs = v["jobs"].as_array().expect("jobs");
+    let totals = jobs
         .iter()
-        .map(|d| {
-            let n = |k: &str| v["jobs"][0][d][k].as_u64().expect(k);
-            (n("total_ios"), n("io_bytes"))
+        .flat_map(|j| {
+            ["read", "write", "trim"].map(|d| {
+                let n = |k: &str| j[d][k].as_u64().expect(k);
+                (n("total_ios"), n("io_bytes"))
+            })
         })
         .collect();
-    let log = std::fs::read_to_string(dir.join("m_lat.1.log")).expect("latency log");
-    let ios = log
-        .lines()
-        .map(|l| l.split(", ").skip(2).take(3).collect::<Vec<_>>().join(","))
-        .collect();
+    let mut ios = Vec::new();
+    for k in 1..=jobs.len() {
+        let log = std::fs::read_to_string(dir.join(format!("m_lat.{k}.log"))).expect("latency log");
+        ios.extend(log.lines().map(|l| {
+            let row = l.split(", ").skip(2).take(3).collect::<Vec<_>>();
+            format!("job {k}: {}", row.join(","))
+        }));
+    }
     Run { totals, ios }
 }
 
-#[test]
-fn random_offsets_with_several_block_sizes_match_fio() {
+/// Each job beside fio: the same totals, the same I/Os in the same order.
+fn compare(jobs: &[&[&str]], extra: &[&str], tag: &str) {
     let Some(fio) = original("fio") else {
         return;
     };
     let rfio = our_bin("rfio");
-    for (i, job) in JOBS.iter().enumerate() {
+    for (i, job) in jobs.iter().enumerate() {
+        let job: Vec<&str> = job.iter().chain(extra).copied().collect();
         let (a, b) = (
-            TempDir::new("rfio-randmap", &format!("fio{i}")),
-            TempDir::new("rfio-randmap", &format!("rfio{i}")),
+            TempDir::new("rfio-randmap", &format!("{tag}fio{i}")),
+            TempDir::new("rfio-randmap", &format!("{tag}rfio{i}")),
         );
-        let theirs = run(&fio, a.path(), job);
-        let ours = run(&rfio, b.path(), job);
+        let theirs = run(&fio, a.path(), &job);
+        let ours = run(&rfio, b.path(), &job);
         assert!(
             theirs.totals.iter().any(|t| t.0 > 0),
             "{job:?}: fio did no I/O"
         );
         assert_eq!(
             ours.totals, theirs.totals,
-            "{job:?}: (ios, bytes) per direction"
+            "{job:?}: (ios, bytes) per job and direction"
         );
         assert_eq!(ours.ios.len(), theirs.ios.len(), "{job:?}: logged I/Os");
         if let Some(at) = (0..ours.ios.len()).find(|&k| ours.ios[k] != theirs.ios[k]) {
@@ -239,4 +294,14 @@ fn random_offsets_with_several_block_sizes_match_fio() {
             );
         }
     }
+}
+
+#[test]
+fn random_offsets_with_several_block_sizes_match_fio() {
+    compare(JOBS, &[], "");
+}
+
+#[test]
+fn lfsr_offsets_match_fio() {
+    compare(LFSR_JOBS, &["--random_generator=lfsr"], "lfsr");
 }
