@@ -23,6 +23,7 @@ pub mod steadystate;
 pub mod submitters;
 pub mod throttle;
 pub mod worker;
+pub mod zones;
 
 use crate::engine::{self, IoKind};
 use crate::job::Job;

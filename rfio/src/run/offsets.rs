@@ -104,6 +104,11 @@ pub struct Region {
     /// The file's size when the job started (fio's real_file_size), for
     /// where `rw=read:N` holes wrap.
     file_size: u64,
+    /// Where random offsets start from: `start`, or the current zone's
+    /// start under zonemode=strided (fio's file_offset).
+    base: u64,
+    /// The length random offsets are drawn over: `len`, or `zonerange`.
+    span: u64,
     pos: [u64; 3],
     perm: Permutation,
     exhausted: bool,
@@ -156,6 +161,8 @@ pub struct Picker {
     /// fio reseeds its generators at each loop (randrepeat on and no
     /// randseed: fio turns randrepeat off when randseed is set).
     reseed: bool,
+    /// zonemode=strided (run/zones.rs).
+    zones: Option<super::zones::Zones>,
 }
 
 /// The size of an open file (None for the null engine's -1 or a device
@@ -207,18 +214,24 @@ impl Picker {
         let mut rng = Rng::new(seed);
         let key = rng.next();
         let n_regions = regions.len() as u64;
+        let zones = job.zones.map(super::zones::Zones::new);
         let regions: Vec<Region> = regions
             .into_iter()
-            .map(|(fd, start, len)| Region {
-                fd,
-                start,
-                len,
-                file_size: file_size(fd).unwrap_or(start + len),
-                pos: [start; 3],
-                perm: Permutation::new(len / grain, key),
-                exhausted: false,
-                sampler: (!job.random_distribution.is_uniform())
-                    .then(|| Sampler::new(job.random_distribution.clone(), len / grain)),
+            .map(|(fd, start, len)| {
+                let span = zones.as_ref().map_or(len, |z| z.range());
+                Region {
+                    fd,
+                    start,
+                    len,
+                    file_size: file_size(fd).unwrap_or(start + len),
+                    base: start,
+                    span,
+                    pos: [start; 3],
+                    perm: Permutation::new(span / grain, key),
+                    exhausted: false,
+                    sampler: (!job.random_distribution.is_uniform())
+                        .then(|| Sampler::new(job.random_distribution.clone(), span / grain)),
+                }
             })
             .collect();
         let single_dir = match dirs {
@@ -238,11 +251,12 @@ impl Picker {
                 && job.bs[d].0 == job.bs[d].1
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
+                && zones.is_none()
                 && !super::fiomap::is_lfsr(job)
         });
         let lens: Vec<(u64, u64)> = regions
             .iter()
-            .map(|r| (r.len, r.file_size.saturating_sub(r.start)))
+            .map(|r| (r.span, r.file_size.saturating_sub(r.start)))
             .collect();
         Picker {
             // The short path keeps its own permutation (no map to build).
@@ -252,6 +266,7 @@ impl Picker {
                 .flatten(),
             plain: plain.map(|d| (d, grain)),
             reseed: job.randrepeat && job.randseed.is_none(),
+            zones,
             regions,
             next_region: 0,
             rng,
@@ -296,8 +311,12 @@ impl Picker {
         self.key = self.rng.next();
         for r in &mut self.regions {
             r.pos = [r.start; 3];
-            r.perm = Permutation::new(r.len / self.grain, self.key);
+            r.base = r.start;
+            r.perm = Permutation::new(r.span / self.grain, self.key);
             r.exhausted = false;
+        }
+        if let Some(z) = &mut self.zones {
+            z.reset();
         }
         if let Some(m) = &mut self.fiomap {
             m.reset();
@@ -364,6 +383,9 @@ impl Picker {
         }
         if let Some((f, off, l)) = self.write_after_trim.take() {
             self.followup = true;
+            if let Some(z) = &mut self.zones {
+                z.count(l as u64);
+            }
             return self.fill(io, 1, f, off, l);
         }
         let mut d = self.pick_dir();
@@ -430,6 +452,17 @@ impl Picker {
             }
             tried = true;
             let r = &mut self.regions[fi];
+            if let Some(z) = &mut self.zones {
+                // The I/O before counts once, on the first file tried.
+                let prev = (!retry).then_some(self.last.2 as u64);
+                let setup = z.setup(prev, d, r.start, &mut r.base, &mut r.pos, r.file_size);
+                if setup == super::zones::Setup::Restart {
+                    r.perm = Permutation::new(r.span / self.grain, self.key);
+                    if let Some(m) = self.fiomap.as_mut() {
+                        m.reset();
+                    }
+                }
+            }
             let end = r.start + r.len;
             let random = self.random
                 && (self.pct_random[d] >= 100
@@ -445,9 +478,10 @@ impl Picker {
             // for the tries on other files that follow (no marking then).
             busy_ok |= fio_seq;
             let off = if fio_random {
+                // fio ends the file at an offset past its io_size.
                 match self.fiomap.as_mut().and_then(|m| m.offset(fi, d)) {
-                    Some(o) => r.start + o,
-                    None => {
+                    Some(o) if o < r.len => r.base + o,
+                    _ => {
                         // fio ends the file where its map gives no offset.
                         r.exhausted = true;
                         self.next_region = advance;
@@ -458,7 +492,7 @@ impl Picker {
                 let block = if let Some(s) = &r.sampler {
                     Some(s.next(&mut self.rng))
                 } else if self.norandommap {
-                    let blocks = r.len / self.grain;
+                    let blocks = r.span / self.grain;
                     if blocks == 0 {
                         None
                     } else {
@@ -468,7 +502,7 @@ impl Picker {
                     r.perm.next()
                 };
                 match block {
-                    Some(b) => r.start + b * self.grain,
+                    Some(b) => r.base + b * self.grain,
                     None => {
                         r.exhausted = true;
                         // Sequential service moves on to the next file.
@@ -482,12 +516,12 @@ impl Picker {
                 // end it draws a block at random (not marked); one at or
                 // past io_size ends the file.
                 let rel = if r.pos[d] - r.start < m.real_size(fi) {
-                    Some(r.pos[d] - r.start)
+                    Some(r.pos[d] - r.base)
                 } else {
                     m.offset(fi, d)
                 };
                 match rel.filter(|&o| o < r.len) {
-                    Some(o) => r.start + o,
+                    Some(o) => r.base + o,
                     None => {
                         r.exhausted = true;
                         self.next_region = advance;
@@ -525,7 +559,10 @@ impl Picker {
                 }
                 p
             };
-            len = self.choices.block_len(d, self.bs[d], end - off);
+            // A zone's offsets may lie past the region's end.
+            len = self
+                .choices
+                .block_len(d, self.bs[d], end.saturating_sub(off));
             if len == 0 || off + len > end {
                 // fio ends the file where the block does not fit.
                 len = if fio_random || fio_seq {
@@ -541,7 +578,7 @@ impl Picker {
                 }
             }
             if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random && !busy_ok) {
-                len = m.mark(fi, d, off - r.start, len);
+                len = m.mark(fi, d, off - r.base, len);
                 if len == 0 {
                     r.exhausted = true;
                     self.next_region = advance;

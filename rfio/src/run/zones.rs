@@ -1,0 +1,299 @@
+//! `zonemode=strided` (`zonesize`, `zonerange`, `zoneskip`): I/O confined to
+//! one zone at a time, as fio 3.33 does it (io_u.c setup_strided_zone_mode,
+//! init.c fixup_options, measured beside fio):
+//! - The job counts the bytes of its I/Os (one count for all files and
+//!   directions); once `zonesize` bytes are done, the next I/O moves its
+//!   file's zone start (fio's file_offset) on by `zonerange + zoneskip`,
+//!   back to the job's offset once that start reaches the file's size, and
+//!   that direction's sequential position goes to the zone start.
+//! - A sequential position at or past the zone's end goes back to its start
+//!   (zonesize larger than zonerange reads the zone again).
+//! - Each time the count is a multiple of `zonerange` (0 included), the file
+//!   starts over in its zone: positions to the zone start, random map empty.
+//! - Random offsets are drawn over `zonerange` from the zone start.
+//! - `zonerange` 0 means `zonesize`; zonesize with zonemode=none, or
+//!   strided without zonesize, are errors; `zoneskip=Nz` is N zone sizes.
+//!   Values wrap as fio's 64-bit ones do (`zonerange=10%` is fio's
+//!   percentage marker, a huge range).
+//!
+//! `zonemode=zbd` (zoned block devices, zone write pointers emulated on
+//! regular files) is refused.
+
+use crate::options::JobOptions;
+
+/// The strided zone settings of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strided {
+    /// Bytes of I/O per zone (`zonesize`).
+    pub size: u64,
+    /// Length of a zone (`zonerange`, `zonesize` when 0).
+    pub range: u64,
+    /// Gap between zones (`zoneskip`), wrapping like fio's u64.
+    pub skip: u64,
+}
+
+/// A zone option's value as fio reads it: digits with a size suffix, a
+/// sign in front ignored (measured: fio 3.33 strides `zoneskip=-4k` as
+/// `4k`), `N%` as fio's percentage marker (`-1 - N`); `Nz` zones where
+/// `zones` allows it.
+fn parse_value(name: &str, s: &str, kb_base: u64, zones: bool) -> Result<Value, String> {
+    let t = s.trim();
+    if let Some(n) = t.strip_suffix('z') {
+        if !zones {
+            return Err(format!("{name}: 'z' suffix isn't applicable"));
+        }
+        return match n.parse::<u64>() {
+            Ok(v) if !n.is_empty() && !n.starts_with('+') => Ok(Value::Zones(v as u32 as u64)),
+            _ => Err(format!("{name}: unexpected zone value '{t}'")),
+        };
+    }
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let v = match body.strip_suffix('%') {
+        Some(p) => {
+            let p = rbench_common::units::fio::parse_size(p, kb_base)
+                .map_err(|e| format!("{name}: {e}"))?;
+            u64::MAX - p
+        }
+        None => rbench_common::units::fio::parse_size(body, kb_base)
+            .map_err(|e| format!("{name}: {e}"))?,
+    };
+    Ok(Value::Bytes(v))
+}
+
+enum Value {
+    Bytes(u64),
+    Zones(u64),
+}
+
+/// fio's `failed parsing` line after the reason.
+fn failed(why: String, name: &str, raw: &str) -> String {
+    format!("{why}\nfio: failed parsing {name}={raw}\n")
+}
+
+/// The job's zone settings: None without zones (zonemode=none), or the
+/// message fio prints for a bad value or combination.
+pub fn from_options(o: &JobOptions) -> Result<Option<Strided>, String> {
+    let kb_base = o.kb_base();
+    let raw = |name: &'static str| o.text(name).unwrap_or_else(|| "0".to_string());
+    let bytes = |name: &'static str| -> Result<u64, String> {
+        let r = raw(name);
+        match parse_value(name, &r, kb_base, false) {
+            Ok(Value::Bytes(v)) => Ok(v),
+            Ok(Value::Zones(_)) => Ok(0),
+            Err(e) => Err(failed(e, name, &r)),
+        }
+    };
+    let size = bytes("zonesize")?;
+    let range = bytes("zonerange")?;
+    let skip_raw = raw("zoneskip");
+    let skip = match parse_value("zoneskip", &skip_raw, kb_base, true) {
+        Ok(Value::Bytes(v)) => v,
+        // fio turns N zones into bytes once the zone size is known.
+        Ok(Value::Zones(n)) => n.wrapping_mul(size),
+        Err(e) => return Err(failed(e, "zoneskip", &skip_raw)),
+    };
+    match o.choice("zonemode").0.as_str() {
+        "strided" if size == 0 => {
+            Err("fio: --zonesize must be specified when using --zonemode=strided.\n".into())
+        }
+        "strided" => Ok(Some(Strided {
+            size,
+            range: if range == 0 { size } else { range },
+            skip,
+        })),
+        "zbd" => Err(
+            "fio: --zonemode=zbd: zoned block devices are not supported by rfio \
+             (use zonemode=strided or none)\n"
+                .into(),
+        ),
+        _ if size != 0 => Err("fio: --zonemode=none and --zonesize are not compatible.\n".into()),
+        _ => Ok(None),
+    }
+}
+
+/// The zones of a running job: the bytes done in the current zone.
+#[derive(Debug, Clone)]
+pub struct Zones {
+    cfg: Strided,
+    /// fio's td->zone_bytes.
+    bytes: u64,
+    /// A pass just started: the last I/O the picker remembers is not one
+    /// of this pass's.
+    fresh: bool,
+}
+
+/// What the next I/O's zone setup asks of the picker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setup {
+    /// Nothing.
+    Keep,
+    /// Start the file over in its zone: positions to the zone start and
+    /// the random map empty (fio's fio_file_reset).
+    Restart,
+}
+
+impl Zones {
+    pub fn new(cfg: Strided) -> Self {
+        Zones {
+            cfg,
+            bytes: 0,
+            fresh: true,
+        }
+    }
+
+    /// The length random offsets are drawn over, from the zone start.
+    pub fn range(&self) -> u64 {
+        self.cfg.range
+    }
+
+    /// A new pass or loop: the count restarts (fio's reset_io_counters).
+    pub fn reset(&mut self) {
+        self.bytes = 0;
+        self.fresh = true;
+    }
+
+    /// Count an I/O of `len` bytes outside the picker's usual path (fio
+    /// counts every I/O it fills).
+    pub fn count(&mut self, len: u64) {
+        self.bytes = self.bytes.wrapping_add(len);
+    }
+
+    /// Before an I/O of direction `d` on a file whose region starts at
+    /// `start`, whose zone starts at `base` and whose size is `file_size`:
+    /// `prev` is the length of the I/O before (counted once, on the first
+    /// try of an I/O). Moves the zone and the position `pos` as fio does.
+    #[inline]
+    pub fn setup(
+        &mut self,
+        prev: Option<u64>,
+        d: usize,
+        start: u64,
+        base: &mut u64,
+        pos: &mut [u64; 3],
+        file_size: u64,
+    ) -> Setup {
+        if let Some(len) = prev {
+            if !std::mem::take(&mut self.fresh) {
+                self.bytes = self.bytes.wrapping_add(len);
+            }
+        }
+        let c = self.cfg;
+        if self.bytes >= c.size {
+            self.bytes = 0;
+            *base = base.wrapping_add(c.range).wrapping_add(c.skip);
+            if *base >= file_size {
+                *base = start;
+            }
+            pos[d] = *base;
+        }
+        if pos[d] >= base.wrapping_add(c.range) {
+            pos[d] = *base;
+        }
+        if self.bytes.is_multiple_of(c.range) {
+            *pos = [*base; 3];
+            Setup::Restart
+        } else {
+            Setup::Keep
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zones(args: &[&str]) -> Result<Option<Strided>, String> {
+        let argv: Vec<String> = ["rfio", "--name=t", "--ioengine=null", "--size=64k"]
+            .iter()
+            .chain(args)
+            .map(|s| s.to_string())
+            .collect();
+        let plan = crate::cli::parse(&argv).map_err(|_| "parse".to_string())?;
+        from_options(&plan.jobs[0].opts)
+    }
+
+    #[test]
+    fn options_and_fio_errors() {
+        assert_eq!(zones(&[]), Ok(None));
+        assert_eq!(zones(&["--zonemode=none", "--zonerange=16k"]), Ok(None));
+        assert_eq!(
+            zones(&["--zonemode=strided", "--zonesize=8k"]),
+            Ok(Some(Strided {
+                size: 8192,
+                range: 8192,
+                skip: 0
+            }))
+        );
+        assert_eq!(
+            zones(&[
+                "--zonemode=strided",
+                "--zonesize=8k",
+                "--zonerange=16k",
+                "--zoneskip=2z"
+            ]),
+            Ok(Some(Strided {
+                size: 8192,
+                range: 16384,
+                skip: 16384
+            }))
+        );
+        let neg = zones(&["--zonemode=strided", "--zonesize=8k", "--zoneskip=-4k"]);
+        assert_eq!(neg.map(|z| z.map(|z| z.skip)), Ok(Some(4096)));
+        assert_eq!(
+            zones(&["--zonesize=8k"]),
+            Err("fio: --zonemode=none and --zonesize are not compatible.\n".into())
+        );
+        assert_eq!(
+            zones(&["--zonemode=strided", "--zonerange=8k"]),
+            Err("fio: --zonesize must be specified when using --zonemode=strided.\n".into())
+        );
+        assert_eq!(
+            zones(&["--zonemode=strided", "--zonesize=1z"]),
+            Err("zonesize: 'z' suffix isn't applicable\nfio: failed parsing zonesize=1z\n".into())
+        );
+        assert_eq!(
+            zones(&["--zonemode=strided", "--zonesize=8k", "--zoneskip=z"]),
+            Err("zoneskip: unexpected zone value 'z'\nfio: failed parsing zoneskip=z\n".into())
+        );
+        assert!(
+            zones(&["--zonemode=zbd", "--zonesize=8k"]).is_err_and(|e| e.contains("zonemode=zbd"))
+        );
+    }
+
+    /// The zone starts and positions of a sequential job of 4 KiB I/Os.
+    fn walk(cfg: Strided, file_size: u64, ios: usize) -> Vec<u64> {
+        let mut z = Zones::new(cfg);
+        let (mut base, mut pos) = (0u64, [0u64; 3]);
+        let mut prev = Some(0);
+        (0..ios)
+            .map(|_| {
+                z.setup(prev, 0, 0, &mut base, &mut pos, file_size);
+                let off = pos[0];
+                pos[0] += 4096;
+                prev = Some(4096);
+                off / 4096
+            })
+            .collect()
+    }
+
+    #[test]
+    fn strides_as_fio() {
+        let cfg = |size, range, skip| Strided { size, range, skip };
+        // fio 3.33 on a 64 KiB file, rw=read bs=4k (latency log offsets).
+        assert_eq!(
+            walk(cfg(8192, 16384, 0), 65536, 10),
+            [0, 1, 4, 5, 8, 9, 12, 13, 0, 1]
+        );
+        assert_eq!(
+            walk(cfg(8192, 16384, 8192), 65536, 8),
+            [0, 1, 6, 7, 12, 13, 0, 1]
+        );
+        // zonesize over zonerange: the zone is read again from its start.
+        assert_eq!(
+            walk(cfg(12288, 8192, 0), 65536, 9),
+            [0, 1, 0, 2, 3, 2, 4, 5, 4]
+        );
+        // A zone start past the file's end goes back to the first zone.
+        assert_eq!(walk(cfg(8192, 16384, 16384), 65536, 6), [0, 1, 8, 9, 0, 1]);
+    }
+}
