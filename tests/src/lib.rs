@@ -199,6 +199,40 @@ pub fn wait_until_catches(pid: u32, signo: u32, limit: Duration) -> bool {
     false
 }
 
+/// Whether a TCP socket listens on `port` in the network namespace whose
+/// tables are under `net`: `/proc/net` for this process's, or
+/// `/proc/<pid>/net` for the namespace process `pid` runs in.
+pub fn tcp_listening_in(net: &Path, port: u16) -> bool {
+    let needle = format!(":{port:04X}");
+    ["tcp", "tcp6"].iter().any(|f| {
+        std::fs::read_to_string(net.join(f))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                // local_address is ADDR:PORT in hex; state 0A is LISTEN.
+                c.len() > 3 && c[1].ends_with(&needle) && c[3] == "0A"
+            })
+    })
+}
+
+/// Whether a TCP socket of this network namespace listens on `port`.
+pub fn tcp_listening(port: u16) -> bool {
+    tcp_listening_in(Path::new("/proc/net"), port)
+}
+
+/// Poll `cond` every 10 ms until it holds or `limit` passes; whether it held.
+pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    cond()
+}
+
 /// The number of a signal named as `kill` names it (INT, TERM, KILL, ...).
 pub fn signal_number(name: &str) -> u32 {
     match name.trim_start_matches("SIG") {

@@ -3,7 +3,7 @@
 //! and value types, exit codes and messages, busy and hostile clients.
 //! Every server runs under a guard that kills it; every test is bounded.
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
+use rbench_tests::{mask_numbers, original, our_bin, run_bounded, tcp_listening as listening};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -114,20 +114,6 @@ impl Drop for Server {
         let _ = self.child.wait();
         let _ = std::fs::remove_file(&self.out);
     }
-}
-
-/// Whether something listens on TCP `port` (from /proc/net/tcp{,6}).
-fn listening(port: u16) -> bool {
-    let needle = format!(":{port:04X} ");
-    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|f| {
-        std::fs::read_to_string(f)
-            .unwrap_or_default()
-            .lines()
-            .any(|l| {
-                let cols: Vec<&str> = l.split_whitespace().collect();
-                cols.len() > 3 && format!("{} ", cols[1]).ends_with(&needle) && cols[3] == "0A"
-            })
-    })
 }
 
 fn client(bin: &Path, port: u16, args: &[&str]) -> Output {

@@ -300,28 +300,14 @@ impl NsServer {
     /// Wait (bounded) until the server listens on PORT in its namespace
     /// (its own /proc/<pid>/net/tcp shows that namespace's sockets).
     fn wait_listening(&self) {
-        let needle = format!(":{PORT:04X} ");
-        let t = Instant::now();
-        loop {
-            let up = ["tcp", "tcp6"].iter().any(|f| {
-                std::fs::read_to_string(format!("/proc/{}/net/{f}", self.child.id()))
-                    .unwrap_or_default()
-                    .lines()
-                    .any(|l| {
-                        let c: Vec<&str> = l.split_whitespace().collect();
-                        c.len() > 3 && format!("{} ", c[1]).ends_with(&needle) && c[3] == "0A"
-                    })
-            });
-            if up {
-                return;
-            }
-            assert!(
-                t.elapsed() < Duration::from_secs(10),
-                "server did not listen within 10 s: {}",
-                self.stderr_text()
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let net = PathBuf::from(format!("/proc/{}/net", self.child.id()));
+        assert!(
+            wait_for(Duration::from_secs(10), || rbench_tests::tcp_listening_in(
+                &net, PORT
+            )),
+            "server did not listen within 10 s: {}",
+            self.stderr_text()
+        );
     }
 
     pub fn pid(&self) -> u32 {
@@ -365,17 +351,7 @@ impl Drop for NsServer {
     }
 }
 
-/// Poll `cond` every 10 ms until it holds or `limit` passes.
-pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let t = Instant::now();
-    while t.elapsed() < limit {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    cond()
-}
+pub use rbench_tests::wait_for;
 
 /// A client in the client namespace, started in the background with its
 /// output in files; killed when dropped.
