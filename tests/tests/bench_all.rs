@@ -539,7 +539,15 @@ fn net_runs_against_a_given_iperf3_server() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start iperf3 -s");
-    std::thread::sleep(Duration::from_millis(300));
+    // bench-all's first client must find it listening: a fixed pause lost
+    // that race on a loaded machine.
+    let listening = rbench_tests::wait_for(Duration::from_secs(10), || {
+        rbench_tests::tcp_listening(port.parse().unwrap())
+    });
+    if !listening {
+        let _ = server.kill();
+        panic!("iperf3 -s -p {port} never listened");
+    }
     let out = bench_all(
         "sh",
         &target_dir(),
