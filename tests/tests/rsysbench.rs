@@ -647,7 +647,14 @@ fn csv_output_has_interval_rows_then_the_summary() {
         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')));
     assert!(rows.iter().all(|r| r.len() == header.len()));
     let kinds: Vec<&str> = rows[1..].iter().map(|r| r[0]).collect();
-    assert_eq!(kinds, vec!["interval", "interval", "summary"]);
+    // The 3 s tick races the end of the run, as in sysbench: it is printed
+    // when a worker is still busy 5 ms after --time (a loaded machine).
+    let intervals = kinds.len().saturating_sub(1);
+    assert!(
+        (2..=3).contains(&intervals) && kinds[..intervals].iter().all(|k| *k == "interval"),
+        "{kinds:?}"
+    );
+    assert_eq!(kinds.last(), Some(&"summary"), "{kinds:?}");
     for r in &rows[1..] {
         assert!(r[eps].parse::<f64>().expect("a number") > 0.0);
     }
