@@ -505,8 +505,12 @@ fn idle_timeout_restarts_a_server_stuck_with_a_silent_client() {
 
 /// A hand-made server for one `-R` test that never answers TEST_END: it
 /// sends data until TEST_END arrives, then holds both connections silent
-/// for `hold`.
-fn server_ignoring_test_end(listener: std::net::TcpListener, hold: Duration) {
+/// for `hold`, or until `release` is dropped (the client under test is done).
+fn server_ignoring_test_end(
+    listener: std::net::TcpListener,
+    hold: Duration,
+    release: std::sync::mpsc::Receiver<()>,
+) {
     let (mut ctrl, _) = listener.accept().expect("accept control");
     let mut cookie = [0u8; 37];
     ctrl.read_exact(&mut cookie).unwrap();
@@ -533,7 +537,7 @@ fn server_ignoring_test_end(listener: std::net::TcpListener, hold: Duration) {
             }
         }
     }
-    std::thread::sleep(hold.saturating_sub(t.elapsed()));
+    let _ = release.recv_timeout(hold.saturating_sub(t.elapsed()));
 }
 
 #[test]
@@ -543,11 +547,18 @@ fn server_that_never_answers_test_end() {
     };
     for (name, bin) in tools() {
         let hold = Duration::from_secs(8);
+        // The client starts once the fake server listens: a fixed pause
+        // lost that race on a loaded machine (connection refused).
+        let (bound, listening) = std::sync::mpsc::channel();
+        let (done, release) = std::sync::mpsc::channel::<()>();
         let fake = pair.in_ns(Side::Server, move || {
             let l = std::net::TcpListener::bind(format!("{SERVER_IP}:{PORT}")).expect("bind");
-            server_ignoring_test_end(l, hold)
+            let _ = bound.send(());
+            server_ignoring_test_end(l, hold, release)
         });
-        std::thread::sleep(Duration::from_millis(200));
+        listening
+            .recv_timeout(LIMIT)
+            .expect("the fake server never listened");
         let mut cli = NsClient::start(&pair, &bin, &["-t", "1", "-R", "--rcv-timeout", "1000"]);
         let code = cli.wait(Duration::from_secs(6));
         if name == "riperf" {
@@ -563,6 +574,7 @@ fn server_that_never_answers_test_end() {
             assert_eq!(code, None, "iperf3 gave up: {}", cli.stderr_text());
         }
         drop(cli);
+        drop(done);
         fake.join().expect("fake server");
     }
 }
