@@ -919,7 +919,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Verify",
         "Enable experimental verification",
     ),
-    // Trim verify (not run yet: parsed and checked as fio parses them).
+    // Trim verify (verify/trim.rs).
     shown(
         opt(
             "trim_percentage",

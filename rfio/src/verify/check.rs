@@ -49,6 +49,7 @@ impl Verifier<'_> {
                         file,
                         offset,
                         len: total,
+                        errno: 0,
                     });
                 }
             }
@@ -132,6 +133,7 @@ impl Verifier<'_> {
                 file,
                 offset,
                 len: buf.len(),
+                errno: 0,
             });
         }
         Ok(())

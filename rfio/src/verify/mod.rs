@@ -18,6 +18,7 @@ pub mod header;
 mod pass;
 pub mod pattern;
 mod spec;
+mod trim;
 
 use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
@@ -41,6 +42,8 @@ pub struct Mismatch {
     pub file: usize,
     pub offset: u64,
     pub len: usize,
+    /// 0: a verify failure (EILSEQ); else a trim verify's trim failed.
+    pub errno: i32,
 }
 
 /// One completed write, to be read back.
@@ -51,6 +54,7 @@ struct Written {
     file: u32,
     len: u32,
     numberio: u16,
+    trimmed: trim::Trimmed,
 }
 
 /// What one block is expected to be.
@@ -100,6 +104,8 @@ pub struct Verifier<'a> {
     pub(crate) fake: bool,
     /// The job's loops (verify_only repeats its phase that many times).
     loops: u64,
+    /// trim_percentage: trim verify (None when off).
+    trim: Option<trim::TrimVerify>,
 }
 
 impl<'a> Verifier<'a> {
@@ -121,6 +127,7 @@ impl<'a> Verifier<'a> {
         });
         let scratch = Buffers::new(1, unit_len, &mut quiet)?;
         let writes = job.pattern.write && !spec.only;
+        let fake = crate::engine::traits(&job.engine).diskless;
         Some(Verifier {
             spec,
             thread: job.number as u16,
@@ -147,8 +154,9 @@ impl<'a> Verifier<'a> {
             ),
             spent_ns: 0,
             backlog_reads: None,
-            fake: crate::engine::traits(&job.engine).diskless,
+            fake,
             loops: job.loops,
+            trim: trim::TrimVerify::new(job, fake),
         })
     }
 
@@ -236,14 +244,21 @@ impl<'a> Verifier<'a> {
                     file: io.file as u32,
                     len: io.len as u32,
                     numberio,
+                    trimmed: trim::Trimmed::No,
                 });
+                if let Some(t) = self.trim.as_mut() {
+                    t.logged(self.history.len() - 1);
+                }
                 if self.spec.backlog > 0
                     && !self.fake
                     && (self.history.len() - self.checked) as u64 >= self.spec.backlog
                 {
-                    return self.backlog(st);
+                    self.backlog(st)?;
                 }
-                Ok(())
+                match self.trim.as_mut() {
+                    Some(t) => t.run(&mut self.history, self.fds, st),
+                    None => Ok(()),
+                }
             }
             IoKind::Read if self.check_reads && self.spec.kind != Kind::Null && !self.fake => {
                 // SAFETY: the unit's buffer holds `len` bytes; the read is done.
@@ -267,10 +282,17 @@ impl<'a> Verifier<'a> {
     #[cold]
     fn backlog(&mut self, st: &mut ThreadStats) -> Result<(), Mismatch> {
         let end = (self.checked + self.spec.backlog_batch.max(1) as usize).min(self.history.len());
+        if let Some(t) = self.trim.as_mut() {
+            let read = self.history[self.checked..end]
+                .iter()
+                .filter(|w| w.trimmed != trim::Trimmed::Dropped)
+                .count();
+            t.backlog_read(read as u64, end);
+        }
         for i in self.checked..end {
             let w = self.history[i];
             let len = w.len as usize;
-            if len > self.scratch_len {
+            if len > self.scratch_len || w.trimmed == trim::Trimmed::Dropped {
                 continue;
             }
             // SAFETY: scratch holds `scratch_len` bytes.
@@ -289,8 +311,7 @@ impl<'a> Verifier<'a> {
             }
             let got = n.max(0) as usize;
             buf[got.min(len)..].fill(0);
-            let expect = self.expect_of(&w);
-            let r = self.check(buf, w.file as usize, w.offset, expect);
+            let r = self.check_written(buf, &w);
             self.judged(r, st)?;
         }
         self.checked = end;
@@ -311,6 +332,19 @@ impl<'a> Verifier<'a> {
             }
             r => r,
         }
+    }
+
+    /// Check a written block read back: a trimmed one must be zeros.
+    fn check_written(&self, buf: &mut [u8], w: &Written) -> Result<(), Mismatch> {
+        if w.trimmed == trim::Trimmed::Zero {
+            let path = self
+                .paths
+                .get(w.file as usize)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            return trim::check_zero(buf, &path, w.offset, w.file as usize);
+        }
+        self.check(buf, w.file as usize, w.offset, self.expect_of(w))
     }
 
     fn expect_of(&self, w: &Written) -> Expect {
@@ -347,6 +381,7 @@ impl<'a> Verifier<'a> {
                 file: io.file as u32,
                 len: io.len as u32,
                 numberio: 0,
+                trimmed: trim::Trimmed::No,
             });
         }
         // fio dry-runs and verifies once per loop: the same blocks again.
@@ -434,8 +469,15 @@ impl<'a> Verifier<'a> {
         st: &mut ThreadStats,
         log: &mut ReadLog<'_>,
     ) -> Result<(), pass::PassError> {
+        if let Some(note) = self.trim.as_mut().and_then(trim::TrimVerify::pass_ended) {
+            // fio's message as its write pass ends, before the report.
+            st.dumped
+                .push(crate::run::worker::IoError::at_site(0, "", "", note));
+        }
         let mut list = std::mem::take(&mut self.history);
         list.drain(..self.checked.min(list.len()));
+        // trim_verify_zero=0: trimmed blocks are not read back.
+        list.retain(|w| w.trimmed != trim::Trimmed::Dropped);
         if self.overlaps {
             // Later writes of a block replace earlier ones (fio's rbtree).
             list.sort_by_key(|w| (w.file, w.offset));
@@ -500,6 +542,17 @@ impl Mismatch {
     /// The job's error: EILSEQ from fio's completion path, with the
     /// verify lines printed before fio's `err=84` line.
     pub fn into_io_error(self, sync_engine: bool) -> crate::run::worker::IoError {
+        if self.errno != 0 {
+            // A trim of trim verify failed: the job's failed trim.
+            return crate::run::worker::IoError {
+                errno: self.errno,
+                kind: IoKind::Trim,
+                offset: self.offset,
+                len: self.len,
+                file: self.file,
+                site: None,
+            };
+        }
         let (at, func) = if sync_engine {
             ("io_u.c:2152", "io_u_sync_complete")
         } else {

@@ -44,6 +44,7 @@ fn verifier<'a>(spec: &'a Spec, paths: &'a [PathBuf]) -> Verifier<'a> {
         backlog_reads: None,
         fake: false,
         loops: 1,
+        trim: None,
     }
 }
 
@@ -63,6 +64,7 @@ fn sealed(v: &mut Verifier<'_>, len: usize, offset: u64) -> (Vec<u8>, Expect) {
         file: 0,
         len: len as u32,
         numberio,
+        trimmed: super::trim::Trimmed::No,
     };
     (buf, v.expect_of(&w))
 }
