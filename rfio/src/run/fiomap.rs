@@ -377,6 +377,17 @@ impl FioRandom {
         self.lfsr.iter_mut().for_each(Lfsr::reset);
     }
 
+    /// File `f` starts over (fio's fio_file_reset: zonemode=strided starts
+    /// each zone so): its map empties, its LFSR goes back to its seed.
+    pub fn reset_file(&mut self, f: usize) {
+        if let Some(m) = self.maps.get_mut(f) {
+            m.reset();
+        }
+        if let Some(l) = self.lfsr.get_mut(f) {
+            l.reset();
+        }
+    }
+
     /// A new loop: the map empties and the generators start over, where
     /// fio reseeds (randrepeat on and no randseed: fio turns randrepeat
     /// off when randseed is set, after the first seeding).

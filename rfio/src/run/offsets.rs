@@ -144,7 +144,9 @@ pub struct Picker {
     grain: u64,
     /// `rw=read:N`: bytes skipped after each sequential I/O.
     skip: u64,
-    /// `rw=randread:N`: ios per new random offset.
+    /// `rw=randread:N`: one random offset every N I/Os, the others go on
+    /// sequentially (fio's ddir_seq_nr); `same_left` counts down to the
+    /// next random one (0 or 1: this one), once per file tried, as fio's.
     ios_per_offset: u64,
     same_left: u64,
     last: (usize, u64, usize),
@@ -390,11 +392,6 @@ impl Picker {
         }
         let mut d = self.pick_dir();
         let mut len = self.pick_len(d);
-        if self.random && self.same_left > 0 {
-            self.same_left -= 1;
-            let (f, off, l) = self.last;
-            return self.fill(io, d, f, off, l);
-        }
         let n = self.regions.len();
         // fio picks a new file once the last one is done.
         let last_done = self.fiomap.is_some() && self.regions[self.last.0].exhausted;
@@ -459,12 +456,19 @@ impl Picker {
                 if setup == super::zones::Setup::Restart {
                     r.perm = Permutation::new(r.span / self.grain, self.key);
                     if let Some(m) = self.fiomap.as_mut() {
-                        m.reset();
+                        m.reset_file(fi);
                     }
                 }
             }
             let end = r.start + r.len;
+            let seq_hit = self.same_left <= 1;
+            self.same_left = if seq_hit {
+                self.ios_per_offset
+            } else {
+                self.same_left - 1
+            };
             let random = self.random
+                && seq_hit
                 && (self.pct_random[d] >= 100
                     || match self.fiomap.as_mut() {
                         // fio's draw from its seq_rand generators.
@@ -540,13 +544,13 @@ impl Picker {
                     self.next_region = advance;
                     continue;
                 }
-                if self.skip > 0 && p != r.start {
+                if self.skip > 0 && p != r.base {
                     // `rw=read:N` as fio's get_next_seq_offset: the hole
                     // follows the end of the last I/O; a position (counted
-                    // from the region's start) past the file's size wraps
-                    // to the start (io_size then ends the job), one past
-                    // the region ends the pass.
-                    let mut rel = (p - r.start).saturating_add(self.skip);
+                    // from the region's or zone's start) past the file's
+                    // size wraps to the start (io_size then ends the job),
+                    // one past the region ends the pass.
+                    let mut rel = (p - r.base).saturating_add(self.skip);
                     if rel >= r.file_size {
                         rel = 0;
                     }
@@ -555,7 +559,7 @@ impl Picker {
                         self.next_region = advance;
                         continue;
                     }
-                    p = r.start + rel;
+                    p = r.base + rel;
                 }
                 p
             };
@@ -585,10 +589,7 @@ impl Picker {
                     continue;
                 }
             }
-            if !random || self.fiomap.is_some() {
-                r.pos[d] = off + len;
-            }
-            self.same_left = self.ios_per_offset - 1;
+            r.pos[d] = off + len;
             self.last = (fi, off, len as usize);
             if d == 2 && self.dirs[1] {
                 self.write_after_trim = Some((fi, off, len as usize));

@@ -452,6 +452,9 @@ pub fn run(
                             && io_per_pass > 0
                             && (io.len as u64) > left
                             && !job.pattern.mixed()
+                            // Zones end a pass anywhere: fio's last I/O
+                            // then goes out whole (run/zones.rs).
+                            && job.zones.is_none()
                             && !super::fiomap::whole_last_unit(job)
                         {
                             let grain = job.bs.iter().map(|b| b.0).min().unwrap_or(1).max(1);
