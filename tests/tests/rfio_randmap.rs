@@ -1,7 +1,7 @@
 //! rfio beside fio 3.33 on random jobs with the random map on: more than
 //! one block size (bsrange, bssplit, a bs per direction), mixed jobs with
 //! one block size, several files (one map per file, one generator; every
-//! file_service_type but the distributions), percentage_random, clones,
+//! file_service_type but the distributions), percentage_random, `:N`, clones,
 //! and random_generator=lfsr (no map then): the
 //! same I/Os in the same order, with the same (possibly shortened) lengths,
 //! and the job ends where fio's ends (fio ends `bs=4k,16k` randrw early, so
@@ -178,6 +178,22 @@ const JOBS: &[&[&str]] = &[
         "--percentage_random=25",
         "--filename=a:b",
     ],
+    &[
+        "--rw=randread",
+        "--size=16m",
+        "--bsrange=4k-16k",
+        "--percentage_random=50",
+    ],
+    &["--rw=randread:4", "--size=16m", "--bs=4k"],
+    &["--rw=randwrite:3", "--size=16m", "--bsrange=4k-16k"],
+    &[
+        "--rw=randrw:8",
+        "--size=16m",
+        "--bs=4k",
+        "--nrfiles=2",
+        "--file_service_type=random",
+        "--loops=2",
+    ],
 ];
 
 /// `random_generator=lfsr` (fio's LFSR per file, no random map): one file
@@ -210,6 +226,7 @@ const LFSR_JOBS: &[&[&str]] = &[
         "--file_service_type=random",
     ],
     &["--rw=randread", "--size=4m", "--bs=8k", "--norandommap"],
+    &["--rw=randread:4", "--size=4m", "--bs=4k"],
     &[
         "--rw=randread",
         "--size=4m",
