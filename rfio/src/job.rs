@@ -430,14 +430,30 @@ fn build(
     let errors =
         crate::run::errors::ErrorPolicy::new(cont.as_deref(), ignore, o.flag("error_dump"));
     let (dist_word, dist_post) = o.choice("random_distribution");
+    let dist_raw = match &dist_post {
+        Some(p) => format!("{dist_word}:{p}"),
+        None => dist_word.clone(),
+    };
+    if dist_post.as_deref().is_some_and(|p| p.contains(',')) {
+        // fio takes no per-direction list here: its valid values instead.
+        let mut f = Failure::stderr(format!(
+            "fio: failed parsing random_distribution={dist_raw}\n"
+        ));
+        if let Some(opt) = crate::options::find("random_distribution") {
+            f.stdout = crate::options::help::valid_values(opt) + "\n";
+        }
+        return Err(f);
+    }
     let random_distribution =
         Distribution::parse(&dist_word, dist_post.as_deref()).map_err(|e| {
-            let raw = match &dist_post {
-                Some(p) => format!("{dist_word}:{p}"),
-                None => dist_word.clone(),
+            // fio's own lines (zoned, zoned_abs) go out as they are.
+            let e = if e.starts_with("fio: ") {
+                e
+            } else {
+                format!("random_distribution: {e}")
             };
             Failure::stderr(format!(
-                "random_distribution: {e}\nfio: failed parsing random_distribution={raw}\n"
+                "{e}\nfio: failed parsing random_distribution={dist_raw}\n"
             ))
         })?;
     let (fst_word, fst_post) = o.choice("file_service_type");
@@ -745,6 +761,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
             crate::run::steadystate::check_added(&jobs, plan.program.normal)?;
         }
     }
+    crate::run::buffers::count_jobs(&mut jobs);
     Ok(jobs)
 }
 

@@ -64,6 +64,28 @@ pub struct Content {
     pub pattern: Option<Vec<u8>>,
     /// The smallest write block (fio's min_bs[write]).
     pub min_write: usize,
+    /// dedupe_global: the working set takes its pages from every job's
+    /// stream in turn (dedupe.c), so jobs repeat each other's buffers.
+    pub dedupe_global: bool,
+    /// The number of jobs in the run (fio's thread_number), set once all
+    /// are known ([`count_jobs`]).
+    pub run_jobs: usize,
+}
+
+/// Tell every job how many jobs the run has (dedupe_global's working set
+/// takes pages from all of them).
+pub fn count_jobs(jobs: &mut [Job]) {
+    let n = jobs.len();
+    for j in jobs {
+        j.content.run_jobs = n;
+    }
+}
+
+/// The buffer stream of job number `number` (1-based, fio's thread
+/// number) as it starts: every job has its own, as fio seeds buf_state
+/// per thread.
+fn job_stream(number: u64) -> SeedState {
+    SeedState(mix(number ^ 0x00b0_ffe5))
 }
 
 impl Content {
@@ -95,6 +117,8 @@ impl Content {
                 .then(|| o.int("dedupe_working_set_percentage") as u32),
             pattern: None,
             min_write: min_write.max(1) as usize,
+            dedupe_global: o.flag("dedupe_global"),
+            run_jobs: 0,
         };
         if pattern.is_some() {
             // buffer_pattern: refill only when reads (or compression) could
@@ -271,8 +295,9 @@ pub struct Filler {
 }
 
 impl Filler {
-    pub fn new(job: &Job, seed: u64, io_size: u64) -> Filler {
-        Self::with_seed(job.content.clone(), seed, io_size)
+    /// The filler of `job` (its stream from the job's number).
+    pub fn new(job: &Job, io_size: u64) -> Filler {
+        Self::with_seed(job.content.clone(), job.number as u64, io_size)
     }
 
     /// A filler of `content` alone (seed 0, no working set).
@@ -281,22 +306,11 @@ impl Filler {
     }
 
     fn with_seed(content: Content, seed: u64, io_size: u64) -> Filler {
-        let main = SeedState(mix(seed ^ 0x00b0_ffe5));
+        let main = job_stream(seed);
         let working_set = match content.working_set_pct {
             Some(pct) if content.dedupe_pct > 0 => {
-                // The first unique buffers form the working set (dedupe.c).
                 let pages = (io_size * u64::from(pct) / 100 / content.min_write as u64).max(1);
-                let step = content.min_write / chunk(&content, content.min_write);
-                let mut s = main;
-                (0..pages.min(1 << 20))
-                    .map(|_| {
-                        let at = s;
-                        for _ in 0..step.max(1) {
-                            s.next();
-                        }
-                        at
-                    })
-                    .collect()
+                working_set(&content, seed, pages.min(1 << 20))
             }
             _ => Vec::new(),
         };
@@ -386,6 +400,34 @@ impl Filler {
         }
         Source::Main
     }
+}
+
+/// The working set of job number `number` (dedupe.c): the first `pages`
+/// unique buffers of its own stream; with dedupe_global, runs of
+/// pages / jobs of them from each job's stream in turn, starting with its
+/// own and going on with the next job's (each run from that stream's
+/// start), so every job repeats the first buffers every job writes.
+fn working_set(c: &Content, number: u64, pages: u64) -> Vec<SeedState> {
+    let step = c.min_write / chunk(c, c.min_write);
+    let jobs = c.run_jobs as u64;
+    let global = c.dedupe_global && jobs > 0;
+    let per_job = (pages / jobs.max(1)).max(1);
+    let mut index = number.saturating_sub(1);
+    let mut s = job_stream(number);
+    let mut out = Vec::with_capacity(pages as usize);
+    for i in 0..pages {
+        if i > 0 {
+            for _ in 0..step.max(1) {
+                s.next();
+            }
+            if global && i % per_job == 0 {
+                index += 1;
+                s = job_stream(index % jobs + 1);
+            }
+        }
+        out.push(s);
+    }
+    out
 }
 
 fn chunk(c: &Content, min_write: usize) -> usize {

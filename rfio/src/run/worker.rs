@@ -97,7 +97,7 @@ pub fn run(
     let depth = if traits.sync { 1 } else { job.iodepth };
     let max_bs = job.max_bs() as usize;
     let unit_len = max_bs.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
-    let mut filler = super::buffers::Filler::new(job, job.clone as u64, files.io_size);
+    let mut filler = super::buffers::Filler::new(job, files.io_size);
     let Some(bufs) = Buffers::new(depth, unit_len, &mut filler) else {
         // iodepth x bs more than memory can hold: fio's iomem allocation
         // failure, not an abort.
