@@ -167,20 +167,26 @@ pub fn setup(
     if diskless {
         // No files, but one region per (named) file as fio keeps them:
         // filesize or size/nrfiles each, rounded down to the minimum block.
-        let mut sum = 0;
+        // fio's files keep the unrounded size/nrfiles, and the job moves
+        // their sum: where the files do not end by themselves (unmarked or
+        // overlapping random I/Os) it goes on into the rounded-off tail.
+        // Files that all ended start another round only under io_size
+        // (fio's keep_running), while a whole block is left.
+        let (mut sum, mut whole) = (0, 0);
         for i in 0..nfiles {
             let len = per_file(i) / min_bs * min_bs;
             files.regions.push((-1, 0, len));
             sum += len;
+            whole += per_file(i);
         }
         // size= caps what filesize= lays out (fio moves `size` bytes).
-        let total = if job.size.is_some() {
-            sum.min(total)
+        let whole = if job.size.is_some() {
+            whole.min(total)
         } else {
-            sum
+            whole
         };
-        files.io_size = io_size(job, total);
-        files.wrap = files.io_size > total;
+        files.io_size = io_size(job, whole);
+        files.wrap = files.io_size > whole || job.io_size.is_some() && files.io_size > sum;
         return Ok(files);
     }
     // Writing to a mounted block device destroys a file system: refuse

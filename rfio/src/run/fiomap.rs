@@ -76,10 +76,20 @@ pub fn is_lfsr(job: &Job) -> bool {
     job.opts.choice("random_generator").0 == "lfsr"
 }
 
-/// fio issues the last I/O of a random lfsr job whole, past `size`: no
-/// map shortens it (the worker cuts other jobs' last I/O).
+/// fio issues the last I/O of a job whole, past `size`, where only its map
+/// may shorten it: the random jobs this module serves (their unmarked
+/// sequential I/Os, `:N` or percentage_random, and lfsr's overlapping
+/// ones, can go past `size`). The worker cuts other jobs' last I/O.
 pub fn whole_last_unit(job: &Job) -> bool {
-    job.pattern.random && is_lfsr(job)
+    let norandommap =
+        job.norandommap || !job.random_distribution.is_uniform() || job.blockalign.is_some();
+    serves(job, norandommap)
+}
+
+/// Whether [`FioRandom::for_job`] gives a job fio's offsets.
+fn serves(job: &Job, norandommap: bool) -> bool {
+    let p = job.pattern;
+    p.random && (!norandommap || is_lfsr(job) && lfsr_fits(job)) && !(p.write && p.trim)
 }
 
 /// An lfsr job whose offsets this module gives as fio's: uniform offsets
@@ -297,17 +307,11 @@ impl FioRandom {
     /// file's region length and the file's size past the region's start):
     /// the random map on (`norandommap` as the picker decided it) or
     /// `random_generator=lfsr` (fio uses it with or without norandommap,
-    /// over uniform offsets), every I/O random, no `:N`, no trimwrite. None
+    /// over uniform offsets), no trimwrite. None
     /// for every other job.
     pub fn for_job(job: &Job, regions: &[(u64, u64)], norandommap: bool) -> Option<Self> {
-        let p = job.pattern;
         let min_bs: [u64; 3] = std::array::from_fn(|d| job.min_bs(d));
-        let eligible = p.random
-            && (!norandommap || is_lfsr(job) && lfsr_fits(job))
-            && !regions.is_empty()
-            && job.rw_postfix <= 1
-            && !(p.write && p.trim);
-        if !eligible {
+        if !serves(job, norandommap) || regions.is_empty() {
             return None;
         }
         Self::new(job, regions, min_bs)
