@@ -13,6 +13,9 @@ pub enum Distribution {
     Normal(f64),
     /// (percent of ios, percent of the range) per zone.
     Zoned(Vec<(u32, u32)>),
+    /// `zoned_abs`: (percent of ios, bytes) per zone from the start; in
+    /// blocks once [`Distribution::in_blocks`] made a sampler's copy.
+    ZonedAbs(Vec<(u32, u64)>),
 }
 
 impl Distribution {
@@ -48,20 +51,17 @@ impl Distribution {
                 }
                 Ok(Distribution::Normal(d))
             }
-            "zoned" => {
-                let spec = postfix.unwrap_or("");
-                let mut zones = Vec::new();
-                for z in spec.split(':').filter(|z| !z.is_empty()) {
-                    let (p, r) = z.split_once('/').ok_or("zoned entries are P/R")?;
-                    let p: u32 = p.parse().map_err(|_| "bad zone percentage")?;
-                    let r: u32 = r.parse().map_err(|_| "bad zone range")?;
-                    zones.push((p, r));
-                }
-                let (sp, sr): (u32, u32) = zones.iter().fold((0, 0), |a, z| (a.0 + z.0, a.1 + z.1));
-                if zones.is_empty() || sp != 100 || sr > 100 {
-                    return Err("zone percentages must add up to 100".into());
-                }
-                Ok(Distribution::Zoned(zones))
+            // fio's zone_split_ddir (run/zones.rs), its messages whole.
+            "zoned" | "zoned_abs" => {
+                let Some(spec) = postfix else {
+                    return Err(format!("fio: mismatch in zoned input <{word}>"));
+                };
+                let zones = super::zones::parse_split(spec.trim(), word == "zoned_abs", 1024)?;
+                Ok(if word == "zoned" {
+                    Distribution::Zoned(zones.into_iter().map(|(p, r)| (p, r as u32)).collect())
+                } else {
+                    Distribution::ZonedAbs(zones)
+                })
             }
             _ => Err(format!(
                 "random_distribution={word} is not supported by rfio"
@@ -71,6 +71,43 @@ impl Distribution {
 
     pub fn is_uniform(&self) -> bool {
         *self == Distribution::Uniform
+    }
+
+    /// This distribution over blocks of `grain` bytes: `zoned_abs` zones
+    /// become block counts, each from its start's block to its end's (fio
+    /// divides the running sizes by the block alignment).
+    pub fn in_blocks(&self, grain: u64) -> Distribution {
+        match self {
+            Distribution::ZonedAbs(zones) => {
+                let grain = grain.max(1);
+                let mut start = 0u64;
+                Distribution::ZonedAbs(
+                    zones
+                        .iter()
+                        .map(|&(p, size)| {
+                            let end = start.saturating_add(size);
+                            let blocks = end / grain - start / grain;
+                            start = end;
+                            (p, blocks)
+                        })
+                        .collect(),
+                )
+            }
+            d => d.clone(),
+        }
+    }
+
+    /// `zoned_abs` whose zones drawn from reach past `blocks` (fio's
+    /// "sizes exceed file size": it ends the file when it draws one).
+    pub fn exceeds(&self, blocks: u64) -> bool {
+        let Distribution::ZonedAbs(zones) = self else {
+            return false;
+        };
+        let mut end = 0u64;
+        zones.iter().any(|&(p, len)| {
+            end = end.saturating_add(len);
+            p > 0 && end > blocks
+        })
     }
 }
 
@@ -153,6 +190,22 @@ impl Sampler {
                 }
                 rng.below(n)
             }
+            Distribution::ZonedAbs(zones) => {
+                let r = rng.below(100) as u32;
+                let (mut acc, mut start) = (0u32, 0u64);
+                for &(p, len) in zones {
+                    acc += p;
+                    if r < acc {
+                        // Past the file: fio ends it (u64::MAX: no block).
+                        if start.saturating_add(len) > n {
+                            return u64::MAX;
+                        }
+                        return start + rng.below(len.max(1)).min(len.saturating_sub(1));
+                    }
+                    start = start.saturating_add(len);
+                }
+                rng.below(n)
+            }
         }
     }
 }
@@ -174,6 +227,14 @@ mod tests {
             Ok(Distribution::Zoned(vec![(60, 10), (30, 20), (10, 70)]))
         );
         assert!(Distribution::parse("zoned", Some("60/10:30/20")).is_err());
+        assert_eq!(
+            Distribution::parse("zoned_abs", Some("60/16k:40/48k")),
+            Ok(Distribution::ZonedAbs(vec![(60, 16384), (40, 49152)]))
+        );
+        assert_eq!(
+            Distribution::parse("zoned_abs", None),
+            Err("fio: mismatch in zoned input <zoned_abs>".into())
+        );
     }
 
     #[test]
@@ -184,6 +245,7 @@ mod tests {
             Distribution::Pareto(0.2),
             Distribution::Normal(5.0),
             Distribution::Zoned(vec![(90, 10), (10, 90)]),
+            Distribution::ZonedAbs(vec![(90, 400_000), (10, 3_600_000)]).in_blocks(4000),
         ] {
             let s = Sampler::new(d.clone(), 1000);
             let mut hits = vec![0u32; 1000];

@@ -231,8 +231,9 @@ impl Picker {
                     pos: [start; 3],
                     perm: Permutation::new(span / grain, key),
                     exhausted: false,
-                    sampler: (!job.random_distribution.is_uniform())
-                        .then(|| Sampler::new(job.random_distribution.clone(), span / grain)),
+                    sampler: (!job.random_distribution.is_uniform()).then(|| {
+                        Sampler::new(job.random_distribution.in_blocks(grain), span / grain)
+                    }),
                 }
             })
             .collect();
@@ -494,7 +495,8 @@ impl Picker {
                 }
             } else if random {
                 let block = if let Some(s) = &r.sampler {
-                    Some(s.next(&mut self.rng))
+                    // u64::MAX: a zoned_abs zone past the file ends it.
+                    Some(s.next(&mut self.rng)).filter(|&b| b != u64::MAX)
                 } else if self.norandommap {
                     let blocks = r.span / self.grain;
                     if blocks == 0 {

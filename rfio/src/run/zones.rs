@@ -198,6 +198,174 @@ impl Zones {
     }
 }
 
+/// fio's str_to_decimal on a split entry: strtoll (hex when the text has
+/// `0x`), then a size suffix by prefix (`kib`.. first, then `k m g t p`,
+/// anything else x1) or `%` (fio's marker `-1 - N`). None where strtoll
+/// finds no digits.
+fn fio_decimal(s: &str, kb_base: u64) -> Option<u64> {
+    let t = s.trim_start();
+    let hex = t.contains("0x") || t.contains("0X");
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = if hex {
+        let b = body
+            .strip_prefix("0x")
+            .or_else(|| body.strip_prefix("0X"))
+            .unwrap_or(body);
+        let n = b.len() - b.trim_start_matches(|c: char| c.is_ascii_hexdigit()).len();
+        (n > 0).then(|| i64::from_str_radix(&b[..n], 16).unwrap_or(i64::MAX))
+    } else {
+        let n = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (n > 0).then(|| body[..n].parse::<i64>().unwrap_or(i64::MAX))
+    };
+    let v = digits?;
+    let v = if neg { v.wrapping_neg() } else { v } as u64;
+    // fio's get_mult_bytes: the suffix starts after the digits (and signs).
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+    let lower = rest.to_ascii_lowercase();
+    if lower.starts_with('%') {
+        return Some(u64::MAX - v);
+    }
+    if !lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Some(v);
+    }
+    let other = if kb_base == 1000 { 1024u64 } else { 1000 };
+    let mult = ["kib", "mib", "gib", "tib", "pib"]
+        .iter()
+        .position(|p| lower.starts_with(p))
+        .map(|i| other.pow(i as u32 + 1))
+        .or_else(|| {
+            "kmgtp"
+                .find(lower.chars().next()?)
+                .map(|i| kb_base.pow(i as u32 + 1))
+        })
+        .unwrap_or(1);
+    Some(v.wrapping_mul(mult))
+}
+
+/// C's atoi: leading blanks, a sign, digits; 0 without digits.
+fn atoi(s: &str) -> i64 {
+    let t = s.trim_start();
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let n = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let v = body[..n].parse::<i64>().unwrap_or(0);
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `random_distribution=zoned:P/R:...` (`absolute` false: percent of I/Os,
+/// percent of the range) or `zoned_abs:P/S:...` (S bytes), parsed and
+/// checked as fio 3.33's zone_split_ddir: entries up to the first empty
+/// one, at most 256; a missing or 0 range shares what the others leave; a
+/// missing size is 0; the shares are fio's 8-bit values. Errors are fio's
+/// lines.
+pub fn parse_split(list: &str, absolute: bool, kb_base: u64) -> Result<Vec<(u32, u64)>, String> {
+    const MISSING: u64 = 255;
+    const MAX: usize = 256;
+    let failed = || "fio: split conversion failed".to_string();
+    let mut zones: Vec<(u64, u64)> = Vec::new();
+    for entry in list.split(':') {
+        if entry.is_empty() {
+            break;
+        }
+        let (access, second) = match entry.split_once('/') {
+            Some((a, b)) => (a, Some(b)),
+            None => (entry, None),
+        };
+        let second = match second {
+            Some(b) if absolute => fio_decimal(b, kb_base).ok_or_else(failed)?,
+            Some(b) => match atoi(b) {
+                0 => MISSING,
+                v if !(0..=100).contains(&v) => 100,
+                v => v as u64,
+            },
+            None if absolute => 0,
+            None => MISSING,
+        };
+        let access = fio_decimal(access, kb_base).ok_or_else(failed)?;
+        // fio keeps both shares in 8 bits (a size stays whole).
+        let second = if absolute { second } else { second & 0xff };
+        zones.push((access & 0xff, second));
+        if zones.len() == MAX {
+            break;
+        }
+    }
+    if zones.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sum = |missing: fn(&(u64, u64)) -> bool, value: fn(&(u64, u64)) -> u64| {
+        let n = zones.iter().filter(|z| missing(z)).count() as u64;
+        let total: u64 = zones.iter().filter(|z| !missing(z)).map(value).sum();
+        (total, n)
+    };
+    let (perc, perc_missing) = sum(|z| z.0 == MISSING, |z| z.0);
+    let (sperc, sperc_missing) = if absolute {
+        (0, 0)
+    } else {
+        sum(|z| z.1 == MISSING, |z| z.1)
+    };
+    if perc > 100 || sperc > 100 {
+        return Err("fio: zone_split percentages add to more than 100%".into());
+    }
+    if perc < 100 {
+        return Err(format!(
+            "fio: access percentage don't add up to 100 for zoned random distribution (got={perc})"
+        ));
+    }
+    let share = |total: u64, missing: u64| {
+        let total = if missing == 1 && zones.len() == 1 {
+            100
+        } else {
+            total
+        };
+        100u64.saturating_sub(total) / missing.max(1)
+    };
+    let (a_share, s_share) = (share(perc, perc_missing), share(sperc, sperc_missing));
+    Ok(zones
+        .iter()
+        .map(|&(a, b)| {
+            let a = if a == MISSING { a_share } else { a };
+            let b = if !absolute && b == MISSING {
+                s_share
+            } else {
+                b
+            };
+            (a as u32, b)
+        })
+        .collect())
+}
+
+/// fio's line for a `zoned_abs` zone reaching past a file's region (fio
+/// prints it, and ends the file, once it draws such a zone), or None.
+pub fn abs_exceeds(job: &crate::job::Job, regions: &[(i32, u64, u64)]) -> Option<&'static str> {
+    let p = job.pattern;
+    let dirs = [p.read, p.write, p.trim];
+    let grain = (0..3)
+        .filter(|&d| dirs[d])
+        .map(|d| job.min_bs(d))
+        .min()
+        .unwrap_or(4096);
+    let grain = job.blockalign.unwrap_or(grain).max(1);
+    let dist = job.random_distribution.in_blocks(grain);
+    regions
+        .iter()
+        .any(|&(_, _, len)| {
+            let span = job.zones.map_or(len, |z| z.range);
+            p.random && dist.exceeds(span / grain)
+        })
+        .then_some("fio: zoned_abs sizes exceed file size\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
