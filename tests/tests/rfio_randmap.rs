@@ -186,6 +186,22 @@ const JOBS: &[&[&str]] = &[
     ],
     &["--rw=randread:4", "--size=16m", "--bs=4k"],
     &["--rw=randwrite:3", "--size=16m", "--bsrange=4k-16k"],
+    // 16m over 3 files: fio's files keep size/3 unrounded and the job
+    // moves all of it (4096 I/Os); one file of 10001k ends at its end.
+    &[
+        "--rw=randread",
+        "--size=16m",
+        "--bs=4k",
+        "--nrfiles=3",
+        "--percentage_random=50",
+    ],
+    &["--rw=randread:2", "--size=16m", "--bs=4k", "--nrfiles=3"],
+    &[
+        "--rw=randread",
+        "--size=10001k",
+        "--bs=4k",
+        "--percentage_random=50",
+    ],
     &[
         "--rw=randrw:8",
         "--size=16m",
