@@ -194,7 +194,11 @@ fn run_segment(
         for (stream, l) in &lines {
             notice(*stream, l);
         }
-        if let Some(l) = files.as_ref().ok().and_then(|f| zones::abs_exceeds(job, &f.regions)) {
+        if let Some(l) = files
+            .as_ref()
+            .ok()
+            .and_then(|f| zones::abs_exceeds(job, &f.regions))
+        {
             notice(Stream::Stderr, l);
         }
         let files = match files {

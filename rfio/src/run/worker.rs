@@ -403,8 +403,9 @@ pub fn run(
                         // Every block of the region was visited; io_size (or the
                         // clock) asks for more: start a new pass. For io_size
                         // fio runs another round of the job (keep_running),
-                        // which reseeds its generators.
-                        if time_based {
+                        // which reseeds its generators. A zoned job's pass
+                        // ends where a file does, a new round for fio too.
+                        if time_based && job.zones.is_none() {
                             picker.new_pass();
                         } else {
                             picker.new_loop();
