@@ -919,11 +919,15 @@ pub static OPTIONS: &[OptDef] = &[
         "Verify",
         "Enable experimental verification",
     ),
-    // Trim verify (verify/trim.rs).
+    // Trim verify (verify/trim.rs). fio checks no minimum when it is 0:
+    // trim_percentage=-1 is taken (as an unsigned 2^32-1).
     shown(
         opt(
             "trim_percentage",
-            PERCENT,
+            Kind::Int {
+                min: i64::MIN,
+                max: 100,
+            },
             Some("0"),
             "Verify",
             "Number of verify blocks to trim (i.e., discard)",

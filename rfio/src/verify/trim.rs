@@ -71,7 +71,8 @@ impl TrimVerify {
     pub(super) fn new(job: &Job, fake: bool) -> Option<TrimVerify> {
         let o = &job.opts;
         let spec = job.verify.as_ref()?;
-        let percentage = o.int("trim_percentage").clamp(0, 100) as u64;
+        // fio's unsigned int: -1 is 2^32-1, listing every block.
+        let percentage = u64::from(o.int("trim_percentage") as u32);
         // fio lists blocks only for writes it logs (do_verify, not
         // experimental_verify, not verify_only's dry run).
         if percentage == 0
@@ -86,7 +87,7 @@ impl TrimVerify {
         let seed = slot_seed(job, TRIM_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
         let rng = Taus::new(seed, wide);
         Some(TrimVerify {
-            threshold: rng.max() / 100 * percentage,
+            threshold: (rng.max() / 100).wrapping_mul(percentage),
             rng,
             reseed: job.randrepeat.then_some((seed, wide)),
             zero: o.flag("trim_verify_zero"),
