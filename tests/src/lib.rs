@@ -233,6 +233,20 @@ pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     cond()
 }
 
+/// `f` on each of `cases`, each on a thread of its own, the results in the
+/// cases' order: for runs that sleep most of the time (rate limits, think
+/// times, steady-state windows), which then take one run's time, not the sum.
+pub fn on_threads<C: Sync, T: Send>(cases: &[C], f: impl Fn(&C) -> T + Sync) -> Vec<T> {
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = cases.iter().map(|c| s.spawn(move || f(c))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
 /// The number of a signal named as `kill` names it (INT, TERM, KILL, ...).
 pub fn signal_number(name: &str) -> u32 {
     match name.trim_start_matches("SIG") {
@@ -345,13 +359,50 @@ pub fn run_pair(
     prepare: &dyn Fn(&Path),
     limit: Duration,
 ) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
+    pair_in_dirs(original_name, ours, prefix, args, prepare, limit, false)
+}
+
+/// [`run_pair`] with the two runs at the same time, for runs that sleep
+/// most of the time (rate limits, think times), which then take one run's
+/// time, not two.
+pub fn run_pair_at_once(
+    original_name: &str,
+    ours: &str,
+    prefix: &str,
+    args: &[&str],
+    prepare: &dyn Fn(&Path),
+    limit: Duration,
+) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
+    pair_in_dirs(original_name, ours, prefix, args, prepare, limit, true)
+}
+
+fn pair_in_dirs(
+    original_name: &str,
+    ours: &str,
+    prefix: &str,
+    args: &[&str],
+    prepare: &dyn Fn(&Path),
+    limit: Duration,
+    at_once: bool,
+) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
     let theirs_bin = original(original_name)?;
+    let ours_bin = our_bin(ours);
     let d1 = fs::temp_dir(prefix, original_name);
     let d2 = fs::temp_dir(prefix, ours);
     prepare(&d1);
     prepare(&d2);
-    let theirs = run_in_dir(&theirs_bin, &d1, args, limit);
-    let ours = run_in_dir(&our_bin(ours), &d2, args, limit);
+    let (theirs, ours) = if at_once {
+        let both = on_threads(&[(&theirs_bin, &d1), (&ours_bin, &d2)], |(bin, dir)| {
+            run_in_dir(bin, dir, args, limit)
+        });
+        let mut both = both.into_iter();
+        (both.next().expect("theirs"), both.next().expect("ours"))
+    } else {
+        (
+            run_in_dir(&theirs_bin, &d1, args, limit),
+            run_in_dir(&ours_bin, &d2, args, limit),
+        )
+    };
     Some(((theirs, d1), (ours, d2)))
 }
 

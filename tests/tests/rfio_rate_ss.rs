@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use rbench_tests::fs::{Mount, TempDir};
 use rbench_tests::{
     command_in, dropping_dirs, fio_json_parts, fio_key_paths, fio_unit_header, mask_numbers,
-    masked_lines_starting, original, our_bin, ours_then_original, parse_json, run_in_dir, run_pair,
-    spawn_piped, wait_output_bounded, Ran,
+    masked_lines_starting, on_threads, original, our_bin, ours_then_original, parse_json,
+    run_in_dir, run_pair, run_pair_at_once, spawn_piped, wait_output_bounded, Ran,
 };
 use serde_json::Value;
 
@@ -30,11 +30,18 @@ fn both(args: &[&str]) -> Option<(Ran, Ran)> {
     Some((theirs, ours))
 }
 
-/// [`both`] on job `j`, 1 MiB on the null engine, with the options `rest`.
+/// fio and rfio at the same time on job `j`, 1 MiB on the null engine, with
+/// the options `rest`, each in a fresh directory. These jobs sleep most of
+/// their runtime (a rate, a think time) and their checks are loose enough
+/// for a neighbour's load (counts within 15% or more, layouts, verdicts),
+/// so the pair takes one run's time, not two. `None` when fio is not
+/// installed.
 fn both_null(rest: &[&str]) -> Option<(Ran, Ran)> {
     let mut args = vec!["--name=j", "--size=1m", "--ioengine=null"];
     args.extend_from_slice(rest);
-    both(&args)
+    let ((theirs, _), (ours, _)) =
+        run_pair_at_once("fio", "rfio", PREFIX, &args, &|_| {}, LIMIT).map(dropping_dirs)?;
+    Some((theirs, ours))
 }
 
 /// [`both_null`], each tool exiting 0.
@@ -165,16 +172,20 @@ fn cmdhelp_of_the_new_options_matches_fio() {
 /// linear and the poisson process (poisson: 30%, its gaps are random).
 #[test]
 fn rate_iops_gives_the_same_ballpark_of_ios() {
-    for (process, tol) in [("linear", 0.15), ("poisson", 0.30)] {
+    let cases = [("linear", 0.15), ("poisson", 0.30)];
+    let runs = on_threads(&cases, |(process, _)| {
         let p = format!("--rate_process={process}");
-        let Some((theirs, ours)) = both_null_ok(&[
+        both_null_ok(&[
             "--rw=randread",
             "--rate_iops=500",
             &p,
             "--runtime=2",
             "--time_based",
             "--output-format=json",
-        ]) else {
+        ])
+    });
+    for ((process, tol), run) in cases.iter().zip(runs) {
+        let Some((theirs, ours)) = run else {
             return;
         };
         for (tool, n) in [("fio", read_ios(&theirs)), ("rfio", read_ios(&ours))] {
@@ -216,7 +227,7 @@ fn per_direction_rates_split_a_mixed_job() {
 /// it hangs now and then under a test harness.)
 #[test]
 fn thinktime_stalls_both_alike() {
-    for extra in [
+    let cases = [
         &["--thinktime=20ms", "--thinktime_blocks=5"][..],
         &[
             "--thinktime=20ms",
@@ -228,10 +239,14 @@ fn thinktime_stalls_both_alike() {
             "--rate_iops=400",
             "--rate_ignore_thinktime=1",
         ],
-    ] {
+    ];
+    let runs = on_threads(&cases, |extra| {
         let mut rest = vec!["--runtime=1", "--time_based", "--output-format=json"];
         rest.extend_from_slice(extra);
-        let Some((theirs, ours)) = both_null_ok(&rest) else {
+        both_null_ok(&rest)
+    });
+    for (extra, run) in cases.iter().zip(runs) {
+        let Some((theirs, ours)) = run else {
             return;
         };
         let (f, o) = (read_ios(&theirs), read_ios(&ours));
@@ -247,12 +262,36 @@ fn thinktime_stalls_both_alike() {
 /// lines on the same streams and exit status 1; JSON stays one document.
 #[test]
 fn rate_min_ends_the_job_as_fio() {
-    for extra in [&["--rate_iops_min=100"][..], &["--rate_min=1m"]] {
+    let cases = [
+        (&["--rate_iops_min=100"][..], false),
+        (&["--rate_iops_min=100"][..], true),
+        (&["--rate_min=1m"][..], false),
+        (&["--rate_min=1m"][..], true),
+    ];
+    let runs = on_threads(&cases, |(extra, json)| {
         let mut rest = vec!["--thinktime=50ms", "--runtime=8", "--time_based"];
         rest.extend_from_slice(extra);
-        let Some((theirs, ours)) = both_null(&rest) else {
+        if *json {
+            rest.push("--output-format=json");
+        }
+        both_null(&rest)
+    });
+    for ((extra, json), run) in cases.iter().zip(runs) {
+        let Some((theirs, ours)) = run else {
             return;
         };
+        if *json {
+            assert_eq!((ours.code, theirs.code), (1, 1));
+            let (notices, t) = fio_json(&theirs);
+            let o = parse_json(&ours.stdout);
+            assert_eq!(masked(&ours.stderr), masked(&notices), "{extra:?}");
+            assert_eq!(o["jobs"][0]["error"], 5);
+            assert_eq!(t["jobs"][0]["error"], 5);
+            // Well before the 8 s runtime: after the 2 s settling and a cycle.
+            let rt = |v: &Value| v["jobs"][0]["job_runtime"].as_u64().unwrap_or(0);
+            assert!(rt(&o) < 6000 && rt(&t) < 6000, "{} {}", rt(&o), rt(&t));
+            continue;
+        }
         assert_eq!((ours.code, theirs.code), (1, 1));
         assert_eq!(masked(&ours.stderr), masked(&theirs.stderr), "{extra:?}");
         assert!(theirs.stderr.starts_with("j: rate_"), "{}", theirs.stderr);
@@ -264,17 +303,6 @@ fn rate_min_ends_the_job_as_fio() {
             fio_unit_header(&ours.stdout),
             fio_unit_header(&theirs.stdout)
         );
-        rest.push("--output-format=json");
-        let (theirs, ours) = both_null(&rest).unwrap_or_else(|| unreachable!());
-        assert_eq!((ours.code, theirs.code), (1, 1));
-        let (notices, t) = fio_json(&theirs);
-        let o = parse_json(&ours.stdout);
-        assert_eq!(masked(&ours.stderr), masked(&notices), "{extra:?}");
-        assert_eq!(o["jobs"][0]["error"], 5);
-        assert_eq!(t["jobs"][0]["error"], 5);
-        // Well before the 8 s runtime: after the 2 s settling and a cycle.
-        let rt = |v: &Value| v["jobs"][0]["job_runtime"].as_u64().unwrap_or(0);
-        assert!(rt(&o) < 6000 && rt(&t) < 6000, "{} {}", rt(&o), rt(&t));
     }
 }
 
@@ -283,16 +311,20 @@ fn rate_min_ends_the_job_as_fio() {
 /// line has fio's layout.
 #[test]
 fn steadystate_ends_a_settled_job() {
-    for ss in ["iops:10%", "bw:5%", "iops_slope:20", "bw_slope:1%"] {
+    let cases = ["iops:10%", "bw:5%", "iops_slope:20", "bw_slope:1%"];
+    let runs = on_threads(&cases, |ss| {
         let s = format!("--ss={ss}");
-        let Some((theirs, ours)) = both_null_ok(&[
+        both_null_ok(&[
             "--rate_iops=1000",
             &s,
             "--ss_dur=2",
             "--runtime=15",
             "--time_based",
             "--output-format=json",
-        ]) else {
+        ])
+    });
+    for (ss, run) in cases.iter().zip(runs) {
+        let Some((theirs, ours)) = run else {
             return;
         };
         let (t, o) = docs(&theirs, &ours);
@@ -321,6 +353,11 @@ fn steadystate_ends_a_settled_job() {
             );
         }
     }
+}
+
+/// The normal output's steadystate line has fio's layout.
+#[test]
+fn steadystate_line_matches_fio() {
     let Some((theirs, ours)) = both_null(&[
         "--rate_iops=1000",
         "--ss=iops:50%",
@@ -500,9 +537,10 @@ fn observe(bin: &Path, args: &[&str], want: usize) -> Vec<(u32, String, i64, i64
 #[test]
 fn placement_shows_in_proc_while_the_job_runs() {
     let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for (tool, bin) in &ours_then_original("rfio", "rfio", "fio") {
-        placement_of(tool, bin, online);
-    }
+    // The tools side by side: each job mostly waits out its runtime.
+    on_threads(&ours_then_original("rfio", "rfio", "fio"), |(tool, bin)| {
+        placement_of(tool, bin, online)
+    });
 }
 
 /// The job threads of `bin` (fio with --thread, or rfio) carry the placement.
@@ -559,14 +597,18 @@ fn placement_of(tool: &str, bin: &Path, online: usize) {
 /// or `, MIN-MAX IOPS`) as fio's does.
 #[test]
 fn status_line_shows_rate_limits() {
-    for extra in [
+    let cases = [
         &["--rate=1m"][..],
         &["--rw=randrw", "--rate_iops=100,200"],
         &["--rate=2m", "--rate_min=1m"],
-    ] {
+    ];
+    let runs = on_threads(&cases, |extra| {
         let mut rest = vec!["--runtime=2", "--time_based", "--eta=always"];
         rest.extend_from_slice(extra);
-        let Some((theirs, ours)) = both_null(&rest) else {
+        both_null(&rest)
+    });
+    for (extra, run) in cases.iter().zip(runs) {
+        let Some((theirs, ours)) = run else {
             return;
         };
         let first = |r: &Ran| {
