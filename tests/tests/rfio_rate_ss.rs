@@ -727,51 +727,61 @@ fn mixed_rates_split_each_direction_as_fio() {
             "--rate_process=poisson",
         ],
     ];
-    let runs: Vec<Option<(Ran, Ran)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = cases
-            .iter()
-            .map(|extra| {
-                s.spawn(move || {
-                    let mut args = vec![
-                        "--name=j",
-                        "--size=64m",
-                        "--ioengine=null",
-                        "--rw=randrw",
-                        "--runtime=2",
-                        "--time_based",
-                        "--output-format=json",
-                    ];
-                    args.extend_from_slice(extra);
-                    both(&args)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("case thread"))
-            .collect()
-    });
-    for (extra, run) in cases.iter().zip(runs) {
-        let Some((theirs, ours)) = run else {
+    let run = |extra: &&[&str]| {
+        let mut args = vec![
+            "--name=j",
+            "--size=64m",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--runtime=2",
+            "--time_based",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        both(&args)
+    };
+    let mut retry = Vec::new();
+    for (extra, pair) in cases.iter().zip(on_threads(&cases, run)) {
+        let Some((theirs, ours)) = pair else {
             return;
         };
-        assert_eq!(
-            (ours.code, theirs.code),
-            (0, 0),
-            "{extra:?}: {}",
-            ours.stderr
-        );
-        let (t, o) = docs(&theirs, &ours);
-        for dir in ["read", "write"] {
-            let get = |v: &Value, k: &str| v["jobs"][0][dir][k].as_f64().unwrap_or(-1.0);
-            let (fi, ri) = (get(&t, "total_ios"), get(&o, "total_ios"));
-            assert!(
-                fi > 0.0 && (ri - fi).abs() <= fi * 0.02 + 4.0,
-                "{extra:?} {dir}: rfio {ri} ios, fio {fi}"
-            );
-            // The same block size per direction (bytes per I/O).
-            let block = |v: &Value, n: f64| (get(v, "io_bytes") / n).round();
-            assert_eq!(block(&o, ri), block(&t, fi), "{extra:?} {dir}: block size");
+        if let Err(why) = same_split(extra, &theirs, &ours) {
+            eprintln!("note: {why}; running the case once more");
+            retry.push(*extra);
         }
     }
+    // A rate job asleep until its next I/O and woken late by a loaded CPU
+    // past its runtime loses that late stretch's I/Os (seen with CPU hogs:
+    // fio 493 reads, 3835 of 4000, where both make 512 and 4000 alone):
+    // each mismatching case runs once more, alone, and must match then.
+    for extra in &retry {
+        let (theirs, ours) = run(extra).expect("fio ran before");
+        if let Err(why) = same_split(extra, &theirs, &ours) {
+            panic!("{why} (and in the first run)");
+        }
+    }
+}
+
+/// Whether a mixed rate job of rfio moved each direction's I/Os and block
+/// sizes as fio's did (the counts within 2% plus 4 ios: the edges of the
+/// run); the difference when not.
+fn same_split(extra: &[&str], theirs: &Ran, ours: &Ran) -> Result<(), String> {
+    assert_eq!(
+        (ours.code, theirs.code),
+        (0, 0),
+        "{extra:?}: {}",
+        ours.stderr
+    );
+    let (t, o) = docs(theirs, ours);
+    for dir in ["read", "write"] {
+        let get = |v: &Value, k: &str| v["jobs"][0][dir][k].as_f64().unwrap_or(-1.0);
+        let (fi, ri) = (get(&t, "total_ios"), get(&o, "total_ios"));
+        if !(fi > 0.0 && (ri - fi).abs() <= fi * 0.02 + 4.0) {
+            return Err(format!("{extra:?} {dir}: rfio {ri} ios, fio {fi}"));
+        }
+        // The same block size per direction (bytes per I/O).
+        let block = |v: &Value, n: f64| (get(v, "io_bytes") / n).round();
+        assert_eq!(block(&o, ri), block(&t, fi), "{extra:?} {dir}: block size");
+    }
+    Ok(())
 }
