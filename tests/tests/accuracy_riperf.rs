@@ -138,41 +138,63 @@ fn udp_rate_loss_and_order_through_tbf() {
             let side = sending_side(reverse);
             // A queue of ~20 datagrams: what the bucket cannot pass is dropped.
             pair.tbf(side, &rate, "16kb", "30kb");
-            let (sent0, dropped0) = pair.qdisc_counts(side);
             let mut args = vec!["-u", "-b", &offered, "-l", "1400", "-t", "3", "-J"];
             if reverse {
                 args.push("-R");
             }
-            let v = run_json(&pair, &bin, &args);
-            let (sent1, dropped1) = pair.qdisc_counts(side);
-            let (sent, dropped) = ((sent1 - sent0) as f64, (dropped1 - dropped0) as f64);
-            let qdisc_loss = 100.0 * dropped / (sent + dropped);
-            let sum = &v["end"]["sum"];
-            let lost = sum["lost_packets"].as_f64().expect("lost_packets");
-            let total = sum["packets"].as_f64().expect("packets");
-            let loss = sum["lost_percent"].as_f64().expect("lost_percent");
-            let bps = v["end"]["sum_received"]["bits_per_second"]
-                .as_f64()
-                .expect("sum_received bits_per_second");
-            let ooo = v["end"]["streams"][0]["udp"]["out_of_order"]
-                .as_u64()
-                .expect("out_of_order");
-            eprintln!(
-                "{what}: {:.2} Mbit/s received (tbf goodput {:.2}); lost {lost}/{total} = {loss:.2}%, \
-                 tbf dropped {dropped}/{} = {qdisc_loss:.2}%; out of order {ooo}",
-                bps / 1e6,
-                goodput / 1e6,
-                sent + dropped
-            );
-            assert!(
-                within(bps, goodput, 0.05),
-                "{what}: {bps} bit/s vs {goodput}"
-            );
-            assert!(dropped > 100.0, "{what}: the tbf dropped nothing");
-            assert!(
-                (loss - qdisc_loss).abs() <= 1.0,
-                "{what}: reported loss {loss}% vs tbf drops {qdisc_loss}%"
-            );
+            // One run, its figures printed; Err names the rate or loss that
+            // is off.
+            let measure = || {
+                let (sent0, dropped0) = pair.qdisc_counts(side);
+                let v = run_json(&pair, &bin, &args);
+                let (sent1, dropped1) = pair.qdisc_counts(side);
+                let (sent, dropped) = ((sent1 - sent0) as f64, (dropped1 - dropped0) as f64);
+                let qdisc_loss = 100.0 * dropped / (sent + dropped);
+                let sum = &v["end"]["sum"];
+                let lost = sum["lost_packets"].as_f64().expect("lost_packets");
+                let total = sum["packets"].as_f64().expect("packets");
+                let loss = sum["lost_percent"].as_f64().expect("lost_percent");
+                let bps = v["end"]["sum_received"]["bits_per_second"]
+                    .as_f64()
+                    .expect("sum_received bits_per_second");
+                let ooo = v["end"]["streams"][0]["udp"]["out_of_order"]
+                    .as_u64()
+                    .expect("out_of_order");
+                eprintln!(
+                    "{what}: {:.2} Mbit/s received (tbf goodput {:.2}); lost {lost}/{total} = {loss:.2}%, \
+                     tbf dropped {dropped}/{} = {qdisc_loss:.2}%; out of order {ooo}",
+                    bps / 1e6,
+                    goodput / 1e6,
+                    sent + dropped
+                );
+                assert!(dropped > 100.0, "{what}: the tbf dropped nothing");
+                let off = if !within(bps, goodput, 0.05) {
+                    Some(format!("{what}: {bps} bit/s vs {goodput}"))
+                } else if (loss - qdisc_loss).abs() > 1.0 {
+                    Some(format!(
+                        "{what}: reported loss {loss}% vs tbf drops {qdisc_loss}%"
+                    ))
+                } else {
+                    None
+                };
+                (ooo, off)
+            };
+            let (mut ooo, mut off) = measure();
+            if let Some(why) = off {
+                // A loaded machine makes the tbf's figures a poor witness for
+                // one run: a sender starved of CPU leaves the bucket idle
+                // between bursts (the link carries less than its rate: iperf3
+                // 90.3 of 97.1 Mbit/s), then its catch-up bursts overflow the
+                // queue a GSO batch at a time (one drop counted for several
+                // datagrams) and a starved receiver drops from its socket
+                // buffer (riperf 36.6% lost vs the tbf's 33.4%); both seen
+                // under CPU hogs. Once more; rate and loss must hold then.
+                eprintln!("note: {why}; once more");
+                (ooo, off) = measure();
+            }
+            if let Some(why) = off {
+                panic!("{why} (and in the run before)");
+            }
             if name == "riperf" {
                 assert_eq!(ooo, 0, "{what}: out of order on a single path");
             } else {
