@@ -71,6 +71,18 @@ fn real_size(job: &Job, files: u64, len: u64, size: u64, min_bs: u64) -> u64 {
     }
 }
 
+/// fio's seed of the job's offsets (seed slot 6 as the job runs): under
+/// randrepeat `0xb1899bed` times the thread number; fio turns randrepeat
+/// off where randseed is set, after seeding the job: its clones (copied
+/// after) keep slot 6's seed.
+pub fn offset_seed(job: &Job) -> u64 {
+    if job.randrepeat && (job.randseed.is_none() || job.clone == 0) {
+        RANDSEED.wrapping_mul(job.number as u64)
+    } else {
+        slot_seed(job, BLOCK_SLOT).unwrap_or_else(rbench_common::clock::now_ns)
+    }
+}
+
 /// `random_generator=lfsr`.
 pub fn is_lfsr(job: &Job) -> bool {
     job.opts.choice("random_generator").0 == "lfsr"
@@ -323,13 +335,7 @@ impl FioRandom {
     fn new(job: &Job, regions: &[(u64, u64)], min_bs: [u64; 3]) -> Option<Self> {
         let gen = job.opts.choice("random_generator").0;
         let wide = gen == "tausworthe64";
-        // fio seeds the job under randrepeat, then turns randrepeat off
-        // where randseed is set: its clones (copied after) take slot 6.
-        let seed = if job.randrepeat && (job.randseed.is_none() || job.clone == 0) {
-            RANDSEED.wrapping_mul(job.number as u64)
-        } else {
-            slot_seed(job, BLOCK_SLOT).unwrap_or_else(rbench_common::clock::now_ns)
-        };
+        let seed = offset_seed(job);
         let seq_seed = slot_seed(job, SEQ_RAND_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
         let min_bs = min_bs.map(|b| b.max(1));
         let rw_min = min_bs.iter().copied().min().unwrap_or(1);

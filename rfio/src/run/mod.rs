@@ -10,6 +10,7 @@ pub mod errors;
 pub mod eta;
 pub mod files;
 pub mod filesize;
+pub mod fiodist;
 pub mod fiomap;
 pub mod lfsr;
 pub mod logpack;

@@ -3,7 +3,7 @@
 //! full-cycle permutation so every block is hit once per pass unless
 //! `norandommap`).
 
-use super::distribution::{Distribution, Sampler};
+use super::distribution::Sampler;
 use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
 use std::os::fd::RawFd;
@@ -114,6 +114,9 @@ pub struct Region {
     exhausted: bool,
     /// Non-uniform `random_distribution` over this region's blocks.
     sampler: Option<Sampler>,
+    /// zipf, pareto, normal: fio's own generator of this file's blocks
+    /// (run/fiodist.rs), in place of the sampler.
+    fio_dist: Option<super::fiodist::FioDist>,
 }
 
 pub struct Picker {
@@ -135,7 +138,7 @@ pub struct Picker {
     /// file_service_type: 0 roundrobin, 1 random, 2 sequential, 3 a
     /// non-uniform distribution over the files (`file_sampler`).
     file_service: u8,
-    file_sampler: Option<Sampler>,
+    file_sampler: Option<super::fiodist::FileDist>,
     /// `random:N` / `roundrobin:N`: I/Os per file before switching, and
     /// how many the current file has left.
     switch_every: u64,
@@ -181,20 +184,10 @@ fn file_size(fd: RawFd) -> Option<u64> {
     Some(st.st_size as u64)
 }
 
-/// `file_service_type=zipf|pareto|normal|gauss[:value]`: files drawn from
-/// that distribution, with fio's default values (zipf 1.1, pareto 0.2,
-/// normal 0 -> the middle file).
-fn file_sampler(job: &Job, files: u64) -> Option<Sampler> {
-    let (word, value) = (job.file_service.as_str(), job.file_service_value.as_deref());
-    let dist = match word {
-        "zipf" => Distribution::parse(word, Some(value.unwrap_or("1.1"))),
-        "pareto" => Distribution::parse(word, Some(value.unwrap_or("0.2"))),
-        "normal" | "gauss" => Distribution::parse("normal", Some(value.unwrap_or("0"))),
-        _ => return None,
-    };
-    dist.ok()
-        .filter(|_| files > 1)
-        .map(|d| Sampler::new(d, files))
+/// `file_service_type=zipf|pareto|normal|gauss[:value]`: files drawn as
+/// fio draws them (run/fiodist.rs).
+fn file_sampler(job: &Job, files: u64) -> Option<super::fiodist::FileDist> {
+    super::fiodist::for_files(job, files as usize).filter(|_| files > 1)
 }
 
 impl Picker {
@@ -219,8 +212,10 @@ impl Picker {
         let zones = job.zones.map(super::zones::Zones::new);
         let regions: Vec<Region> = regions
             .into_iter()
-            .map(|(fd, start, len)| {
+            .enumerate()
+            .map(|(i, (fd, start, len))| {
                 let span = zones.as_ref().map_or(len, |z| z.range());
+                let fio_dist = super::fiodist::for_file(job, i, span, n_regions);
                 Region {
                     fd,
                     start,
@@ -231,9 +226,10 @@ impl Picker {
                     pos: [start; 3],
                     perm: Permutation::new(span / grain, key),
                     exhausted: false,
-                    sampler: (!job.random_distribution.is_uniform()).then(|| {
-                        Sampler::new(job.random_distribution.in_blocks(grain), span / grain)
-                    }),
+                    sampler: (!job.random_distribution.is_uniform() && fio_dist.is_none()).then(
+                        || Sampler::new(job.random_distribution.in_blocks(grain), span / grain),
+                    ),
+                    fio_dist,
                 }
             })
             .collect();
@@ -407,8 +403,8 @@ impl Picker {
                     Some(f) => f,
                     None => self.rng.below(n as u64) as usize,
                 };
-            } else if let Some(s) = &self.file_sampler {
-                self.next_region = s.next(&mut self.rng) as usize;
+            } else if let Some(s) = &mut self.file_sampler {
+                self.next_region = s.next();
             }
         }
         // A file was tried and ended (fio then picks again).
@@ -484,7 +480,16 @@ impl Picker {
             busy_ok |= fio_seq;
             let off = if fio_random {
                 // fio ends the file at an offset past its io_size.
-                match self.fiomap.as_mut().and_then(|m| m.offset(fi, d)) {
+                let mut got = self.fiomap.as_mut().and_then(|m| m.offset(fi, d));
+                if got.is_none() && self.file_service == 3 {
+                    // A non-uniform file service starts a full file over.
+                    if let Some(m) = self.fiomap.as_mut() {
+                        m.reset_file(fi);
+                        got = m.offset(fi, d);
+                    }
+                    r.pos = [r.start; 3];
+                }
+                match got {
                     Some(o) if o < r.len => r.base + o,
                     _ => {
                         // fio ends the file where its map gives no offset.
@@ -494,7 +499,9 @@ impl Picker {
                     }
                 }
             } else if random {
-                let block = if let Some(s) = &r.sampler {
+                let block = if let Some(g) = r.fio_dist.as_mut() {
+                    Some(g.next())
+                } else if let Some(s) = &r.sampler {
                     // u64::MAX: a zoned_abs zone past the file ends it.
                     Some(s.next(&mut self.rng)).filter(|&b| b != u64::MAX)
                 } else if self.norandommap {
