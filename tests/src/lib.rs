@@ -359,50 +359,13 @@ pub fn run_pair(
     prepare: &dyn Fn(&Path),
     limit: Duration,
 ) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
-    pair_in_dirs(original_name, ours, prefix, args, prepare, limit, false)
-}
-
-/// [`run_pair`] with the two runs at the same time, for runs that sleep
-/// most of the time (rate limits, think times), which then take one run's
-/// time, not two.
-pub fn run_pair_at_once(
-    original_name: &str,
-    ours: &str,
-    prefix: &str,
-    args: &[&str],
-    prepare: &dyn Fn(&Path),
-    limit: Duration,
-) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
-    pair_in_dirs(original_name, ours, prefix, args, prepare, limit, true)
-}
-
-fn pair_in_dirs(
-    original_name: &str,
-    ours: &str,
-    prefix: &str,
-    args: &[&str],
-    prepare: &dyn Fn(&Path),
-    limit: Duration,
-    at_once: bool,
-) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
     let theirs_bin = original(original_name)?;
-    let ours_bin = our_bin(ours);
     let d1 = fs::temp_dir(prefix, original_name);
     let d2 = fs::temp_dir(prefix, ours);
     prepare(&d1);
     prepare(&d2);
-    let (theirs, ours) = if at_once {
-        let both = on_threads(&[(&theirs_bin, &d1), (&ours_bin, &d2)], |(bin, dir)| {
-            run_in_dir(bin, dir, args, limit)
-        });
-        let mut both = both.into_iter();
-        (both.next().expect("theirs"), both.next().expect("ours"))
-    } else {
-        (
-            run_in_dir(&theirs_bin, &d1, args, limit),
-            run_in_dir(&ours_bin, &d2, args, limit),
-        )
-    };
+    let theirs = run_in_dir(&theirs_bin, &d1, args, limit);
+    let ours = run_in_dir(&our_bin(ours), &d2, args, limit);
     Some(((theirs, d1), (ours, d2)))
 }
 

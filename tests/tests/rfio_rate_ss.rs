@@ -13,7 +13,7 @@ use rbench_tests::fs::{Mount, TempDir};
 use rbench_tests::{
     command_in, dropping_dirs, fio_json_parts, fio_key_paths, fio_unit_header, mask_numbers,
     masked_lines_starting, on_threads, original, our_bin, ours_then_original, parse_json,
-    run_in_dir, run_pair, run_pair_at_once, spawn_piped, wait_output_bounded, Ran,
+    run_in_dir, run_pair, spawn_piped, wait_output_bounded, Ran,
 };
 use serde_json::Value;
 
@@ -39,9 +39,13 @@ fn both(args: &[&str]) -> Option<(Ran, Ran)> {
 fn both_null(rest: &[&str]) -> Option<(Ran, Ran)> {
     let mut args = vec!["--name=j", "--size=1m", "--ioengine=null"];
     args.extend_from_slice(rest);
-    let ((theirs, _), (ours, _)) =
-        run_pair_at_once("fio", "rfio", PREFIX, &args, &|_| {}, LIMIT).map(dropping_dirs)?;
-    Some((theirs, ours))
+    let tools = [original("fio")?, our_bin("rfio")];
+    let mut runs = on_threads(&tools, |bin| {
+        let dir = TempDir::new(PREFIX, "null");
+        run_in_dir(bin, &dir, &args, LIMIT)
+    })
+    .into_iter();
+    Some((runs.next()?, runs.next()?))
 }
 
 /// [`both_null`], each tool exiting 0.
