@@ -170,8 +170,20 @@ fn trim_verify_trims_the_blocks_fio_trims() {
     }
 }
 
+/// (direction, offset) of each row of the latency log `lat_clat.1.log`
+/// in `dir`.
+fn logged_ios(dir: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dir.join("lat_clat.1.log")).expect("latency log");
+    text.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            (f[2].to_string(), f[4].to_string())
+        })
+        .collect()
+}
+
 #[test]
-fn trim_verify_counts_in_the_json_trim_block_as_fio() {
+fn trim_verify_counts_and_logs_as_fio() {
     let Some(fio) = original("fio") else { return };
     let rfio = our_bin("rfio");
     let d = TempDir::new(PREFIX, "json");
@@ -180,9 +192,13 @@ fn trim_verify_counts_in_the_json_trim_block_as_fio() {
         "--output-format=json",
         "--randseed=77",
         "--trim_backlog_batch=2",
+        "--write_lat_log=lat",
+        "--log_offset=1",
     ];
     let (theirs, _) = trim_run(&fio, &d, &dev, &extra);
+    let theirs_log = logged_ios(&d);
     let (ours, _) = trim_run(&rfio, &d, &dev, &extra);
+    let ours_log = logged_ios(&d);
     let counts = |r: &Ran| {
         let v = parse_json(&r.stdout);
         let j = &v["jobs"][0];
@@ -200,6 +216,10 @@ fn trim_verify_counts_in_the_json_trim_block_as_fio() {
     let theirs_counts = counts(&theirs);
     assert_eq!(theirs_counts.0, Some(384), "fio: {}", theirs.stdout);
     assert_eq!(counts(&ours), theirs_counts);
+    // The trims of trim verify are logged as trims, among the writes, in
+    // fio's order; then the verify reads.
+    assert_eq!(theirs_log.len(), 256 * 2 + 384);
+    assert_eq!(ours_log, theirs_log);
 }
 
 #[test]

@@ -31,9 +31,9 @@ pub use spec::{warnings, Kind, Spec};
 use std::os::fd::RawFd;
 use std::path::PathBuf;
 
-/// A verify_backlog read to log: file, offset, bytes, its end (`now_ns`)
-/// and latency in ns.
-type BacklogRead = (usize, u64, u64, u64, u64);
+/// A verify_backlog read (or a trim verify's trim) to log: file, offset,
+/// bytes, its end (`now_ns`), latency in ns, and which it was.
+type BacklogRead = (usize, u64, u64, u64, u64, IoKind);
 
 /// A verify failure: fio's message lines, and where.
 #[derive(Debug, Clone)]
@@ -256,7 +256,7 @@ impl<'a> Verifier<'a> {
                     self.backlog(st)?;
                 }
                 match self.trim.as_mut() {
-                    Some(t) => t.run(&mut self.history, self.fds, st),
+                    Some(t) => t.run(&mut self.history, self.fds, st, self.backlog_reads.as_mut()),
                     None => Ok(()),
                 }
             }
@@ -306,7 +306,14 @@ impl<'a> Verifier<'a> {
             if n > 0 {
                 record_read(st, n as u64, ns, ns);
                 if let Some(l) = self.backlog_reads.as_mut() {
-                    l.push((w.file as usize, w.offset, n as u64, t0 + ns, ns));
+                    l.push((
+                        w.file as usize,
+                        w.offset,
+                        n as u64,
+                        t0 + ns,
+                        ns,
+                        IoKind::Read,
+                    ));
                 }
             }
             let got = n.max(0) as usize;
@@ -392,10 +399,10 @@ impl<'a> Verifier<'a> {
         st.dir[1].io_bytes += bytes * more;
     }
 
-    /// Keep verify_backlog reads for the job's per-I/O logs (fio logs them
-    /// as reads).
+    /// Keep verify_backlog reads and trim verify's trims for the job's
+    /// per-I/O logs (fio logs them as reads and trims).
     pub fn log_backlog(&mut self) {
-        if self.spec.backlog > 0 {
+        if self.spec.backlog > 0 || self.trim.is_some() {
             self.backlog_reads = Some(Vec::new());
         }
     }
@@ -437,9 +444,9 @@ impl<'a> Verifier<'a> {
         let Some(reads) = self.backlog_reads.as_mut() else {
             return;
         };
-        for &(file, offset, bytes, end_ns, lat) in reads.iter() {
+        for &(file, offset, bytes, end_ns, lat, kind) in reads.iter() {
             let mut io = IoUnit::new(std::ptr::null_mut());
-            io.kind = IoKind::Read;
+            io.kind = kind;
             io.file = file;
             io.offset = offset;
             io.len = bytes as usize;

@@ -139,14 +139,16 @@ impl TrimVerify {
         self.list.pop_front()
     }
 
-    /// Trim what is due now (after a write completed). `Err`: a trim that
-    /// failed (`errno` set) ends the job as fio's failed I/O does.
+    /// Trim what is due now (after a write completed); each trim goes to
+    /// `log` when the job keeps per-I/O logs. `Err`: a trim that failed
+    /// (`errno` set) ends the job as fio's failed I/O does.
     #[cold]
     pub(super) fn run(
         &mut self,
         history: &mut [Written],
         fds: &[RawFd],
         st: &mut ThreadStats,
+        mut log: Option<&mut Vec<super::BacklogRead>>,
     ) -> Result<(), Mismatch> {
         while let Some(i) = self.next_due() {
             let Some(w) = history.get_mut(i) else {
@@ -181,6 +183,9 @@ impl TrimVerify {
             d.clat.record(ns);
             d.lat.record(ns);
             st.depth_map[depth_bucket(1)] += 1;
+            if let Some(l) = log.as_deref_mut() {
+                l.push((io.file, io.offset, io.len as u64, t0 + ns, ns, IoKind::Trim));
+            }
             self.last_read = false;
             if self.zero {
                 w.trimmed = Trimmed::Zero;
