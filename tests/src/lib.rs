@@ -247,6 +247,19 @@ pub fn on_threads<C: Sync, T: Send>(cases: &[C], f: impl Fn(&C) -> T + Sync) -> 
     })
 }
 
+/// Whether any process has `file` open (a link in some /proc/<pid>/fd).
+pub fn is_open(file: &Path) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|p| {
+        std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
+            fds.flatten()
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == file))
+        })
+    })
+}
+
 /// The number of a signal named as `kill` names it (INT, TERM, KILL, ...).
 pub fn signal_number(name: &str) -> u32 {
     match name.trim_start_matches("SIG") {

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use rbench_tests::fs::{file_names, LoopFs, Mount};
 use rbench_tests::{
-    command_in, mask_after, original, our_bin, ours_then_original, parse_json, run_bounded,
-    run_finished, run_ok, Finished,
+    command_in, is_open, mask_after, original, our_bin, ours_then_original, parse_json,
+    run_bounded, run_finished, run_ok, Finished,
 };
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -74,19 +74,6 @@ fn spawn(bin: &Path, dir: &Path, args: &[&str]) -> Child {
     rbench_tests::spawn_piped(
         rbench_tests::default_signals(&mut command_in(bin, dir, args)).process_group(0),
     )
-}
-
-/// Whether some process has `file` open (fio's job runs in a child).
-fn is_open(file: &Path) -> bool {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    procs.flatten().any(|p| {
-        std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
-            fds.flatten()
-                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == file))
-        })
-    })
 }
 
 /// Start `args` in `dir`; once the job has `file` open (bounded) and has

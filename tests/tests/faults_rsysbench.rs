@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use rbench_tests::fs::{file_names, Mount};
 use rbench_tests::{
-    command_in, mask_numbers, original, our_bin, ours_then_original, parse_json, run_bounded,
-    run_finished, Finished,
+    command_in, is_open, mask_numbers, original, our_bin, ours_then_original, parse_json,
+    run_bounded, run_finished, Finished,
 };
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -158,8 +158,18 @@ fn fault_mid_run(
     assert_eq!(p.code, Some(0), "{}", p.out);
     let mode = format!("--file-test-mode={mode}");
     let args = with(&SMALL, &["fileio", &mode, "--time=30", "run"]);
-    let child = spawn(bin, dir, &with(&args, extra));
-    std::thread::sleep(Duration::from_millis(500));
+    let mut child = spawn(bin, dir, &with(&args, extra));
+    // Mid-run: once the run has its files open (a fault before that is
+    // another error: a loaded machine may start it late), and a while on.
+    let files = [dir.join("test_file.0"), dir.join("test_file.1")];
+    let opened = rbench_tests::wait_for(LIMIT, || {
+        files.iter().all(|f| is_open(f)) || child.try_wait().is_ok_and(|s| s.is_some())
+    });
+    assert!(
+        opened && child.try_wait().is_ok_and(|s| s.is_none()),
+        "the run never opened its files"
+    );
+    std::thread::sleep(Duration::from_millis(300));
     fault();
     rbench_tests::wait_output_bounded(child, LIMIT).into()
 }
