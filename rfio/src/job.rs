@@ -460,16 +460,21 @@ fn build(
     if let Some(post) = fst_post.as_deref() {
         // fio's checks of a distribution's value (a count after random,
         // roundrobin or sequential is not checked).
-        let v = post.parse::<f64>();
+        let v = crate::run::distribution::split_distr(post).ok_or(());
         let why = match (fst_word.as_str(), v) {
             ("zipf" | "pareto" | "normal" | "gauss", Err(_)) => {
                 Some("file service type random postfix parsing failed")
             }
-            ("zipf", Ok(1.0)) => Some("zipf theta must be different than 1.0"),
-            ("pareto", Ok(h)) if !(h > 0.0 && h < 1.0) => {
+            ("zipf" | "pareto" | "normal" | "gauss", Ok((_, Some(c))))
+                if !(0.0..=1.0).contains(&c) =>
+            {
+                Some("distribution center out of range (0 <= center <= 1.0)")
+            }
+            ("zipf", Ok((1.0, _))) => Some("zipf theta must be different than 1.0"),
+            ("pareto", Ok((h, _))) if !(h > 0.0 && h < 1.0) => {
                 Some("pareto input out of range (0 < input < 1.0)")
             }
-            ("normal" | "gauss", Ok(d)) if !(0.0..100.0).contains(&d) => {
+            ("normal" | "gauss", Ok((d, _))) if !(0.0..100.0).contains(&d) => {
                 Some("normal deviation out of range (0 <= input < 100.0)")
             }
             _ => None,

@@ -1,7 +1,7 @@
 //! Non-uniform random offsets (`random_distribution`, §3): zipf, pareto,
-//! normal and zoned. Like fio, zipf/pareto/normal ranks are scrambled by a
-//! hash so the hot blocks are spread over the file; generators differ from
-//! fio's, so the shape is the same but not the exact sequence.
+//! normal and zoned. zipf, pareto and normal offsets come from fio's own
+//! generators (run/fiodist.rs); the samplers here serve the zoned ones
+//! (and keep rfio's zipf/pareto/normal shapes for tests of the parsing).
 
 use super::offsets::Rng;
 
@@ -19,35 +19,41 @@ pub enum Distribution {
 }
 
 impl Distribution {
-    /// From `random_distribution`'s word and postfix.
+    /// From `random_distribution`'s word and postfix; fio's messages.
     pub fn parse(word: &str, postfix: Option<&str>) -> Result<Distribution, String> {
-        let num = |what: &str| -> Result<f64, String> {
-            postfix
-                .and_then(|p| p.split(',').next())
-                .ok_or_else(|| format!("{word} needs a {what} (e.g. {word}:1.2)"))?
-                .parse::<f64>()
-                .map_err(|_| format!("bad {what} for {word}"))
+        let value = |default: f64| -> Result<f64, String> {
+            let Some(p) = postfix else {
+                return Ok(default);
+            };
+            let (v, center) =
+                split_distr(p).ok_or_else(|| "fio: random postfix parsing failed".to_string())?;
+            match center {
+                Some(c) if !(0.0..=1.0).contains(&c) => {
+                    Err("fio: distribution center out of range (0 <= center <= 1.0)".into())
+                }
+                _ => Ok(v),
+            }
         };
         match word {
             "random" => Ok(Distribution::Uniform),
             "zipf" => {
-                let t = num("theta")?;
-                if t <= 0.0 || t == 1.0 {
-                    return Err("zipf theta must be positive and different from 1.0".into());
+                let t = value(1.1)?;
+                if t == 1.0 {
+                    return Err("fio: zipf theta must different than 1.0".into());
                 }
                 Ok(Distribution::Zipf(t))
             }
             "pareto" => {
-                let h = num("h")?;
+                let h = value(0.2)?;
                 if !(h > 0.0 && h < 1.0) {
-                    return Err("pareto h must be between 0 and 1".into());
+                    return Err("fio: pareto input out of range (0 < input < 1.0)".into());
                 }
                 Ok(Distribution::Pareto(h))
             }
             "normal" => {
-                let d = num("deviation")?;
-                if !(0.0..=100.0).contains(&d) {
-                    return Err("normal deviation must be 0..100 (percent)".into());
+                let d = value(0.0)?;
+                if !(0.0..100.0).contains(&d) {
+                    return Err("fio: normal deviation out of range (0 <= input < 100.0)".into());
                 }
                 Ok(Distribution::Normal(d))
             }
@@ -108,6 +114,25 @@ impl Distribution {
             end = end.saturating_add(len);
             p > 0 && end > blocks
         })
+    }
+}
+
+/// A float as fio's str_to_float reads it (sscanf's `%lf`: the longest
+/// number at the start, after blanks).
+fn float_prefix(s: &str) -> Option<f64> {
+    let s = s.trim_start();
+    (1..=s.len())
+        .rev()
+        .filter(|&n| s.is_char_boundary(n))
+        .find_map(|n| s[..n].parse::<f64>().ok())
+}
+
+/// A distribution's postfix as fio's split_parse_distr reads it:
+/// `value[:center]`. None where either part is not a number.
+pub fn split_distr(post: &str) -> Option<(f64, Option<f64>)> {
+    match post.split_once(':') {
+        Some((v, c)) => Some((float_prefix(v)?, Some(float_prefix(c)?))),
+        None => Some((float_prefix(post)?, None)),
     }
 }
 
@@ -222,6 +247,25 @@ mod tests {
         );
         assert!(Distribution::parse("zipf", Some("1.0")).is_err());
         assert!(Distribution::parse("pareto", Some("2")).is_err());
+        // fio's defaults, a center after the value, sscanf's prefixes.
+        assert_eq!(
+            Distribution::parse("zipf", None),
+            Ok(Distribution::Zipf(1.1))
+        );
+        assert_eq!(
+            Distribution::parse("normal", Some("5:0.5")),
+            Ok(Distribution::Normal(5.0))
+        );
+        assert_eq!(
+            Distribution::parse("pareto", Some("0.3x")),
+            Ok(Distribution::Pareto(0.3))
+        );
+        assert_eq!(
+            Distribution::parse("zipf", Some("1.2:2")),
+            Err("fio: distribution center out of range (0 <= center <= 1.0)".into())
+        );
+        assert!(Distribution::parse("zipf", Some("1.2:")).is_err());
+        assert!(Distribution::parse("normal", Some("100")).is_err());
         assert_eq!(
             Distribution::parse("zoned", Some("60/10:30/20:10/70")),
             Ok(Distribution::Zoned(vec![(60, 10), (30, 20), (10, 70)]))

@@ -51,6 +51,8 @@ pub struct FioDist {
     nranges: u64,
     off: u64,
     hash: bool,
+    /// Offsets: each direction's smallest block (fio's ba).
+    ba: [u64; 3],
 }
 
 /// A distribution's word and value as fio reads them: `value[:center]`,
@@ -63,10 +65,7 @@ fn parse(word: &str, post: Option<&str>) -> Option<(char, f64, Option<f64>)> {
         _ => return None,
     };
     let (val, center) = match post {
-        Some(p) => match p.split_once(':') {
-            Some((v, c)) => (v.trim().parse().ok()?, Some(c.trim().parse().ok()?)),
-            None => (p.trim().parse().ok()?, None),
-        },
+        Some(p) => super::distribution::split_distr(p)?,
         None => (default, None),
     };
     Some((kind, val, center))
@@ -115,7 +114,14 @@ impl FioDist {
             nranges,
             off,
             hash,
+            ba: [1; 3],
         }
+    }
+
+    /// The next offset of direction `d`: the next value times its block.
+    #[inline]
+    pub fn offset(&mut self, d: usize) -> u64 {
+        self.next().saturating_mul(self.ba[d])
     }
 
     /// A uniform draw in [0, 1] as fio's zipf and pareto make it.
@@ -269,7 +275,17 @@ pub fn for_file(job: &Job, i: usize, len: u64, files: u64) -> Option<FioDist> {
     } else {
         super::fiomap::offset_seed(job) as u32
     };
-    Some(FioDist::new(kind, val, center, nranges, seed, true))
+    let mut g = FioDist::new(kind, val, center, nranges, seed, true);
+    g.ba = std::array::from_fn(|d| job.min_bs(d).max(1));
+    Some(g)
+}
+
+/// `random_distribution=zipf|pareto|normal`: offsets from fio's generators.
+pub fn is_fio(job: &Job) -> bool {
+    matches!(
+        job.opts.choice("random_distribution").0.as_str(),
+        "zipf" | "pareto" | "normal"
+    )
 }
 
 /// fio's randrepeat as the job runs: randseed turns it off.

@@ -90,24 +90,23 @@ pub fn is_lfsr(job: &Job) -> bool {
 
 /// fio issues the last I/O of a job whole, past `size`, where only its map
 /// may shorten it: the random jobs this module serves (their unmarked
-/// sequential I/Os, `:N` or percentage_random, and lfsr's overlapping
-/// ones, can go past `size`). The worker cuts other jobs' last I/O.
+/// sequential I/Os, `:N` or percentage_random, and overlapping ones
+/// without a map can go past `size`). The worker cuts other jobs' last I/O.
 pub fn whole_last_unit(job: &Job) -> bool {
     let norandommap =
         job.norandommap || !job.random_distribution.is_uniform() || job.blockalign.is_some();
     serves(job, norandommap)
 }
 
-/// Whether [`FioRandom::for_job`] gives a job fio's offsets.
+/// Whether [`FioRandom::for_job`] gives a job fio's offsets: a random job
+/// (not trimwrite) with the map on, or without it (norandommap, lfsr,
+/// zipf/pareto/normal) where its offsets are blocks of its own size (no
+/// blockalign, no zoned distribution).
 fn serves(job: &Job, norandommap: bool) -> bool {
     let p = job.pattern;
-    p.random && (!norandommap || is_lfsr(job) && lfsr_fits(job)) && !(p.write && p.trim)
-}
-
-/// An lfsr job whose offsets this module gives as fio's: uniform offsets
-/// aligned to the block (a distribution or blockalign takes other paths).
-fn lfsr_fits(job: &Job) -> bool {
-    job.random_distribution.is_uniform() && job.blockalign.is_none()
+    let fits = job.blockalign.is_none()
+        && (job.random_distribution.is_uniform() || super::fiodist::is_fio(job));
+    p.random && (!norandommap || fits) && !(p.write && p.trim)
 }
 
 /// fio's axmap: level 0 has a bit per block; a bit at level i+1 says the
@@ -290,8 +289,11 @@ pub struct FioRandom {
     wide: bool,
     rng: Taus,
     /// One map per file (fio's f->io_axmap); the generator is the job's.
-    /// None with `random_generator=lfsr` (fio keeps no map then).
+    /// Empty without a map (norandommap, lfsr, a distribution).
     maps: Vec<Axmap>,
+    /// zipf, pareto, normal: fio's generator per file instead (empty
+    /// otherwise).
+    dist: Vec<super::fiodist::FioDist>,
     /// `random_generator=lfsr`: one generator per file instead (fio's
     /// f->lfsr, all seeded alike), empty otherwise.
     lfsr: Vec<Lfsr>,
@@ -316,23 +318,21 @@ pub struct FioRandom {
 
 impl FioRandom {
     /// For the random jobs this module serves (`regions` holds each
-    /// file's region length and the file's size past the region's start):
-    /// the random map on (`norandommap` as the picker decided it) or
-    /// `random_generator=lfsr` (fio uses it with or without norandommap,
-    /// over uniform offsets), no trimwrite. None
-    /// for every other job.
+    /// file's region length and the file's size past the region's start;
+    /// `norandommap` as the picker decided it): see [`serves`]. None for
+    /// every other job.
     pub fn for_job(job: &Job, regions: &[(u64, u64)], norandommap: bool) -> Option<Self> {
         let min_bs: [u64; 3] = std::array::from_fn(|d| job.min_bs(d));
         if !serves(job, norandommap) || regions.is_empty() {
             return None;
         }
-        Self::new(job, regions, min_bs)
+        Self::new(job, regions, min_bs, norandommap)
     }
 
     /// Over files of `regions` bytes each (and the file sizes); `min_bs` is
     /// each direction's smallest block. None where fio refuses the LFSR's
     /// seed (rfio then keeps its own offsets).
-    fn new(job: &Job, regions: &[(u64, u64)], min_bs: [u64; 3]) -> Option<Self> {
+    fn new(job: &Job, regions: &[(u64, u64)], min_bs: [u64; 3], nomap: bool) -> Option<Self> {
         let gen = job.opts.choice("random_generator").0;
         let wide = gen == "tausworthe64";
         let seed = offset_seed(job);
@@ -351,15 +351,22 @@ impl FioRandom {
         } else {
             Vec::new()
         };
+        let files = regions.len() as u64;
+        let dist = regions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &(n, _))| super::fiodist::for_file(job, i, n, files))
+            .collect();
         Some(FioRandom {
             seed,
             wide,
             rng: Taus::new(seed, wide),
-            maps: if lfsr.is_empty() {
+            maps: if lfsr.is_empty() && !nomap {
                 regions.iter().map(|r| Axmap::new(blocks(r))).collect()
             } else {
                 Vec::new()
             },
+            dist,
             lfsr,
             min_bs,
             lastb: regions
@@ -442,6 +449,11 @@ impl FioRandom {
     #[inline]
     pub fn offset(&mut self, f: usize, d: usize) -> Option<u64> {
         let (lastb, io_size) = self.lastb[f];
+        if let Some(g) = self.dist.get_mut(f) {
+            // fio's distribution, no map; past io_size the file ends.
+            let off = g.offset(d);
+            return (off < io_size).then_some(off);
+        }
         let lastb = lastb[d];
         if lastb == 0 {
             return None;
@@ -453,12 +465,14 @@ impl FioRandom {
         }
         let r = self.rng.next() as f64 / (self.rng.max() as f64 + 1.0);
         let mut b = (lastb as f64 * r) as u64;
-        let map = &self.maps[f];
-        if map.isset(b) {
-            b = map.next_free(b);
-            if b == NONE {
-                return None;
+        match self.maps.get(f) {
+            Some(map) if map.isset(b) => {
+                b = map.next_free(b);
+                if b == NONE {
+                    return None;
+                }
             }
+            _ => {}
         }
         let off = b.checked_mul(self.min_bs[d])?;
         (off < io_size).then_some(off)

@@ -114,9 +114,6 @@ pub struct Region {
     exhausted: bool,
     /// Non-uniform `random_distribution` over this region's blocks.
     sampler: Option<Sampler>,
-    /// zipf, pareto, normal: fio's own generator of this file's blocks
-    /// (run/fiodist.rs), in place of the sampler.
-    fio_dist: Option<super::fiodist::FioDist>,
 }
 
 pub struct Picker {
@@ -212,10 +209,8 @@ impl Picker {
         let zones = job.zones.map(super::zones::Zones::new);
         let regions: Vec<Region> = regions
             .into_iter()
-            .enumerate()
-            .map(|(i, (fd, start, len))| {
+            .map(|(fd, start, len)| {
                 let span = zones.as_ref().map_or(len, |z| z.range());
-                let fio_dist = super::fiodist::for_file(job, i, span, n_regions);
                 Region {
                     fd,
                     start,
@@ -226,10 +221,10 @@ impl Picker {
                     pos: [start; 3],
                     perm: Permutation::new(span / grain, key),
                     exhausted: false,
-                    sampler: (!job.random_distribution.is_uniform() && fio_dist.is_none()).then(
-                        || Sampler::new(job.random_distribution.in_blocks(grain), span / grain),
-                    ),
-                    fio_dist,
+                    // zipf, pareto, normal: fio's generators (run/fiomap.rs).
+                    sampler: (!job.random_distribution.is_uniform()
+                        && !super::fiodist::is_fio(job))
+                    .then(|| Sampler::new(job.random_distribution.in_blocks(grain), span / grain)),
                 }
             })
             .collect();
@@ -499,9 +494,7 @@ impl Picker {
                     }
                 }
             } else if random {
-                let block = if let Some(g) = r.fio_dist.as_mut() {
-                    Some(g.next())
-                } else if let Some(s) = &r.sampler {
+                let block = if let Some(s) = &r.sampler {
                     // u64::MAX: a zoned_abs zone past the file ends it.
                     Some(s.next(&mut self.rng)).filter(|&b| b != u64::MAX)
                 } else if self.norandommap {
