@@ -212,13 +212,20 @@ impl TrimVerify {
 }
 
 /// fio's verify_trimmed_io_u: a trimmed block must read back as zeros.
-pub(super) fn check_zero(buf: &[u8], path: &str, offset: u64, file: usize) -> Result<(), Mismatch> {
+/// `path` names file `file` for the message.
+pub(super) fn check_zero(
+    buf: &[u8],
+    offset: u64,
+    file: usize,
+    path: impl FnOnce() -> String,
+) -> Result<(), Mismatch> {
     let Some(at) = buf.iter().position(|&b| b != 0) else {
         return Ok(());
     };
     Err(Mismatch {
         report: format!(
-            "trim: verify failed at file {path} offset {offset}, length {}, block offset {at}\n",
+            "trim: verify failed at file {} offset {offset}, length {}, block offset {at}\n",
+            path(),
             buf.len()
         ),
         file,
@@ -299,9 +306,9 @@ mod tests {
     #[test]
     fn nonzero_trimmed_block_gives_fios_message() {
         let mut b = vec![0u8; 4096];
-        assert!(check_zero(&b, "f", 8192, 0).is_ok());
+        assert!(check_zero(&b, 8192, 0, || "f".into()).is_ok());
         b[100] = 1;
-        let m = check_zero(&b, "f", 8192, 0).unwrap_err();
+        let m = check_zero(&b, 8192, 0, || "f".into()).unwrap_err();
         assert_eq!(
             m.report,
             "trim: verify failed at file f offset 8192, length 4096, block offset 100\n"
