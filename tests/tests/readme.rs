@@ -124,11 +124,10 @@ impl Drop for Server {
     }
 }
 
-#[test]
-fn riperf_pipelines_run() {
-    // The README's lines talk to `riperf -s` on the default port; here the
-    // server gets a port of its own and the lines are pointed at it.
-    let port = 20000 + (std::process::id() % 20000) as u16;
+/// `riperf -s -p port`, once its banner says it listens (a probe
+/// connection would count as a client); `None` when it exits first (the
+/// port is taken) or says nothing within 10 s.
+fn riperf_server(port: u16) -> Option<Server> {
     let mut child = Command::new(our_bin("riperf"))
         .args(["-s", "-p", &port.to_string()])
         .stdin(Stdio::null())
@@ -136,9 +135,8 @@ fn riperf_pipelines_run() {
         .stderr(Stdio::null())
         .spawn()
         .expect("riperf -s");
-    // Wait for the banner (a probe connection would count as a client).
     let stdout = child.stdout.take().expect("piped stdout");
-    let _server = Server(child);
+    let server = Server(child);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         use std::io::BufRead;
@@ -149,8 +147,24 @@ fn riperf_pipelines_run() {
             }
         }
     });
+    // The sender goes with the reader thread when riperf exits.
     rx.recv_timeout(Duration::from_secs(10))
-        .expect("riperf -s did not start listening");
+        .ok()
+        .map(|()| server)
+}
+
+#[test]
+fn riperf_pipelines_run() {
+    // The README's lines talk to `riperf -s` on the default port; here the
+    // server gets a port of its own (below Linux's ephemeral range, 32768
+    // and up, where a client socket may hold one; another port when one is
+    // taken all the same) and the lines are pointed at it.
+    let (port, _server) = (0..5)
+        .find_map(|n| {
+            let port = 20000 + ((std::process::id() + 997 * n) % 12000) as u16;
+            riperf_server(port).map(|s| (port, s))
+        })
+        .expect("riperf -s did not start listening on any of 5 ports");
     check_tool("riperf", |l| {
         l.replacen("-c 127.0.0.1", &format!("-c 127.0.0.1 -p {port}"), 1)
     });
