@@ -4,6 +4,7 @@ use crate::cli::{JobDef, Plan};
 use crate::failure::Failure;
 use crate::options::JobOptions;
 use crate::run::distribution::Distribution;
+use crate::run::zones;
 use rbench_common::units::fio::{parse_size, SizeOrPercent};
 use std::path::PathBuf;
 
@@ -509,11 +510,14 @@ fn build(
         complete_max,
         direct: o.flag("direct"),
         sync_mode,
-        size: o.size("size"),
-        io_size: o.size("io_size"),
-        offset: o.size("offset").unwrap_or(SizeOrPercent::Bytes(0)),
-        offset_increment: o
-            .size("offset_increment")
+        // `Nz`: zones of zonesize (run/zones.rs).
+        size: zones::in_zones(o, "size").unwrap_or_else(|| o.size("size")),
+        io_size: zones::in_zones(o, "io_size").unwrap_or_else(|| o.size("io_size")),
+        offset: zones::in_zones(o, "offset")
+            .unwrap_or_else(|| o.size("offset"))
+            .unwrap_or(SizeOrPercent::Bytes(0)),
+        offset_increment: zones::in_zones(o, "offset_increment")
+            .unwrap_or_else(|| o.size("offset_increment"))
             .unwrap_or(SizeOrPercent::Bytes(0)),
         filenames,
         filesize: o.ranges("filesize").map(|r| r[0]),

@@ -146,6 +146,28 @@ impl Kind {
 
     /// Parse `s` for option `name`.
     pub fn parse(self, name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> {
+        // fio's `Nz` (zones, §2.1.4): size, io_size, offset and
+        // offset_increment take it (run/zones.rs sizes it); other numbers
+        // refuse it with fio's line.
+        if s.ends_with('z') {
+            match self {
+                Kind::Size { pct: true } => {
+                    return crate::run::zones::zone_count(name, s)
+                        .map(|_| Value::Text(s.to_string()))
+                        .map_err(|e| ValueError {
+                            detail: Some(e),
+                            show_choices: false,
+                        });
+                }
+                Kind::Int { .. } | Kind::SizeList { .. } | Kind::Time(_) | Kind::Size { .. } => {
+                    return Err(ValueError {
+                        detail: Some(format!("{name}: 'z' suffix isn't applicable")),
+                        show_choices: false,
+                    });
+                }
+                _ => {}
+            }
+        }
         match self {
             Kind::Int { min, max } => parse_int(name, s, kb_base, min, max).map(Value::Int),
             Kind::Bool | Kind::Flag => match s.trim() {

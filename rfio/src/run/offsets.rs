@@ -444,7 +444,7 @@ impl Picker {
             if let Some(z) = &mut self.zones {
                 // The I/O before counts once, on the first file tried.
                 let prev = (!retry).then_some(self.last.2 as u64);
-                let setup = z.setup(prev, d, r.start, &mut r.base, &mut r.pos, r.file_size);
+                let setup = z.setup(prev, fi, d, r.start, &mut r.base, &mut r.pos, r.file_size);
                 if setup == super::zones::Setup::Restart {
                     r.perm = Permutation::new(r.span / self.grain, self.key);
                     if let Some(m) = self.fiomap.as_mut() {

@@ -20,6 +20,7 @@
 //! regular files) is refused.
 
 use crate::options::JobOptions;
+use rbench_common::units::fio::SizeOrPercent;
 
 /// The strided zone settings of a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +69,34 @@ enum Value {
 /// fio's `failed parsing` line after the reason.
 fn failed(why: String, name: &str, raw: &str) -> String {
     format!("{why}\nfio: failed parsing {name}={raw}\n")
+}
+
+/// `Nz` of size, io_size, offset or offset_increment: N (fio's strtoul,
+/// kept to 32 bits), or fio's line for anything else ending in `z`.
+pub fn zone_count(name: &str, s: &str) -> Result<u64, String> {
+    let n = s.strip_suffix('z').unwrap_or(s);
+    let digits = n.trim_start().trim_start_matches('+');
+    match digits.parse::<u64>() {
+        Ok(v) if !digits.is_empty() => Ok(v & 0xffff_ffff),
+        _ => Err(format!("{name}: unexpected zone value '{s}'")),
+    }
+}
+
+/// A size, io_size, offset or offset_increment given in zones: N times
+/// `zonesize` (fio's zbd_recalc_options_with_zone_granularity, also run
+/// outside zonemode=zbd), None (unset) without a zone size. Outer None:
+/// not given in zones.
+pub fn in_zones(o: &JobOptions, name: &'static str) -> Option<Option<SizeOrPercent>> {
+    let raw = o.text(name)?;
+    let n = zone_count(name, &raw).ok()?;
+    let zone_size = o
+        .text("zonesize")
+        .and_then(|z| match parse_value("zonesize", &z, o.kb_base(), false) {
+            Ok(Value::Bytes(v)) => Some(v),
+            _ => None,
+        })
+        .unwrap_or(0);
+    Some((zone_size > 0 && n > 0).then(|| SizeOrPercent::Bytes(n.wrapping_mul(zone_size))))
 }
 
 /// The job's zone settings: None without zones (zonemode=none), or the
@@ -120,6 +149,10 @@ pub struct Zones {
     /// A pass just started: the last I/O the picker remembers is not one
     /// of this pass's.
     fresh: bool,
+    /// Per file: drawn from since its last start-over (a file not drawn
+    /// from has nothing to restart: its map is empty, its LFSR at its
+    /// seed with fio's first double step still due).
+    used: Vec<bool>,
 }
 
 /// What the next I/O's zone setup asks of the picker.
@@ -138,6 +171,7 @@ impl Zones {
             cfg,
             bytes: 0,
             fresh: true,
+            used: Vec::new(),
         }
     }
 
@@ -150,6 +184,7 @@ impl Zones {
     pub fn reset(&mut self) {
         self.bytes = 0;
         self.fresh = true;
+        self.used.fill(false);
     }
 
     /// Count an I/O of `len` bytes outside the picker's usual path (fio
@@ -158,14 +193,16 @@ impl Zones {
         self.bytes = self.bytes.wrapping_add(len);
     }
 
-    /// Before an I/O of direction `d` on a file whose region starts at
+    /// Before an I/O of direction `d` on file `f` whose region starts at
     /// `start`, whose zone starts at `base` and whose size is `file_size`:
     /// `prev` is the length of the I/O before (counted once, on the first
     /// try of an I/O). Moves the zone and the position `pos` as fio does.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn setup(
         &mut self,
         prev: Option<u64>,
+        f: usize,
         d: usize,
         start: u64,
         base: &mut u64,
@@ -189,12 +226,17 @@ impl Zones {
         if pos[d] >= base.wrapping_add(c.range) {
             pos[d] = *base;
         }
+        if f >= self.used.len() {
+            self.used.resize(f + 1, false);
+        }
+        let used = std::mem::replace(&mut self.used[f], true);
         if self.bytes.is_multiple_of(c.range) {
             *pos = [*base; 3];
-            Setup::Restart
-        } else {
-            Setup::Keep
+            if used {
+                return Setup::Restart;
+            }
         }
+        Setup::Keep
     }
 }
 
@@ -435,7 +477,7 @@ mod tests {
         let mut prev = Some(0);
         (0..ios)
             .map(|_| {
-                z.setup(prev, 0, 0, &mut base, &mut pos, file_size);
+                z.setup(prev, 0, 0, 0, &mut base, &mut pos, file_size);
                 let off = pos[0];
                 pos[0] += 4096;
                 prev = Some(4096);
@@ -463,5 +505,52 @@ mod tests {
         );
         // A zone start past the file's end goes back to the first zone.
         assert_eq!(walk(cfg(8192, 16384, 16384), 65536, 6), [0, 1, 8, 9, 0, 1]);
+    }
+
+    #[test]
+    fn zone_counts_and_split_entries_as_fio() {
+        assert_eq!(zone_count("size", "4z"), Ok(4));
+        assert_eq!(
+            zone_count("size", "4kz"),
+            Err("size: unexpected zone value '4kz'".into())
+        );
+        assert_eq!(fio_decimal("16k", 1024), Some(16384));
+        assert_eq!(fio_decimal("0x10", 1024), Some(16));
+        assert_eq!(fio_decimal("4KiB", 1024), Some(4000));
+        assert_eq!(fio_decimal("7x", 1024), Some(7));
+        assert_eq!(fio_decimal("10%", 1024), Some(u64::MAX - 10));
+        assert_eq!(fio_decimal("x", 1024), None);
+        assert_eq!(
+            parse_split("60/16k:40/48k", true, 1024),
+            Ok(vec![(60, 16384), (40, 49152)])
+        );
+        // Missing ranges share what the others leave; 0 is missing.
+        assert_eq!(
+            parse_split("60:40/0", false, 1024),
+            Ok(vec![(60, 50), (40, 50)])
+        );
+        assert_eq!(parse_split("100/20", false, 1024), Ok(vec![(100, 20)]));
+        // Entries stop at the first empty one; shares are 8-bit.
+        assert_eq!(
+            parse_split("100/64k::5/1k", true, 1024),
+            Ok(vec![(100, 65536)])
+        );
+        assert_eq!(parse_split("356/16k", true, 1024), Ok(vec![(100, 16384)]));
+        assert_eq!(
+            parse_split("60k/16k", true, 1024),
+            Err(
+                "fio: access percentage don't add up to 100 for zoned random distribution (got=0)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            parse_split("60/50:40/60", false, 1024),
+            Err("fio: zone_split percentages add to more than 100%".into())
+        );
+        assert_eq!(
+            parse_split("60/x", true, 1024),
+            Err("fio: split conversion failed".into())
+        );
+        assert_eq!(parse_split("", true, 1024), Ok(vec![]));
     }
 }
