@@ -1,7 +1,8 @@
-//! rfio beside fio 3.33 on random jobs with the random map on: more than
+//! rfio beside fio 3.33 on random jobs with the random map on, and without
+//! one (norandommap, zipf/pareto/normal, lfsr): more than
 //! one block size (bsrange, bssplit, a bs per direction), mixed jobs with
 //! one block size, several files (one map per file, one generator; every
-//! file_service_type but the distributions), percentage_random, `:N`, clones,
+//! file_service_type), percentage_random, `:N`, clones,
 //! and random_generator=lfsr (no map then): the
 //! same I/Os in the same order, with the same (possibly shortened) lengths,
 //! and the job ends where fio's ends (fio ends `bs=4k,16k` randrw early, so
@@ -253,6 +254,70 @@ const LFSR_JOBS: &[&[&str]] = &[
     ],
 ];
 
+/// Random jobs without a map: norandommap, zipf/pareto/normal offsets
+/// (with a center), the non-uniform file services (the map on: a full
+/// file starts over), clones with randseed.
+const NOMAP_JOBS: &[&[&str]] = &[
+    &[
+        "--rw=randread",
+        "--size=16m",
+        "--bs=4k",
+        "--random_distribution=zipf:1.2",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=8m",
+        "--bsrange=4k-16k",
+        "--nrfiles=2",
+        "--random_distribution=pareto:0.3",
+    ],
+    &[
+        "--rw=randwrite",
+        "--size=8m",
+        "--bs=4k",
+        "--random_distribution=normal:10:0.3",
+        "--percentage_random=50",
+    ],
+    &[
+        "--rw=randread",
+        "--size=4m",
+        "--bs=4k",
+        "--numjobs=2",
+        "--randseed=5",
+        "--random_distribution=zipf",
+    ],
+    &[
+        "--rw=randread",
+        "--size=4m",
+        "--bs=4k",
+        "--nrfiles=3",
+        "--file_service_type=zipf",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=4m",
+        "--bsrange=4k-16k",
+        "--nrfiles=4",
+        "--file_service_type=pareto:0.3",
+    ],
+    &[
+        "--rw=randread",
+        "--size=4m",
+        "--bs=4k",
+        "--nrfiles=3",
+        "--norandommap",
+        "--file_service_type=gauss:5:0.3",
+    ],
+    &[
+        "--rw=randwrite",
+        "--size=8m",
+        "--bssplit=4k/50:64k/50",
+        "--norandommap",
+        "--percentage_random=30",
+        "--nrfiles=2",
+    ],
+];
+
 /// Per job and direction (read, write, trim): total_ios and io_bytes from
 /// the JSON report, and the (direction, length, offset) of every I/O from
 /// the latency logs with offsets, job after job.
@@ -332,6 +397,11 @@ fn compare(jobs: &[&[&str]], extra: &[&str], tag: &str) {
 #[test]
 fn random_offsets_with_several_block_sizes_match_fio() {
     compare(JOBS, &[], "");
+}
+
+#[test]
+fn offsets_without_a_map_and_file_distributions_match_fio() {
+    compare(NOMAP_JOBS, &[], "nomap");
 }
 
 #[test]
