@@ -85,6 +85,13 @@ const STRIDED: &[&[&str]] = &[
         "--percentage_random=50",
     ],
     &[
+        "--rw=randrw",
+        "--size=256k",
+        "--zonesize=32k",
+        "--zonerange=64k",
+        "--norandommap",
+    ],
+    &[
         "--rw=randread",
         "--size=256k",
         "--bssplit=4k/50:16k/50",
