@@ -332,6 +332,45 @@ pub fn send_signal(signal: &str, target: &str) {
     assert!(ok, "kill -{signal} {target}");
 }
 
+/// The processes whose parent is `pid`, and theirs, and so on.
+pub fn descendants(pid: u32) -> Vec<u32> {
+    // (pid, ppid) of every process: ppid is the 2nd field after `(comm)`.
+    let all: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| {
+                    let p: u32 = e.file_name().to_str()?.parse().ok()?;
+                    let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+                    let ppid = stat.rsplit(')').next()?.split_whitespace().nth(1)?;
+                    Some((p, ppid.parse().ok()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(all.iter().filter(|&&(_, pp)| pp == parent).map(|&(p, _)| p));
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// SIGKILL the process group led by `pid` and every process descended from
+/// `pid`, also those that left the group: fio's job processes call setsid,
+/// and killed with the group alone they ran out their runtime as orphans.
+/// The group is stopped first, so that nothing forks while it is looked at.
+pub fn kill_tree(pid: u32) {
+    send_signal("STOP", &format!("-{pid}"));
+    for p in descendants(pid) {
+        // SAFETY: kill(2) has no memory arguments.
+        unsafe { libc::kill(p as i32, libc::SIGKILL) };
+    }
+    send_signal("KILL", &format!("-{pid}"));
+}
+
 /// Give the child default SIGINT/SIGTERM dispositions. A test run started in
 /// the background of a non-interactive shell inherits SIGINT ignored, and a
 /// POSIX shell cannot trap a signal that was ignored when it started, so a

@@ -69,8 +69,8 @@ fn check_csv(s: &str) {
 
 fn spawn(bin: &Path, dir: &Path, args: &[&str]) -> Child {
     // A backgrounded CI shell hands SIGINT down ignored: undo that.
-    // Its own process group, so that SIGKILL can reach fio's job processes
-    // too (killed alone, fio's parent leaves them waiting forever).
+    // Its own process group, so that SIGKILL can reach the whole tool
+    // (killed alone, fio's parent leaves its job processes waiting).
     rbench_tests::spawn_piped(
         rbench_tests::default_signals(&mut command_in(bin, dir, args)).process_group(0),
     )
@@ -501,14 +501,15 @@ fn iodepth_times_bs_beyond_memory_is_an_allocation_error() {
 fn signalled(child: Child, after: Duration, signal: &str) -> Finished {
     rbench_tests::await_handler(child.id(), signal, LIMIT);
     std::thread::sleep(after);
-    // SIGKILL goes to the whole group; the others to the tool's own
+    // SIGKILL goes to the whole tree, fio's job processes included (they
+    // leave the group: killed with it alone, they ran out their 30 s
+    // runtime holding the output pipes); the others to the tool's own
     // process, as a user's Ctrl-C or kill would reach fio's handler.
-    let target = if signal == "KILL" {
-        format!("-{}", child.id())
+    if signal == "KILL" {
+        rbench_tests::kill_tree(child.id());
     } else {
-        child.id().to_string()
-    };
-    rbench_tests::send_signal(signal, &target);
+        rbench_tests::send_signal(signal, &child.id().to_string());
+    }
     rbench_tests::wait_output_bounded(child, LIMIT).into()
 }
 
