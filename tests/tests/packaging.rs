@@ -221,6 +221,28 @@ fn man_examples(tool: &str) -> Vec<String> {
         .collect()
 }
 
+/// A pipeline that starts a server in the background (`riperf -s -1 -p N
+/// >/dev/null & sleep 1`), with the pause replaced by a wait (bounded to
+/// 10 s) until port N listens: on a loaded machine a second was not always
+/// enough, and the client met a refused connection. A probe connection
+/// would be the `-1` server's one client, so /proc/net/tcp is read instead.
+fn wait_for_backgrounded_server(pipeline: &str) -> String {
+    let Some((server, rest)) = pipeline.split_once(" & sleep 1") else {
+        return pipeline.to_string();
+    };
+    let port: u16 = server
+        .split_whitespace()
+        .skip_while(|w| *w != "-p")
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no -p PORT in {server:?}"));
+    format!(
+        "{server} & for _ in $(seq 200); do \
+         grep -qE ':{port:04X} [0-9A-F]+:[0-9A-F]+ 0A ' /proc/net/tcp /proc/net/tcp6 && break; \
+         sleep 0.05; done{rest}"
+    )
+}
+
 /// The man pages' pipelines (jq on JSON, awk on CSV, grep on text) run as
 /// printed, with our binaries first on PATH and shorter runs, and print
 /// numbers.
@@ -252,7 +274,10 @@ fn man_page_pipelines_work() {
                 })
                 .collect::<Vec<_>>()
                 .join(" ");
-            let out = run_bounded(
+            let short = wait_for_backgrounded_server(&short);
+            // Drained and bounded to the end: a backgrounded server left
+            // behind by a failed client holds the pipes.
+            let out = rbench_tests::run_drained(
                 Command::new("bash")
                     .args(["-o", "pipefail", "-c", &short])
                     .env("PATH", &path)
