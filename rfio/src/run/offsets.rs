@@ -248,9 +248,20 @@ impl Picker {
                 && zones.is_none()
                 && !super::fiomap::is_lfsr(job)
         });
+        // Zones: the map and uniform draws cover zonerange, fio's zipf,
+        // pareto and normal generators the whole region (its io_size).
+        let whole = matches!(
+            job.random_distribution,
+            super::distribution::Distribution::Zipf(_)
+                | super::distribution::Distribution::Pareto(_)
+                | super::distribution::Distribution::Normal(_)
+        );
         let lens: Vec<(u64, u64)> = regions
             .iter()
-            .map(|r| (r.span, r.file_size.saturating_sub(r.start)))
+            .map(|r| {
+                let n = if whole { r.len } else { r.span };
+                (n, r.file_size.saturating_sub(r.start))
+            })
             .collect();
         Picker {
             // The short path keeps its own permutation (no map to build).
