@@ -91,6 +91,20 @@ const STRIDED: &[&[&str]] = &[
         "--zonerange=64k",
         "--norandommap",
     ],
+    // fio's zipf/pareto/normal span the whole file, zones or not.
+    &[
+        "--rw=randread",
+        "--size=256k",
+        "--zonesize=32k",
+        "--zonerange=64k",
+        "--random_distribution=zipf:1.2",
+    ],
+    &[
+        "--rw=randread",
+        "--zonesize=8k",
+        "--zonerange=16k",
+        "--random_distribution=pareto:0.3",
+    ],
     &[
         "--rw=randread",
         "--size=256k",
