@@ -310,6 +310,9 @@ pub struct FioRandom {
     real: Vec<u64>,
     /// fio reseeds its generators at each loop.
     reseed: bool,
+    /// A file that runs out of offsets starts over at once (time_based, a
+    /// non-uniform file service), as fio's get_next_rand_block.
+    restart: bool,
     /// percentage_random's draws per direction (fio's seq_rand_state) and
     /// their seed.
     seq_rand: [Taus; 3],
@@ -378,6 +381,11 @@ impl FioRandom {
                 .map(|&(n, size)| real_size(job, regions.len() as u64, n, size, rw_min))
                 .collect(),
             reseed: job.randrepeat && job.randseed.is_none(),
+            restart: job.time_based
+                || matches!(
+                    job.file_service.as_str(),
+                    "zipf" | "pareto" | "normal" | "gauss"
+                ),
             seq_rand: std::array::from_fn(|_| Taus::new(seq_seed, false)),
             seq_seed,
             files: (job.file_service == "random" && regions.len() > 1).then(|| {
@@ -418,6 +426,12 @@ impl FioRandom {
             *rng = Taus::new(*seed, self.wide);
         }
         self.seq_rand = std::array::from_fn(|_| Taus::new(self.seq_seed, false));
+    }
+
+    /// Whether a file that runs out of offsets starts over at once.
+    #[inline]
+    pub fn restarts(&self) -> bool {
+        self.restart
     }
 
     /// File `f`'s size past its region's start, as fio's real_file_size.

@@ -487,12 +487,15 @@ impl Picker {
             let off = if fio_random {
                 // fio ends the file at an offset past its io_size.
                 let mut got = self.fiomap.as_mut().and_then(|m| m.offset(fi, d));
-                if got.is_none() && self.file_service == 3 {
-                    // A non-uniform file service starts a full file over.
-                    if let Some(m) = self.fiomap.as_mut() {
-                        m.reset_file(fi);
-                        got = m.offset(fi, d);
-                    }
+                if let Some(m) = self
+                    .fiomap
+                    .as_mut()
+                    .filter(|m| got.is_none() && m.restarts())
+                {
+                    // time_based or a non-uniform file service: fio starts
+                    // a full file over.
+                    m.reset_file(fi);
+                    got = m.offset(fi, d);
                     r.pos = [r.start; 3];
                 }
                 match got {
