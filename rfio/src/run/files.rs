@@ -172,10 +172,19 @@ pub fn setup(
         // overlapping random I/Os) it goes on into the rounded-off tail.
         // Files that all ended start another round only under io_size
         // (fio's keep_running), while a whole block is left.
+        // Each starts at the job's offset (a percentage of the file's size,
+        // aligned up to the block, as fio's get_start_offset).
         let (mut sum, mut whole) = (0, 0);
         for i in 0..nfiles {
-            let len = per_file(i) / min_bs * min_bs;
-            files.regions.push((-1, 0, len));
+            let per = per_file(i);
+            let mut start = pct_of(job.offset, per)
+                + pct_of(job.offset_increment, per) * job.clone as u64;
+            let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
+            if is_pct(job.offset) || is_pct(job.offset_increment) {
+                start = start.div_ceil(min_bs) * min_bs;
+            }
+            let len = per / min_bs * min_bs;
+            files.regions.push((-1, start, len));
             sum += len;
             whole += per_file(i);
         }
