@@ -197,6 +197,23 @@ const JOBS: &[&[&str]] = &[
         "--percentage_random=50",
     ],
     &["--rw=randread:2", "--size=16m", "--bs=4k", "--nrfiles=3"],
+    // Null-engine files start at the job's offset (a percentage of their
+    // size, aligned up), clones further by offset_increment.
+    &[
+        "--rw=randwrite",
+        "--size=8m",
+        "--bsrange=4k-16k",
+        "--offset=1000k",
+    ],
+    &[
+        "--rw=randread",
+        "--size=8m",
+        "--bs=4k",
+        "--offset=10%",
+        "--offset_increment=5%",
+        "--numjobs=2",
+        "--nrfiles=3",
+    ],
     &[
         "--rw=randread",
         "--size=10001k",
