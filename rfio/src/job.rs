@@ -623,6 +623,10 @@ fn build(
         verify: None,
         content: Default::default(),
     };
+    // fio keeps the random map where blockalign is every direction's block.
+    if job.blockalign.is_some_and(|ba| (0..3).all(|d| job.min_bs(d) == ba)) {
+        job.blockalign = None;
+    }
     crate::run::throttle::validate(&job).map_err(Failure::stderr)?;
     job.verify = crate::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
     let min_write = job.bssplit[1]

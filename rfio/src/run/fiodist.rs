@@ -51,7 +51,8 @@ pub struct FioDist {
     nranges: u64,
     off: u64,
     hash: bool,
-    /// Offsets: each direction's smallest block (fio's ba).
+    /// Offsets: each direction's block alignment (fio's ba: blockalign,
+    /// else the direction's smallest block).
     ba: [u64; 3],
 }
 
@@ -276,7 +277,7 @@ pub fn for_file(job: &Job, i: usize, len: u64, files: u64) -> Option<FioDist> {
         super::fiomap::offset_seed(job) as u32
     };
     let mut g = FioDist::new(kind, val, center, nranges, seed, true);
-    g.ba = std::array::from_fn(|d| job.min_bs(d).max(1));
+    g.ba = std::array::from_fn(|d| job.blockalign.unwrap_or(job.min_bs(d)).max(1));
     Some(g)
 }
 

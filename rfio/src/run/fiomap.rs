@@ -100,12 +100,10 @@ pub fn whole_last_unit(job: &Job) -> bool {
 
 /// Whether [`FioRandom::for_job`] gives a job fio's offsets: a random job
 /// (not trimwrite) with the map on, or without it (norandommap, lfsr,
-/// zipf/pareto/normal) where its offsets are blocks of its own size (no
-/// blockalign, no zoned distribution).
+/// blockalign, zipf/pareto/normal; not a zoned distribution).
 fn serves(job: &Job, norandommap: bool) -> bool {
     let p = job.pattern;
-    let fits = job.blockalign.is_none()
-        && (job.random_distribution.is_uniform() || super::fiodist::is_fio(job));
+    let fits = job.random_distribution.is_uniform() || super::fiodist::is_fio(job);
     p.random && (!norandommap || fits) && !(p.write && p.trim)
 }
 
@@ -297,8 +295,10 @@ pub struct FioRandom {
     /// `random_generator=lfsr`: one generator per file instead (fio's
     /// f->lfsr, all seeded alike), empty otherwise.
     lfsr: Vec<Lfsr>,
-    /// Smallest block per direction (fio's min_bs and ba).
+    /// Smallest block per direction (fio's min_bs).
     min_bs: [u64; 3],
+    /// Offset unit per direction (fio's ba: blockalign, else min_bs).
+    ba: [u64; 3],
     /// Per file: blocks a draw picks from, per direction (fio's
     /// last_block), and the file's io_size.
     lastb: Vec<([u64; 3], u64)>,
@@ -341,6 +341,7 @@ impl FioRandom {
         let seed = offset_seed(job);
         let seq_seed = slot_seed(job, SEQ_RAND_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
         let min_bs = min_bs.map(|b| b.max(1));
+        let ba = min_bs.map(|b| job.blockalign.unwrap_or(b).max(1));
         let rw_min = min_bs.iter().copied().min().unwrap_or(1);
         // fio's map and generator cover min(io_size, file size) per file.
         let blocks = |&(n, _): &(u64, u64)| n / rw_min;
@@ -372,9 +373,17 @@ impl FioRandom {
             dist,
             lfsr,
             min_bs,
+            ba,
+            // fio's last_block: a block smaller than the alignment leaves
+            // room for the block at the end.
             lastb: regions
                 .iter()
-                .map(|&(n, _)| (min_bs.map(|b| n / b), n))
+                .map(|&(n, _)| {
+                    let last = std::array::from_fn(|d| {
+                        n.saturating_sub(min_bs[d].saturating_sub(ba[d])) / ba[d]
+                    });
+                    (last, n)
+                })
                 .collect(),
             real: regions
                 .iter()
@@ -474,7 +483,7 @@ impl FioRandom {
         }
         if let Some(l) = self.lfsr.get_mut(f) {
             // No map: the LFSR never repeats a block before it runs out.
-            let off = l.next()?.checked_mul(self.min_bs[d])?;
+            let off = l.next()?.checked_mul(self.ba[d])?;
             return (off < io_size).then_some(off);
         }
         let r = self.rng.next() as f64 / (self.rng.max() as f64 + 1.0);
@@ -488,7 +497,7 @@ impl FioRandom {
             }
             _ => {}
         }
-        let off = b.checked_mul(self.min_bs[d])?;
+        let off = b.checked_mul(self.ba[d])?;
         (off < io_size).then_some(off)
     }
 
