@@ -271,10 +271,24 @@ const LFSR_JOBS: &[&[&str]] = &[
     ],
 ];
 
-/// Random jobs without a map: norandommap, zipf/pareto/normal offsets
+/// Random jobs without a map: norandommap, blockalign, zipf/pareto/normal offsets
 /// (with a center), the non-uniform file services (the map on: a full
 /// file starts over), clones with randseed.
 const NOMAP_JOBS: &[&[&str]] = &[
+    &[
+        "--rw=randrw",
+        "--size=4m",
+        "--bsrange=4k-16k",
+        "--blockalign=2k",
+        "--nrfiles=2",
+    ],
+    &[
+        "--rw=randread",
+        "--size=4m",
+        "--bs=4k",
+        "--blockalign=1k",
+        "--random_distribution=zipf",
+    ],
     &[
         "--rw=randread",
         "--size=16m",
