@@ -177,8 +177,8 @@ pub fn setup(
         let (mut sum, mut whole) = (0, 0);
         for i in 0..nfiles {
             let per = per_file(i);
-            let mut start = pct_of(job.offset, per)
-                + pct_of(job.offset_increment, per) * job.clone as u64;
+            let mut start =
+                pct_of(job.offset, per) + pct_of(job.offset_increment, per) * job.clone as u64;
             let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
             if is_pct(job.offset) || is_pct(job.offset_increment) {
                 start = start.div_ceil(min_bs) * min_bs;
