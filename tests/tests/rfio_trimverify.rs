@@ -307,14 +307,43 @@ fn dedupe_global_shares_the_working_set_across_jobs_as_fio() {
     }
 }
 
-/// The threads of process `pid` running at nice 1 (the log compression
-/// worker, as fio's workqueue runs it): their Cpus_allowed_list.
-fn nice_one_threads(pid: u32) -> Vec<String> {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return Vec::new();
+/// Process `pid` and its children (fio runs each job in a process of its
+/// own).
+fn with_children(pid: u32) -> Vec<u32> {
+    let mut out = vec![pid];
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return out;
     };
+    for p in procs.flatten() {
+        let Some(child) = p.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(p.path().join("stat")).unwrap_or_default();
+        // ppid: the 2nd field after `(comm)`.
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().nth(1))
+            .and_then(|n| n.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+/// The threads of process `pid` and its children running at nice 1 (the
+/// log compression worker, as fio's workqueue runs it): their
+/// Cpus_allowed_list.
+fn nice_one_threads(pid: u32) -> Vec<String> {
+    let tasks = with_children(pid).into_iter().flat_map(|p| {
+        std::fs::read_dir(format!("/proc/{p}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+    });
     let mut out = Vec::new();
-    for t in tasks.flatten() {
+    for t in tasks {
         let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
         // nice: the 17th field after `(comm)`.
         let nice = stat
@@ -336,9 +365,9 @@ fn nice_one_threads(pid: u32) -> Vec<String> {
     out
 }
 
-/// Run a 3 s job keeping a compressed latency log (`--thread`, so fio's
-/// compression worker is a thread of the process) and report the
-/// affinity of its nice-1 threads while it runs.
+/// Run a 2 s job keeping a compressed latency log and report the affinity
+/// of its nice-1 threads while it runs. (Not `--thread`: fio 3.33 then
+/// often hangs at the end of a job with log_compression.)
 fn packing_threads(bin: &Path, extra: &[&str]) -> Vec<String> {
     let d = TempDir::new(PREFIX, "logcpus");
     let mut args = vec![
@@ -346,16 +375,17 @@ fn packing_threads(bin: &Path, extra: &[&str]) -> Vec<String> {
         "--ioengine=null",
         "--size=1m",
         "--time_based",
-        "--runtime=3",
-        "--thread",
+        "--runtime=2",
+        // A small log: writing millions of rows would take longer than the job.
+        "--rate_iops=1000",
         "--log_compression=64k",
         "--write_lat_log=lat",
     ];
     args.extend_from_slice(extra);
     let child = spawn_piped(&mut command_in(bin, &d, &args));
     let pid = child.id();
-    // The job runs 3 s; a loaded machine may take a while to start it.
-    let deadline = Instant::now() + Duration::from_millis(2500);
+    // The job runs 2 s; a loaded machine may take a while to start it.
+    let deadline = Instant::now() + Duration::from_millis(1800);
     let mut seen = Vec::new();
     while seen.is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
