@@ -37,6 +37,9 @@ const FILE_SLOT: u64 = 5;
 /// `FIO_RAND_SEQ_RAND_READ_OFF`: fio 3.33 seeds all three directions' from
 /// it, 32-bit whatever random_generator says).
 const SEQ_RAND_SLOT: u64 = 10;
+/// Seed slot of the zoned distributions' zone draws (fio's
+/// `FIO_RAND_ZONE_OFF`).
+const ZONE_SLOT: u64 = 16;
 /// Seed slot of the offset generator (fio's `FIO_RAND_BLOCK_OFF`).
 const BLOCK_SLOT: u64 = 6;
 /// "Nothing": fio's -1 for a bit number or an unknown first free bit.
@@ -93,18 +96,15 @@ pub fn is_lfsr(job: &Job) -> bool {
 /// sequential I/Os, `:N` or percentage_random, and overlapping ones
 /// without a map can go past `size`). The worker cuts other jobs' last I/O.
 pub fn whole_last_unit(job: &Job) -> bool {
-    let norandommap =
-        job.norandommap || !job.random_distribution.is_uniform() || job.blockalign.is_some();
-    serves(job, norandommap)
+    serves(job)
 }
 
 /// Whether [`FioRandom::for_job`] gives a job fio's offsets: a random job
 /// (not trimwrite) with the map on, or without it (norandommap, lfsr,
-/// blockalign, zipf/pareto/normal; not a zoned distribution).
-fn serves(job: &Job, norandommap: bool) -> bool {
+/// blockalign, any random_distribution).
+fn serves(job: &Job) -> bool {
     let p = job.pattern;
-    let fits = job.random_distribution.is_uniform() || super::fiodist::is_fio(job);
-    p.random && (!norandommap || fits) && !(p.write && p.trim)
+    p.random && !(p.write && p.trim)
 }
 
 /// fio's axmap: level 0 has a bit per block; a bit at level i+1 says the
@@ -317,6 +317,46 @@ pub struct FioRandom {
     /// their seed.
     seq_rand: [Taus; 3],
     seq_seed: u64,
+    /// zoned / zoned_abs: fio's zone table and zone generator.
+    zones: Option<Zones>,
+}
+
+/// fio's zone_state_index for `zoned` (percent of the range) or
+/// `zoned_abs` (bytes): per percent of the I/O drawn, where its zone starts
+/// and ends; zones are drawn from seed slot 16 (32-bit).
+#[derive(Debug, Clone)]
+struct Zones {
+    abs: bool,
+    index: Vec<(u64, u64)>,
+    rng: Taus,
+    seed: u64,
+}
+
+impl Zones {
+    fn new(job: &Job) -> Option<Self> {
+        use super::distribution::Distribution;
+        let (abs, split): (bool, Vec<(u32, u64)>) = match &job.random_distribution {
+            Distribution::Zoned(z) => (false, z.iter().map(|&(p, r)| (p, u64::from(r))).collect()),
+            Distribution::ZonedAbs(z) => (true, z.clone()),
+            _ => return None,
+        };
+        let mut index = vec![(0, 0); 100];
+        let (mut at, mut prev) = (0usize, 0u64);
+        for (access, size) in split {
+            for e in index.iter_mut().skip(at).take(access as usize) {
+                *e = (prev, prev + size);
+            }
+            at += access as usize;
+            prev += size;
+        }
+        let seed = slot_seed(job, ZONE_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
+        Some(Zones {
+            abs,
+            index,
+            rng: Taus::new(seed, false),
+            seed,
+        })
+    }
 }
 
 impl FioRandom {
@@ -326,7 +366,7 @@ impl FioRandom {
     /// every other job.
     pub fn for_job(job: &Job, regions: &[(u64, u64)], norandommap: bool) -> Option<Self> {
         let min_bs: [u64; 3] = std::array::from_fn(|d| job.min_bs(d));
-        if !serves(job, norandommap) || regions.is_empty() {
+        if !serves(job) || regions.is_empty() {
             return None;
         }
         Self::new(job, regions, min_bs, norandommap)
@@ -397,6 +437,7 @@ impl FioRandom {
                 ),
             seq_rand: std::array::from_fn(|_| Taus::new(seq_seed, false)),
             seq_seed,
+            zones: Zones::new(job),
             files: (job.file_service == "random" && regions.len() > 1).then(|| {
                 let seed = slot_seed(job, FILE_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
                 (Taus::new(seed, wide), seed)
@@ -435,6 +476,9 @@ impl FioRandom {
             *rng = Taus::new(*seed, self.wide);
         }
         self.seq_rand = std::array::from_fn(|_| Taus::new(self.seq_seed, false));
+        if let Some(z) = &mut self.zones {
+            z.rng = Taus::new(z.seed, false);
+        }
     }
 
     /// Whether a file that runs out of offsets starts over at once.
@@ -480,6 +524,32 @@ impl FioRandom {
         let lastb = lastb[d];
         if lastb == 0 {
             return None;
+        }
+        if let Some(z) = &mut self.zones {
+            // fio draws the percent (1 to 100), then a block inside its
+            // zone; a zoned_abs zone past the file ends the file.
+            let r = z.rng.next() as f64 / (z.rng.max() as f64 + 1.0);
+            let v = (100.0 * r) as usize;
+            let (prev, end) = z.index.get(v).copied().unwrap_or_default();
+            let ba = self.ba[d];
+            let (start, span) = if z.abs {
+                let (first, last) = (prev / ba, end / ba);
+                if last > lastb {
+                    return None;
+                }
+                (first, last - first)
+            } else {
+                (prev * lastb / 100, lastb * end.saturating_sub(prev) / 100)
+            };
+            let b = match self.lfsr.get_mut(f) {
+                Some(l) => l.next()?,
+                None => {
+                    let r = self.rng.next() as f64 / (self.rng.max() as f64 + 1.0);
+                    (span as f64 * r) as u64
+                }
+            };
+            let off = (b + start).checked_mul(ba)?;
+            return (off < io_size).then_some(off);
         }
         if let Some(l) = self.lfsr.get_mut(f) {
             // No map: the LFSR never repeats a block before it runs out.
