@@ -271,10 +271,23 @@ const LFSR_JOBS: &[&[&str]] = &[
     ],
 ];
 
-/// Random jobs without a map: norandommap, blockalign, zipf/pareto/normal offsets
+/// Random jobs without a map: norandommap, blockalign, zipf/pareto/normal/zoned offsets
 /// (with a center), the non-uniform file services (the map on: a full
 /// file starts over), clones with randseed.
 const NOMAP_JOBS: &[&[&str]] = &[
+    &[
+        "--rw=randread",
+        "--size=4m",
+        "--bs=4k",
+        "--random_distribution=zoned:60/10:30/20:10/70",
+    ],
+    &[
+        "--rw=randrw",
+        "--size=8m",
+        "--bsrange=4k-16k",
+        "--nrfiles=2",
+        "--random_distribution=zoned_abs:60/1m:40/3m",
+    ],
     &[
         "--rw=randrw",
         "--size=4m",
