@@ -99,12 +99,12 @@ pub fn whole_last_unit(job: &Job) -> bool {
     serves(job)
 }
 
-/// Whether [`FioRandom::for_job`] gives a job fio's offsets: a random job
-/// (not trimwrite) with the map on, or without it (norandommap, lfsr,
-/// blockalign, any random_distribution).
+/// Whether [`FioRandom::for_job`] gives a job fio's offsets: any random
+/// job, with the map on or without it (norandommap, lfsr, blockalign, any
+/// random_distribution); randtrimwrite's trims (its writes follow them).
 fn serves(job: &Job) -> bool {
     let p = job.pattern;
-    p.random && !(p.write && p.trim)
+    p.random
 }
 
 /// fio's axmap: level 0 has a bit per block; a bit at level i+1 says the
