@@ -185,6 +185,7 @@ const JOBS: &[&[&str]] = &[
         "--bsrange=4k-16k",
         "--percentage_random=50",
     ],
+    &["--rw=randtrimwrite", "--size=4m", "--bsrange=4k-16k"],
     &["--rw=randread:4", "--size=16m", "--bs=4k"],
     &["--rw=randwrite:3", "--size=16m", "--bsrange=4k-16k"],
     // 16m over 3 files: fio's files keep size/3 unrounded and the job
