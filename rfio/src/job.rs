@@ -197,6 +197,22 @@ pub struct Job {
     pub content: crate::run::buffers::Content,
 }
 
+/// C's atoi as glibc's: blanks, a sign, digits up to the first other
+/// character (strtol's clamp, then the int's low 32 bits).
+fn c_atoi(s: &str) -> i32 {
+    let s = s.trim_start();
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mut v: i64 = 0;
+    for c in digits.bytes().take_while(u8::is_ascii_digit) {
+        v = v.saturating_mul(10).saturating_add(i64::from(c - b'0'));
+    }
+    (if neg { v.saturating_neg() } else { v }) as i32
+}
+
 impl Job {
     /// The smallest block of direction `d` (bs, bsrange or bssplit): fio's
     /// `min_bs[d]`, the grain of its offsets and of rate_iops.
@@ -285,6 +301,9 @@ fn build(
     let (rw_word, postfix) = o.choice("rw");
     let pattern = Pattern::from_word(&rw_word);
     let rw_postfix = match postfix {
+        // A random job's postfix is fio's atoi: I/Os per random offset
+        // (`4k` is 4, a word 0: never a random one, -3 wraps).
+        Some(p) if pattern.random => u64::from(c_atoi(&p) as u32),
         // fio reads the postfix as a signed 64-bit size.
         Some(p) if parse_size(&p, kb_base).is_ok_and(|v| v > i64::MAX as u64) => {
             return Err(Failure::stderr(format!(
@@ -624,7 +643,10 @@ fn build(
         content: Default::default(),
     };
     // fio keeps the random map where blockalign is every direction's block.
-    if job.blockalign.is_some_and(|ba| (0..3).all(|d| job.min_bs(d) == ba)) {
+    if job
+        .blockalign
+        .is_some_and(|ba| (0..3).all(|d| job.min_bs(d) == ba))
+    {
         job.blockalign = None;
     }
     crate::run::throttle::validate(&job).map_err(Failure::stderr)?;

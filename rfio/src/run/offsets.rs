@@ -241,7 +241,7 @@ impl Picker {
                 && !norandommap
                 && regions.len() == 1
                 && job.percentage_random[d] >= 100
-                && job.rw_postfix <= 1
+                && job.rw_postfix == 1
                 && job.bs[d].0 == job.bs[d].1
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
@@ -303,7 +303,7 @@ impl Picker {
             bs: job.bs,
             grain,
             skip: if p.random { 0 } else { job.rw_postfix },
-            ios_per_offset: if p.random { job.rw_postfix.max(1) } else { 1 },
+            ios_per_offset: if p.random { job.rw_postfix } else { 1 },
             same_left: 0,
             last: (0, 0, 0),
             key,
@@ -464,11 +464,12 @@ impl Picker {
                 }
             }
             let end = r.start + r.len;
-            let seq_hit = self.same_left <= 1;
+            // `:0` (fio's ddir_seq_nr 0): never a random offset.
+            let seq_hit = self.ios_per_offset != 0 && self.same_left <= 1;
             self.same_left = if seq_hit {
                 self.ios_per_offset
             } else {
-                self.same_left - 1
+                self.same_left.saturating_sub(1)
             };
             let random = self.random
                 && seq_hit
