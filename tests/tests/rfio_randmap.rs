@@ -187,6 +187,14 @@ const JOBS: &[&[&str]] = &[
     ],
     &["--rw=randtrimwrite", "--size=4m", "--bsrange=4k-16k"],
     &["--rw=randread:4", "--size=16m", "--bs=4k"],
+    // fio's atoi: 4k is 4, 0 never takes a random offset.
+    &["--rw=randread:4k", "--size=4m", "--bs=4k"],
+    &[
+        "--rw=randread:0",
+        "--size=4m",
+        "--bsrange=4k-8k",
+        "--nrfiles=2",
+    ],
     &["--rw=randwrite:3", "--size=16m", "--bsrange=4k-16k"],
     // 16m over 3 files: fio's files keep size/3 unrounded and the job
     // moves all of it (4096 I/Os); one file of 10001k ends at its end.
