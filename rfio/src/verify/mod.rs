@@ -156,7 +156,7 @@ impl<'a> Verifier<'a> {
             backlog_reads: None,
             fake,
             loops: job.loops,
-            trim: trim::TrimVerify::new(job, fake),
+            trim: trim::TrimVerify::new(job, fake, job.norandommap || job.loops > 1 || wrap),
         })
     }
 
@@ -247,7 +247,7 @@ impl<'a> Verifier<'a> {
                     trimmed: trim::Trimmed::No,
                 });
                 if let Some(t) = self.trim.as_mut() {
-                    t.logged(self.history.len() - 1);
+                    t.logged(self.history.len() - 1, io.file as u32, io.offset);
                 }
                 if self.spec.backlog > 0
                     && !self.fake
@@ -484,8 +484,6 @@ impl<'a> Verifier<'a> {
         }
         let mut list = std::mem::take(&mut self.history);
         list.drain(..self.checked.min(list.len()));
-        // trim_verify_zero=0: trimmed blocks are not read back.
-        list.retain(|w| w.trimmed != trim::Trimmed::Dropped);
         if self.overlaps {
             // Later writes of a block replace earlier ones (fio's rbtree).
             list.sort_by_key(|w| (w.file, w.offset));
@@ -498,6 +496,9 @@ impl<'a> Verifier<'a> {
             }
             list = kept;
         }
+        // trim_verify_zero=0: trimmed blocks are not read back (nor the
+        // writes they replaced).
+        list.retain(|w| w.trimmed != trim::Trimmed::Dropped);
         let t0 = rbench_common::clock::now_ns();
         // verify_only: one verify phase per loop, over the same blocks.
         let rounds = if self.only() { self.loops.max(1) } else { 1 };

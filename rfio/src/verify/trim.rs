@@ -26,7 +26,7 @@ use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
 use crate::run::filesize::{slot_seed, Taus};
 use crate::stats::{depth_bucket, ThreadStats};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::os::fd::RawFd;
 
 /// fio's FIO_RAND_TRIM_OFF.
@@ -64,11 +64,15 @@ pub(super) struct TrimVerify {
     last_read: bool,
     /// The engine moves no data: count the trims, issue nothing.
     fake: bool,
+    /// When a block can be written again (norandommap, io_size past the
+    /// end): the logged entry of each (file, offset), so a rewrite replaces
+    /// it as in fio's rbtree (the older one leaves the count and the list).
+    live: Option<HashMap<(u32, u64), usize>>,
 }
 
 impl TrimVerify {
     /// The trim verify of `job`, if it logs writes and trims a share.
-    pub(super) fn new(job: &Job, fake: bool) -> Option<TrimVerify> {
+    pub(super) fn new(job: &Job, fake: bool, overlaps: bool) -> Option<TrimVerify> {
         let o = &job.opts;
         let spec = job.verify.as_ref()?;
         // fio's unsigned int: -1 is 2^32-1, listing every block.
@@ -98,11 +102,22 @@ impl TrimVerify {
             hist_len: 0,
             last_read: false,
             fake,
+            live: overlaps.then(HashMap::new),
         })
     }
 
-    /// A write entered the history at `idx` (fio's log_io_piece).
-    pub(super) fn logged(&mut self, idx: usize) {
+    /// A write of `file` at `offset` entered the history at `idx` (fio's
+    /// log_io_piece).
+    pub(super) fn logged(&mut self, idx: usize, file: u32, offset: u64) {
+        if let Some(prev) = self
+            .live
+            .as_mut()
+            .and_then(|l| l.insert((file, offset), idx))
+        {
+            // Cold: a block written again replaces its older entry.
+            self.hist_len = self.hist_len.saturating_sub(1);
+            self.list.retain(|&i| i != prev);
+        }
         self.hist_len += 1;
         self.last_read = false;
         if self.rng.next() <= self.threshold {
@@ -191,6 +206,11 @@ impl TrimVerify {
                 w.trimmed = Trimmed::Zero;
             } else {
                 w.trimmed = Trimmed::Dropped;
+                if let Some(l) = self.live.as_mut() {
+                    if l.get(&(w.file, w.offset)) == Some(&i) {
+                        l.remove(&(w.file, w.offset));
+                    }
+                }
                 self.hist_len = self.hist_len.saturating_sub(1);
             }
         }
@@ -203,6 +223,9 @@ impl TrimVerify {
     pub(super) fn pass_ended(&mut self) -> Option<String> {
         let n = self.list.len();
         self.list.clear();
+        if let Some(l) = self.live.as_mut() {
+            l.clear();
+        }
         self.hist_len = 0;
         if let Some((seed, wide)) = self.reseed {
             self.rng = Taus::new(seed, wide);
@@ -252,6 +275,7 @@ mod tests {
             hist_len: hist,
             last_read: false,
             fake: true,
+            live: None,
         }
     }
 
