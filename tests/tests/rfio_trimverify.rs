@@ -127,6 +127,11 @@ fn trim_verify_trims_the_blocks_fio_trims() {
         (&["--trim_percentage=-1"], "total=256,256,512,0"),
         // no trim_backlog: blocks are listed, never trimmed
         (&["--trim_backlog=0"], "total=256,256,256,0"),
+        // random blocks written again: a rewrite replaces the older entry
+        (
+            &["--rw=randtrimwrite", "--norandommap"],
+            "total=157,256,386,0",
+        ),
         // the trim generator starts again each loop
         (
             &["--loops=2", "--trim_verify_zero=0", "--trim_backlog=5"],
