@@ -242,6 +242,9 @@ impl Picker {
                 && regions.len() == 1
                 && job.percentage_random[d] >= 100
                 && job.rw_postfix == 1
+                // fio's map counts blocks of the smallest size of any
+                // direction (rw_min_bs): `bs=4k,8k` randwrite ends early.
+                && (0..3).all(|x| job.min_bs(x) >= grain)
                 && job.bs[d].0 == job.bs[d].1
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
