@@ -186,6 +186,8 @@ const JOBS: &[&[&str]] = &[
         "--percentage_random=50",
     ],
     &["--rw=randtrimwrite", "--size=4m", "--bsrange=4k-16k"],
+    // One direction, but fio's map counts the read blocks (rw_min_bs).
+    &["--rw=randwrite", "--size=5000k", "--bs=4k,8k"],
     &["--rw=randread:4", "--size=16m", "--bs=4k"],
     // fio's atoi: 4k is 4, 0 never takes a random offset.
     &["--rw=randread:4k", "--size=4m", "--bs=4k"],
