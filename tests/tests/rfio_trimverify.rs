@@ -132,6 +132,16 @@ fn trim_verify_trims_the_blocks_fio_trims() {
             &["--rw=randtrimwrite", "--norandommap"],
             "total=157,256,386,0",
         ),
+        // verify_backlog reads and trims interleaved as fio's get_io_u
+        // asks for them
+        (
+            &[
+                "--verify_backlog=10",
+                "--trim_backlog=3",
+                "--trim_verify_zero=0",
+            ],
+            "total=132,256,380,0",
+        ),
         // the trim generator starts again each loop
         (
             &["--loops=2", "--trim_verify_zero=0", "--trim_backlog=5"],

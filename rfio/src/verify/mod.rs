@@ -249,6 +249,9 @@ impl<'a> Verifier<'a> {
                 if let Some(t) = self.trim.as_mut() {
                     t.logged(self.history.len() - 1, io.file as u32, io.offset);
                 }
+                if self.spec.backlog > 0 && !self.fake && self.trim.is_some() {
+                    return self.backlog_and_trim(st);
+                }
                 if self.spec.backlog > 0
                     && !self.fake
                     && (self.history.len() - self.checked) as u64 >= self.spec.backlog
@@ -282,47 +285,76 @@ impl<'a> Verifier<'a> {
     #[cold]
     fn backlog(&mut self, st: &mut ThreadStats) -> Result<(), Mismatch> {
         let end = (self.checked + self.spec.backlog_batch.max(1) as usize).min(self.history.len());
-        if let Some(t) = self.trim.as_mut() {
-            let read = self.history[self.checked..end]
-                .iter()
-                .filter(|w| w.trimmed != trim::Trimmed::Dropped)
-                .count();
-            t.backlog_read(read as u64, end);
-        }
         for i in self.checked..end {
-            let w = self.history[i];
-            let len = w.len as usize;
-            if len > self.scratch_len || w.trimmed == trim::Trimmed::Dropped {
-                continue;
-            }
-            // SAFETY: scratch holds `scratch_len` bytes.
-            let buf = unsafe { std::slice::from_raw_parts_mut(self.scratch.ptr, len) };
-            let fd = self.fds.get(w.file as usize).copied().unwrap_or(-1);
-            let t0 = rbench_common::clock::now_ns();
-            // SAFETY: reading into our own buffer of `len` bytes.
-            let n =
-                unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), len, w.offset as libc::off_t) };
-            let ns = rbench_common::clock::now_ns().saturating_sub(t0);
-            if n > 0 {
-                record_read(st, n as u64, ns, ns);
-                if let Some(l) = self.backlog_reads.as_mut() {
-                    l.push((
-                        w.file as usize,
-                        w.offset,
-                        n as u64,
-                        t0 + ns,
-                        ns,
-                        IoKind::Read,
-                    ));
-                }
-            }
-            let got = n.max(0) as usize;
-            buf[got.min(len)..].fill(0);
-            let r = self.check_written(buf, &w);
-            self.judged(r, st)?;
+            self.read_back(self.history[i], st)?;
         }
         self.checked = end;
         Ok(())
+    }
+
+    /// verify_backlog beside trim verify, step by step as fio's get_io_u
+    /// asks before each I/O: a backlog read when one is due (fio's
+    /// check_get_verify, on the count of logged blocks not yet verified or
+    /// dropped), else a trim when one is due, until neither is.
+    #[cold]
+    fn backlog_and_trim(&mut self, st: &mut ThreadStats) -> Result<(), Mismatch> {
+        let Some(mut t) = self.trim.take() else {
+            return Ok(());
+        };
+        let r = loop {
+            if t.verify_wanted(self.spec.backlog, self.spec.backlog_batch) {
+                let next = (self.checked..self.history.len())
+                    .find(|&i| self.history[i].trimmed != trim::Trimmed::Dropped);
+                if let Some(i) = next {
+                    let w = self.history[i];
+                    self.checked = i + 1;
+                    t.verified(i, &w);
+                    if let Err(m) = self.read_back(w, st) {
+                        break Err(m);
+                    }
+                    continue;
+                }
+            }
+            match t.trim_next(&mut self.history, self.fds, st, self.backlog_reads.as_mut()) {
+                Ok(true) => continue,
+                Ok(false) => break Ok(()),
+                Err(m) => break Err(m),
+            }
+        };
+        self.trim = Some(t);
+        r
+    }
+
+    /// Read back one written block now (beside the engine) and check it.
+    fn read_back(&mut self, w: Written, st: &mut ThreadStats) -> Result<(), Mismatch> {
+        let len = w.len as usize;
+        if len > self.scratch_len {
+            return Ok(());
+        }
+        // SAFETY: scratch holds `scratch_len` bytes.
+        let buf = unsafe { std::slice::from_raw_parts_mut(self.scratch.ptr, len) };
+        let fd = self.fds.get(w.file as usize).copied().unwrap_or(-1);
+        let t0 = rbench_common::clock::now_ns();
+        // SAFETY: reading into our own buffer of `len` bytes.
+        let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), len, w.offset as libc::off_t) };
+        let ns = rbench_common::clock::now_ns().saturating_sub(t0);
+        if n > 0 {
+            record_read(st, n as u64, ns, ns);
+            if let Some(l) = self.backlog_reads.as_mut() {
+                l.push((
+                    w.file as usize,
+                    w.offset,
+                    n as u64,
+                    t0 + ns,
+                    ns,
+                    IoKind::Read,
+                ));
+            }
+        }
+        let got = n.max(0) as usize;
+        buf[got.min(len)..].fill(0);
+        let r = self.check_written(buf, &w);
+        self.judged(r, st)
     }
 
     /// continue_on_error=verify (or all): count a failure and go on; its

@@ -64,6 +64,8 @@ pub(super) struct TrimVerify {
     last_read: bool,
     /// The engine moves no data: count the trims, issue nothing.
     fake: bool,
+    /// fio's td->verify_batch: backlog reads left in the current batch.
+    verify_left: u64,
     /// When a block can be written again (norandommap, io_size past the
     /// end): the logged entry of each (file, offset), so a rewrite replaces
     /// it as in fio's rbtree (the older one leaves the count and the list).
@@ -102,6 +104,7 @@ impl TrimVerify {
             hist_len: 0,
             last_read: false,
             fake,
+            verify_left: 0,
             live: overlaps.then(HashMap::new),
         })
     }
@@ -125,12 +128,33 @@ impl TrimVerify {
         }
     }
 
-    /// verify_backlog read `n` logged blocks, up to history index `upto`.
-    pub(super) fn backlog_read(&mut self, n: u64, upto: usize) {
-        self.hist_len = self.hist_len.saturating_sub(n);
-        self.list.retain(|&i| i >= upto);
-        if n > 0 {
-            self.last_read = true;
+    /// fio's check_get_verify (verify_backlog beside trim verify): whether
+    /// a backlog read is due now, on fio's count of logged blocks.
+    pub(super) fn verify_wanted(&mut self, backlog: u64, batch: u64) -> bool {
+        if self.hist_len == 0 {
+            return false;
+        }
+        if self.verify_left > 0 {
+            return true;
+        }
+        if self.hist_len.is_multiple_of(backlog.max(1)) && !self.last_read {
+            self.verify_left = batch.max(1);
+            return true;
+        }
+        false
+    }
+
+    /// A backlog read of history entry `idx` (`w`) is going out: it leaves
+    /// the count and the trim list (fio's get_next_verify).
+    pub(super) fn verified(&mut self, idx: usize, w: &Written) {
+        self.verify_left = self.verify_left.saturating_sub(1);
+        self.hist_len = self.hist_len.saturating_sub(1);
+        self.last_read = true;
+        self.list.retain(|&i| i != idx);
+        if let Some(l) = self.live.as_mut() {
+            if l.get(&(w.file, w.offset)) == Some(&idx) {
+                l.remove(&(w.file, w.offset));
+            }
         }
     }
 
@@ -165,56 +189,69 @@ impl TrimVerify {
         st: &mut ThreadStats,
         mut log: Option<&mut Vec<super::BacklogRead>>,
     ) -> Result<(), Mismatch> {
-        while let Some(i) = self.next_due() {
-            let Some(w) = history.get_mut(i) else {
-                continue;
-            };
-            let mut io = IoUnit::new(std::ptr::null_mut());
-            io.kind = IoKind::Trim;
-            io.file = w.file as usize;
-            io.fd = fds.get(io.file).copied().unwrap_or(-1);
-            io.offset = w.offset;
-            io.len = w.len as usize;
-            let t0 = rbench_common::clock::now_ns();
-            let r = if self.fake {
-                io.len as i64
-            } else {
-                crate::engine::do_trim(&io)
-            };
-            let ns = rbench_common::clock::now_ns().saturating_sub(t0);
-            st.issued[2] += 1;
-            if r < 0 {
-                return Err(Mismatch {
-                    report: String::new(),
-                    file: io.file,
-                    offset: io.offset,
-                    len: io.len,
-                    errno: (-r) as i32,
-                });
-            }
-            let d = &mut st.dir[2];
-            d.ios += 1;
-            d.io_bytes += io.len as u64;
-            d.clat.record(ns);
-            d.lat.record(ns);
-            st.depth_map[depth_bucket(1)] += 1;
-            if let Some(l) = log.as_deref_mut() {
-                l.push((io.file, io.offset, io.len as u64, t0 + ns, ns, IoKind::Trim));
-            }
-            self.last_read = false;
-            if self.zero {
-                w.trimmed = Trimmed::Zero;
-            } else {
-                w.trimmed = Trimmed::Dropped;
-                if let Some(l) = self.live.as_mut() {
-                    if l.get(&(w.file, w.offset)) == Some(&i) {
-                        l.remove(&(w.file, w.offset));
-                    }
-                }
-                self.hist_len = self.hist_len.saturating_sub(1);
-            }
-        }
+        while self.trim_next(history, fds, st, log.as_deref_mut())? {}
         Ok(())
+    }
+
+    /// One trim, if one is due now: whether there was one.
+    pub(super) fn trim_next(
+        &mut self,
+        history: &mut [Written],
+        fds: &[RawFd],
+        st: &mut ThreadStats,
+        log: Option<&mut Vec<super::BacklogRead>>,
+    ) -> Result<bool, Mismatch> {
+        let Some(i) = self.next_due() else {
+            return Ok(false);
+        };
+        let Some(w) = history.get_mut(i) else {
+            return Ok(true);
+        };
+        let mut io = IoUnit::new(std::ptr::null_mut());
+        io.kind = IoKind::Trim;
+        io.file = w.file as usize;
+        io.fd = fds.get(io.file).copied().unwrap_or(-1);
+        io.offset = w.offset;
+        io.len = w.len as usize;
+        let t0 = rbench_common::clock::now_ns();
+        let r = if self.fake {
+            io.len as i64
+        } else {
+            crate::engine::do_trim(&io)
+        };
+        let ns = rbench_common::clock::now_ns().saturating_sub(t0);
+        st.issued[2] += 1;
+        if r < 0 {
+            return Err(Mismatch {
+                report: String::new(),
+                file: io.file,
+                offset: io.offset,
+                len: io.len,
+                errno: (-r) as i32,
+            });
+        }
+        let d = &mut st.dir[2];
+        d.ios += 1;
+        d.io_bytes += io.len as u64;
+        d.clat.record(ns);
+        d.lat.record(ns);
+        st.depth_map[depth_bucket(1)] += 1;
+        if let Some(l) = log {
+            l.push((io.file, io.offset, io.len as u64, t0 + ns, ns, IoKind::Trim));
+        }
+        self.last_read = false;
+        if self.zero {
+            w.trimmed = Trimmed::Zero;
+        } else {
+            w.trimmed = Trimmed::Dropped;
+            if let Some(l) = self.live.as_mut() {
+                if l.get(&(w.file, w.offset)) == Some(&i) {
+                    l.remove(&(w.file, w.offset));
+                }
+            }
+            self.hist_len = self.hist_len.saturating_sub(1);
+        }
+        Ok(true)
     }
 
     /// The write pass (a loop) ended: fio's message for blocks listed but
@@ -275,6 +312,7 @@ mod tests {
             hist_len: hist,
             last_read: false,
             fake: true,
+            verify_left: 0,
             live: None,
         }
     }
