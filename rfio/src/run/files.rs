@@ -92,6 +92,14 @@ fn io_size(job: &Job, size: u64) -> u64 {
     }
 }
 
+/// io_size given (not 0): fio's keep_running starts another round when
+/// every file ended early (a random offset past the end, a distribution's
+/// last range) while a whole block of io_size is left; without it the job
+/// ends with its files.
+fn explicit_io_size(job: &Job, size: u64) -> bool {
+    job.io_size.is_some_and(|s| pct_of(s, size) > 0)
+}
+
 /// Work out sizes, lay out missing files and open them.
 /// `notices` receives the lines fio prints while doing so, with their stream.
 pub fn setup(
@@ -171,10 +179,10 @@ pub fn setup(
         // their sum: where the files do not end by themselves (unmarked or
         // overlapping random I/Os) it goes on into the rounded-off tail.
         // Files that all ended start another round only under io_size
-        // (fio's keep_running), while a whole block is left.
+        // (fio's keep_running, see `explicit_io_size`).
         // Each starts at the job's offset (a percentage of the file's size,
         // aligned up to the block, as fio's get_start_offset).
-        let (mut sum, mut whole) = (0, 0);
+        let mut whole = 0;
         for i in 0..nfiles {
             let per = per_file(i);
             let mut start =
@@ -185,7 +193,6 @@ pub fn setup(
             }
             let len = per / min_bs * min_bs;
             files.regions.push((-1, start, len));
-            sum += len;
             whole += per_file(i);
         }
         // size= caps what filesize= lays out (fio moves `size` bytes).
@@ -195,7 +202,7 @@ pub fn setup(
             whole
         };
         files.io_size = io_size(job, whole);
-        files.wrap = files.io_size > whole || job.io_size.is_some() && files.io_size > sum;
+        files.wrap = files.io_size > whole || explicit_io_size(job, whole);
         return Ok(files);
     }
     // Writing to a mounted block device destroys a file system: refuse
@@ -373,7 +380,7 @@ pub fn setup(
         io_total = io_total.min(total);
     }
     files.io_size = io_size(job, io_total);
-    files.wrap = files.io_size > io_total;
+    files.wrap = files.io_size > io_total || explicit_io_size(job, io_total);
     Ok(files)
 }
 
