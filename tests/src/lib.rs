@@ -249,6 +249,14 @@ pub fn on_threads<C: Sync, T: Send>(cases: &[C], f: impl Fn(&C) -> T + Sync) -> 
 
 /// Whether any process has `file` open (a link in some /proc/<pid>/fd).
 pub fn is_open(file: &Path) -> bool {
+    // The links name the real path: resolve the directory's (a TMPDIR
+    // behind a symlink), the file itself may not exist yet.
+    let real = file
+        .parent()
+        .and_then(|d| d.canonicalize().ok())
+        .zip(file.file_name())
+        .map(|(d, name)| d.join(name));
+    let file = real.as_deref().unwrap_or(file);
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return false;
     };
