@@ -208,6 +208,15 @@ const JOBS: &[&[&str]] = &[
         "--percentage_random=50",
     ],
     &["--rw=randread:2", "--size=16m", "--bs=4k", "--nrfiles=3"],
+    // A file ending early (the last 16k block lies past 3001k): io_size
+    // starts another round, as fio's keep_running.
+    &[
+        "--rw=randread:5",
+        "--size=3001k",
+        "--bs=16k",
+        "--io_size=2m",
+        "--random_distribution=normal:15",
+    ],
     // Null-engine files start at the job's offset (a percentage of their
     // size, aligned up), clones further by offset_increment.
     &[
