@@ -133,7 +133,13 @@ pub fn setup(
     // (run/filesize.rs). Without size=, the job's size is their sum.
     let file_sizes: Option<Vec<u64>> = job.filesize.map(|(lo, hi)| {
         let sizes: Vec<Option<u64>> = (0..nfiles)
-            .map(|i| existing.get(i).copied().flatten().map(|e| e.0))
+            .map(|i| match job.size {
+                // fio's null-engine files are size/nrfiles big: inside the
+                // range they keep it, as an existing file would.
+                Some(SizeOrPercent::Bytes(total)) if diskless => Some(total / nfiles as u64),
+                _ if diskless => None,
+                _ => existing.get(i).copied().flatten().map(|e| e.0),
+            })
             .collect();
         super::filesize::sizes(job, lo, hi, &sizes, min_bs)
     });
@@ -191,9 +197,16 @@ pub fn setup(
             if is_pct(job.offset) || is_pct(job.offset_increment) {
                 start = start.div_ceil(min_bs) * min_bs;
             }
+            // A filesize= file holds its offset: the I/O is what lies past
+            // it (fio's io_size = file size - offset).
+            let per = if job.filesize.is_some() {
+                per.saturating_sub(start)
+            } else {
+                per
+            };
             let len = per / min_bs * min_bs;
             files.regions.push((-1, start, len));
-            whole += per_file(i);
+            whole += per;
         }
         // size= caps what filesize= lays out (fio moves `size` bytes).
         let whole = if job.size.is_some() {
