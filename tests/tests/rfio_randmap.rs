@@ -217,6 +217,23 @@ const JOBS: &[&[&str]] = &[
         "--io_size=2m",
         "--random_distribution=normal:15",
     ],
+    // Null-engine filesize= files: size/nrfiles inside the range stays,
+    // a clone's offset comes off the file's size.
+    &[
+        "--rw=randread",
+        "--size=3m",
+        "--bsrange=4k-8k",
+        "--filesize=1m-2m",
+        "--nrfiles=2",
+    ],
+    &[
+        "--rw=randwrite",
+        "--size=3m",
+        "--bsrange=4k-8k",
+        "--filesize=1m-2m",
+        "--offset_increment=256k",
+        "--numjobs=2",
+    ],
     // Null-engine files start at the job's offset (a percentage of their
     // size, aligned up), clones further by offset_increment.
     &[
