@@ -313,6 +313,9 @@ pub struct FioRandom {
     /// A file that runs out of offsets starts over at once (time_based, a
     /// non-uniform file service), as fio's get_next_rand_block.
     restart: bool,
+    /// time_based with one file: the sequential share goes back to the
+    /// file's start at its end (fio's get_next_seq_offset).
+    wrap_seq: bool,
     /// percentage_random's draws per direction (fio's seq_rand_state) and
     /// their seed.
     seq_rand: [Taus; 3],
@@ -430,6 +433,7 @@ impl FioRandom {
                 .map(|&(n, size)| real_size(job, regions.len() as u64, n, size, rw_min))
                 .collect(),
             reseed: job.randrepeat && job.randseed.is_none(),
+            wrap_seq: job.time_based && regions.len() == 1,
             restart: job.time_based
                 || matches!(
                     job.file_service.as_str(),
@@ -479,6 +483,12 @@ impl FioRandom {
         if let Some(z) = &mut self.zones {
             z.rng = Taus::new(z.seed, false);
         }
+    }
+
+    /// Whether the sequential share wraps to the file's start at its end.
+    #[inline]
+    pub fn wraps_sequential(&self) -> bool {
+        self.wrap_seq
     }
 
     /// Whether a file that runs out of offsets starts over at once.

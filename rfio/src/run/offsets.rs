@@ -539,11 +539,22 @@ impl Picker {
                 // direction in this file (random ones too); past the file's
                 // end it draws a block at random (not marked); one at or
                 // past io_size ends the file.
-                let rel = if r.pos[d] - r.start < m.real_size(fi) {
+                if m.wraps_sequential() && r.pos[d] >= r.start + r.len {
+                    // time_based with one file: back to its start.
+                    r.pos[d] = r.start;
+                }
+                let mut rel = if r.pos[d] - r.start < m.real_size(fi) {
                     Some(r.pos[d] - r.base)
                 } else {
                     m.offset(fi, d)
                 };
+                if rel.is_none() && m.restarts() {
+                    // time_based or a non-uniform file service: the file
+                    // starts over (its random draw is tried again).
+                    m.reset_file(fi);
+                    r.pos = [r.start; 3];
+                    rel = m.offset(fi, d);
+                }
                 match rel.filter(|&o| o < r.len) {
                     Some(o) => r.base + o,
                     None => {
