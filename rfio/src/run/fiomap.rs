@@ -1,16 +1,22 @@
-//! fio 3.33's random offsets over its random map, for the random jobs that
-//! keep a map and draw every offset at random (any block sizes, any
-//! directions but trimwrite, one or several files): the same blocks in the
-//! same order with the same (possibly shortened) lengths, so such a job
-//! ends where fio's ends. The picker's short path (one file, one direction,
-//! one fixed block) keeps its own permutation.
+//! fio 3.33's random offsets, for every random job off the picker's short
+//! path (which keeps its own permutation: one file, one direction, one
+//! fixed block that is every direction's smallest): any block sizes and
+//! directions, one or several files, with or without the random map
+//! (norandommap, blockalign, `random_generator=lfsr` in run/lfsr.rs,
+//! zipf/pareto/normal in run/fiodist.rs, zoned/zoned_abs here), the
+//! sequential shares of percentage_random and `rw=randread:N`: the same
+//! blocks in the same order with the same (possibly shortened) lengths, so
+//! such a job ends where fio's ends.
 //!
 //! How fio picks a random offset (io_u.c, lib/axmap.c):
 //! - One generator per job (Tausworthe, 64-bit with tausworthe64), seeded
 //!   with `0xb1899bed` times the job's thread number while randrepeat is on
-//!   (the default, whatever randseed says), else from seed slot 6.
+//!   (the default; randseed turns it off after the job, not its clones,
+//!   was seeded), else from seed slot 6.
 //! - Per direction, `lastb = io_size / ba` (ba is that direction's smallest
-//!   block); a draw `r` gives block `b = lastb * r / (max + 1)`.
+//!   block, or blockalign); a draw `r` gives block `b = lastb * r / (max + 1)`.
+//! - zoned: a percent drawn from seed slot 16 picks the zone, the block is
+//!   drawn inside it.
 //! - Each file has its own map (the generator is the job's, shared by the
 //!   files); a file's map has one bit per `rw_min_bs` (the smallest block of all
 //!   directions) of `min(io_size, file size)`. A set bit `b` moves to the
