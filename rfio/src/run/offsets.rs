@@ -1,7 +1,8 @@
 //! Where the next I/O goes: direction (rwmix), block size (bs, bsrange,
-//! bssplit), file (round robin) and offset (sequential, or random through a
-//! full-cycle permutation so every block is hit once per pass unless
-//! `norandommap`).
+//! bssplit), file (round robin...) and offset (sequential, or random: fio's
+//! own offsets in run/fiomap.rs, or on the short path (one file, one
+//! direction, one block) a full-cycle permutation that hits every block
+//! once per pass).
 
 use super::distribution::Sampler;
 use crate::engine::{IoKind, IoUnit};
