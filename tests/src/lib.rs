@@ -199,26 +199,43 @@ pub fn wait_until_catches(pid: u32, signo: u32, limit: Duration) -> bool {
     false
 }
 
-/// Whether a TCP socket listens on `port` in the network namespace whose
-/// tables are under `net`: `/proc/net` for this process's, or
-/// `/proc/<pid>/net` for the namespace process `pid` runs in.
-pub fn tcp_listening_in(net: &Path, port: u16) -> bool {
+/// How many TCP sockets on local port `port` are in `state` (as
+/// /proc/net/tcp writes it: `0A` LISTEN, `01` ESTABLISHED) in the network
+/// namespace whose tables are under `net`: `/proc/net` for this process's,
+/// or `/proc/<pid>/net` for the namespace process `pid` runs in.
+pub fn tcp_sockets_in(net: &Path, port: u16, state: &str) -> usize {
     let needle = format!(":{port:04X}");
-    ["tcp", "tcp6"].iter().any(|f| {
-        std::fs::read_to_string(net.join(f))
-            .unwrap_or_default()
-            .lines()
-            .any(|l| {
-                let c: Vec<&str> = l.split_whitespace().collect();
-                // local_address is ADDR:PORT in hex; state 0A is LISTEN.
-                c.len() > 3 && c[1].ends_with(&needle) && c[3] == "0A"
-            })
-    })
+    ["tcp", "tcp6"]
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(net.join(f))
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| {
+                    let c: Vec<&str> = l.split_whitespace().collect();
+                    // local_address is ADDR:PORT in hex.
+                    c.len() > 3 && c[1].ends_with(&needle) && c[3] == state
+                })
+                .count()
+        })
+        .sum()
+}
+
+/// Whether a TCP socket listens on `port` in the namespace of `net` (see
+/// [`tcp_sockets_in`]).
+pub fn tcp_listening_in(net: &Path, port: u16) -> bool {
+    tcp_sockets_in(net, port, "0A") > 0
 }
 
 /// Whether a TCP socket of this network namespace listens on `port`.
 pub fn tcp_listening(port: u16) -> bool {
     tcp_listening_in(Path::new("/proc/net"), port)
+}
+
+/// How many connections to this namespace's local port `port` are
+/// established (a server's side of them, accepted or still queued).
+pub fn tcp_established(port: u16) -> usize {
+    tcp_sockets_in(Path::new("/proc/net"), port, "01")
 }
 
 /// Poll `cond` every 10 ms until it holds or `limit` passes; whether it held.

@@ -651,7 +651,7 @@ fn busy_server_answers_access_denied() {
             LIMIT,
         )
     });
-    std::thread::sleep(Duration::from_millis(1000));
+    wait_busy(port);
     for bin in [real.clone(), riperf()] {
         let o = client(&bin, port, &["-t", "1"]);
         assert_eq!(o.status.code(), Some(1), "{bin:?}");
@@ -683,7 +683,7 @@ fn our_client_reports_busy_like_iperf3() {
             LIMIT,
         )
     });
-    std::thread::sleep(Duration::from_millis(800));
+    wait_busy(port);
     let o = client(&riperf(), port, &["-t", "1", "-J"]);
     assert_eq!(o.status.code(), Some(0), "3.12 exits 0 on -J errors");
     let j = json(&stdout(&o));
@@ -692,6 +692,25 @@ fn our_client_reports_busy_like_iperf3() {
         "the server is busy running a test. try again later"
     );
     assert!(long.join().unwrap().status.success());
+}
+
+/// Wait (bounded) until the server on `port` is busy with a client's test:
+/// its control and data connections established, then a moment for the
+/// server to enter the test. (A fixed pause from the client's spawn ran
+/// with a loaded machine's start-up time.)
+fn wait_busy(port: u16) {
+    assert!(
+        rbench_tests::wait_for(LIMIT, || rbench_tests::tcp_established(port) >= 2),
+        "no test started on port {port}"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+}
+
+/// The server side's connections on `port` not yet closed by it:
+/// established, or closed by the client only (CLOSE_WAIT).
+fn open_connections(port: u16) -> usize {
+    let net = Path::new("/proc/net");
+    rbench_tests::tcp_sockets_in(net, port, "01") + rbench_tests::tcp_sockets_in(net, port, "08")
 }
 
 /// Talk raw bytes to a server and return what it answered (bounded).
@@ -792,7 +811,7 @@ fn hostile_clients_do_not_stop_the_server() {
     // Data connections with a wrong cookie during a test are refused.
     let port = srv.port;
     let long = std::thread::spawn(move || client(&iperf3().unwrap(), port, &["-t", "2"]));
-    std::thread::sleep(Duration::from_millis(700));
+    wait_busy(port);
     let answer = raw(srv.port, &[b'z'; 37]);
     assert_eq!(answer, vec![0xff], "wrong cookie while busy");
     assert!(long.join().unwrap().status.success());
@@ -807,8 +826,14 @@ fn hostile_clients_do_not_stop_the_server() {
     let _ = c.kill();
     let _ = c.wait();
     // As with iperf3, a client arriving in the same instant as the dead
-    // one's FIN may still be told the server is busy.
-    std::thread::sleep(Duration::from_millis(300));
+    // one's FIN may still be told the server is busy: wait until the server
+    // has closed the dead test's connections (a fixed 300 ms pause could
+    // run out on a loaded machine).
+    let port = srv.port;
+    assert!(
+        rbench_tests::wait_for(LIMIT, || open_connections(port) == 0),
+        "the server kept the vanished client's connections"
+    );
     let o = client(&real, srv.port, &["-n", "1M"]);
     assert!(o.status.success(), "after a vanished client: {o:?}");
 }
