@@ -2,10 +2,12 @@
 //! originals (failing, not skipping, when `RBENCH_REQUIRE_ORIGINALS=1`), run
 //! commands with a time bound (collected as [`Ran`] or [`Finished`], or
 //! required to succeed with [`run_ok`]), run an original and ours side by
-//! side ([`run_pair`], [`ours_then_original`]), signal a running tool
-//! ([`await_handler`], [`send_signal`]), mask numbers so layouts can be
-//! compared, and read JSON. Scratch directories and mounted file systems
-//! are in [`fs`].
+//! side ([`run_pair`], [`ours_then_original`]) or cases at once
+//! ([`on_threads`]), signal a running tool ([`await_handler`],
+//! [`send_signal`], [`kill_tree`]), wait for a state instead of sleeping
+//! ([`wait_for`], [`tcp_listening`], [`tcp_established`], [`is_open`]), mask
+//! numbers so layouts can be compared, and read JSON. Scratch directories
+//! and mounted file systems are in [`fs`].
 
 pub mod fs;
 
