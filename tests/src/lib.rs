@@ -266,7 +266,7 @@ pub fn on_threads<C: Sync, T: Send>(cases: &[C], f: impl Fn(&C) -> T + Sync) -> 
     })
 }
 
-/// Whether any process has `file` open (a link in some /proc/<pid>/fd).
+/// Whether any process has `file` open (a link in some `/proc/<pid>/fd`).
 pub fn is_open(file: &Path) -> bool {
     // The links name the real path: resolve the directory's (a TMPDIR
     // behind a symlink), the file itself may not exist yet.
