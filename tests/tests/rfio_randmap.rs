@@ -181,14 +181,13 @@ const JOBS: &[&[&str]] = &[
     ],
     &[
         "--rw=randread",
-        "--size=16m",
+        "--size=4m",
         "--bsrange=4k-16k",
         "--percentage_random=50",
     ],
     &["--rw=randtrimwrite", "--size=4m", "--bsrange=4k-16k"],
     // One direction, but fio's map counts the read blocks (rw_min_bs).
     &["--rw=randwrite", "--size=5000k", "--bs=4k,8k"],
-    &["--rw=randread:4", "--size=16m", "--bs=4k"],
     // fio's atoi: 4k is 4, 0 never takes a random offset.
     &["--rw=randread:4k", "--size=4m", "--bs=4k"],
     &[
@@ -197,17 +196,17 @@ const JOBS: &[&[&str]] = &[
         "--bsrange=4k-8k",
         "--nrfiles=2",
     ],
-    &["--rw=randwrite:3", "--size=16m", "--bsrange=4k-16k"],
-    // 16m over 3 files: fio's files keep size/3 unrounded and the job
-    // moves all of it (4096 I/Os); one file of 10001k ends at its end.
+    &["--rw=randwrite:3", "--size=4m", "--bsrange=4k-16k"],
+    // 4m over 3 files: fio's files keep size/3 unrounded and the job
+    // moves all of it (1024 I/Os); one file of 2001k ends at its end.
     &[
         "--rw=randread",
-        "--size=16m",
+        "--size=4m",
         "--bs=4k",
         "--nrfiles=3",
         "--percentage_random=50",
     ],
-    &["--rw=randread:2", "--size=16m", "--bs=4k", "--nrfiles=3"],
+    &["--rw=randread:2", "--size=4m", "--bs=4k", "--nrfiles=3"],
     // A file ending early (the last 16k block lies past 3001k): io_size
     // starts another round, as fio's keep_running.
     &[
@@ -237,14 +236,8 @@ const JOBS: &[&[&str]] = &[
     // Null-engine files start at the job's offset (a percentage of their
     // size, aligned up), clones further by offset_increment.
     &[
-        "--rw=randwrite",
-        "--size=8m",
-        "--bsrange=4k-16k",
-        "--offset=1000k",
-    ],
-    &[
         "--rw=randread",
-        "--size=8m",
+        "--size=4m",
         "--bs=4k",
         "--offset=10%",
         "--offset_increment=5%",
@@ -253,13 +246,13 @@ const JOBS: &[&[&str]] = &[
     ],
     &[
         "--rw=randread",
-        "--size=10001k",
+        "--size=2001k",
         "--bs=4k",
         "--percentage_random=50",
     ],
     &[
         "--rw=randrw:8",
-        "--size=16m",
+        "--size=4m",
         "--bs=4k",
         "--nrfiles=2",
         "--file_service_type=random",
@@ -272,16 +265,16 @@ const JOBS: &[&[&str]] = &[
 /// goes out whole past `size` as fio's. And clones of a job with randseed
 /// (fio seeds them from slot 6).
 const LFSR_JOBS: &[&[&str]] = &[
-    &["--rw=randread", "--size=16m", "--bs=4k"],
+    &["--rw=randread", "--size=4m", "--bs=4k"],
     &[
         "--rw=randrw",
-        "--size=12m",
+        "--size=6m",
         "--bsrange=4k-16k",
         "--nrfiles=3",
     ],
     &[
         "--rw=randread",
-        "--size=8m",
+        "--size=4m",
         "--bs=4k",
         "--nrfiles=2",
         "--loops=2",
@@ -290,7 +283,7 @@ const LFSR_JOBS: &[&[&str]] = &[
     &["--rw=randread", "--size=4m", "--bs=4k", "--numjobs=3"],
     &[
         "--rw=randrw",
-        "--size=8m",
+        "--size=4m",
         "--bs=4k",
         "--percentage_random=50",
         "--nrfiles=2",
@@ -341,20 +334,20 @@ const NOMAP_JOBS: &[&[&str]] = &[
     ],
     &[
         "--rw=randread",
-        "--size=16m",
+        "--size=4m",
         "--bs=4k",
         "--random_distribution=zipf:1.2",
     ],
     &[
         "--rw=randrw",
-        "--size=8m",
+        "--size=4m",
         "--bsrange=4k-16k",
         "--nrfiles=2",
         "--random_distribution=pareto:0.3",
     ],
     &[
         "--rw=randwrite",
-        "--size=8m",
+        "--size=4m",
         "--bs=4k",
         "--random_distribution=normal:10:0.3",
         "--percentage_random=50",
