@@ -322,6 +322,8 @@ pub struct FioRandom {
     /// time_based with one file: the sequential share goes back to the
     /// file's start at its end (fio's get_next_seq_offset).
     wrap_seq: bool,
+    /// The last offset drawn lay past io_size.
+    past_end: bool,
     /// percentage_random's draws per direction (fio's seq_rand_state) and
     /// their seed.
     seq_rand: [Taus; 3],
@@ -440,6 +442,7 @@ impl FioRandom {
                 .collect(),
             reseed: job.randrepeat && job.randseed.is_none(),
             wrap_seq: job.time_based && regions.len() == 1,
+            past_end: false,
             restart: job.time_based
                 || matches!(
                     job.file_service.as_str(),
@@ -531,11 +534,12 @@ impl FioRandom {
     /// direction `d`; None where fio finds none and ends the file.
     #[inline]
     pub fn offset(&mut self, f: usize, d: usize) -> Option<u64> {
+        self.past_end = false;
         let (lastb, io_size) = self.lastb[f];
         if let Some(g) = self.dist.get_mut(f) {
             // fio's distribution, no map; past io_size the file ends.
             let off = g.offset(d);
-            return (off < io_size).then_some(off);
+            return self.inside(off, io_size);
         }
         let lastb = lastb[d];
         if lastb == 0 {
@@ -565,12 +569,12 @@ impl FioRandom {
                 }
             };
             let off = (b + start).checked_mul(ba)?;
-            return (off < io_size).then_some(off);
+            return self.inside(off, io_size);
         }
         if let Some(l) = self.lfsr.get_mut(f) {
             // No map: the LFSR never repeats a block before it runs out.
             let off = l.next()?.checked_mul(self.ba[d])?;
-            return (off < io_size).then_some(off);
+            return self.inside(off, io_size);
         }
         let r = self.rng.next() as f64 / (self.rng.max() as f64 + 1.0);
         let mut b = (lastb as f64 * r) as u64;
@@ -584,7 +588,22 @@ impl FioRandom {
             _ => {}
         }
         let off = b.checked_mul(self.ba[d])?;
-        (off < io_size).then_some(off)
+        self.inside(off, io_size)
+    }
+
+    /// `off` where it lies inside io_size; past it None, remembered (fio
+    /// then fails the try rather than starting the file over).
+    #[inline]
+    fn inside(&mut self, off: u64, io_size: u64) -> Option<u64> {
+        self.past_end = off >= io_size;
+        (!self.past_end).then_some(off)
+    }
+
+    /// The last [`FioRandom::offset`] gave None for an offset past io_size
+    /// (not for a file out of blocks).
+    #[inline]
+    pub fn past_end(&self) -> bool {
+        self.past_end
     }
 
     /// Mark an I/O of direction `d` at `off` (from the region's start) in

@@ -420,8 +420,19 @@ impl Picker {
         // A file was tried and ended (fio then picks again).
         let mut tried = false;
         let mut busy_ok = false;
-        for _ in 0..n {
+        // A non-uniform file service never ends a file with fio's offsets:
+        // fio starts it over and draws a file again (fio tries on and on).
+        let restart_files = self.file_service == 3 && self.fiomap.is_some();
+        let tries = if restart_files { n * 64 } else { n };
+        for _ in 0..tries {
             let retry = std::mem::take(&mut tried);
+            if let Some(s) = self
+                .file_sampler
+                .as_mut()
+                .filter(|_| retry && restart_files)
+            {
+                self.next_region = s.next();
+            }
             if retry && self.fiomap.is_some() {
                 // fio picks the direction again for the next file, which
                 // starts its own `:N` run.
@@ -495,7 +506,7 @@ impl Picker {
                 if let Some(m) = self
                     .fiomap
                     .as_mut()
-                    .filter(|m| got.is_none() && m.restarts())
+                    .filter(|m| got.is_none() && m.restarts() && !m.past_end())
                 {
                     // time_based or a non-uniform file service: fio starts
                     // a full file over.
@@ -505,6 +516,13 @@ impl Picker {
                 }
                 match got {
                     Some(o) if o < r.len => r.base + o,
+                    _ if restart_files => {
+                        if let Some(m) = self.fiomap.as_mut() {
+                            m.reset_file(fi);
+                        }
+                        r.pos = [r.start; 3];
+                        continue;
+                    }
                     _ => {
                         // fio ends the file where its map gives no offset.
                         r.exhausted = true;
@@ -549,7 +567,7 @@ impl Picker {
                 } else {
                     m.offset(fi, d)
                 };
-                if rel.is_none() && m.restarts() {
+                if rel.is_none() && m.restarts() && !m.past_end() {
                     // time_based or a non-uniform file service: the file
                     // starts over (its random draw is tried again).
                     m.reset_file(fi);
@@ -558,6 +576,11 @@ impl Picker {
                 }
                 match rel.filter(|&o| o < r.len) {
                     Some(o) => r.base + o,
+                    None if restart_files => {
+                        m.reset_file(fi);
+                        r.pos = [r.start; 3];
+                        continue;
+                    }
                     None => {
                         r.exhausted = true;
                         self.next_region = advance;
@@ -607,6 +630,11 @@ impl Picker {
                     (end - off) / self.grain * self.grain
                 };
                 if len == 0 {
+                    if let Some(m) = self.fiomap.as_mut().filter(|_| restart_files) {
+                        m.reset_file(fi);
+                        r.pos = [r.start; 3];
+                        continue;
+                    }
                     r.exhausted = true;
                     // Sequential service moves on to the next file.
                     self.next_region = advance;
@@ -616,6 +644,11 @@ impl Picker {
             if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random && !busy_ok) {
                 len = m.mark(fi, d, off - r.base, len);
                 if len == 0 {
+                    if restart_files {
+                        m.reset_file(fi);
+                        r.pos = [r.start; 3];
+                        continue;
+                    }
                     r.exhausted = true;
                     self.next_region = advance;
                     continue;
