@@ -305,6 +305,16 @@ const LFSR_JOBS: &[&[&str]] = &[
 /// (with a center), the non-uniform file services (the map on: a full
 /// file starts over), clones with randseed.
 const NOMAP_JOBS: &[&[&str]] = &[
+    // A distribution's last range lies past the file: under a non-uniform
+    // file service fio starts the file over and draws a file again.
+    &[
+        "--rw=randwrite",
+        "--size=4m",
+        "--bs=4k",
+        "--random_distribution=zipf:0.9",
+        "--nrfiles=3",
+        "--file_service_type=normal",
+    ],
     &[
         "--rw=randread",
         "--size=4m",
