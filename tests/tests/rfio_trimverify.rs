@@ -397,13 +397,17 @@ fn packing_threads(bin: &Path, extra: &[&str]) -> Vec<String> {
         "--write_lat_log=lat",
     ];
     args.extend_from_slice(extra);
-    let child = spawn_piped(&mut command_in(bin, &d, &args));
+    let mut child = spawn_piped(&mut command_in(bin, &d, &args));
     let pid = child.id();
-    // The job runs 2 s; a loaded machine may take a while to start it.
-    let deadline = Instant::now() + Duration::from_millis(1800);
+    // The job runs 2 s, but a loaded machine may take a while to start it:
+    // look until the thread shows or the process is gone (bounded by LIMIT).
+    let deadline = Instant::now() + LIMIT;
     let mut seen = Vec::new();
     while seen.is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
+        if !matches!(child.try_wait(), Ok(None)) {
+            break;
+        }
         seen = nice_one_threads(pid);
     }
     let out = wait_output_bounded(child, LIMIT);
