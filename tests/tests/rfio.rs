@@ -216,7 +216,7 @@ fn garbage_values_are_rejected() {
 }
 
 /// `--cmdhelp` of every option in rfio's table is fio's, except the value
-/// lists rfio shortens (engines and distributions it does not implement)
+/// lists rfio shortens (engines it does not implement)
 /// and engine options (fio only knows them once the engine is loaded).
 #[test]
 fn cmdhelp_of_every_option_matches_fio() {
@@ -227,7 +227,6 @@ fn cmdhelp_of_every_option_matches_fio() {
     let all = run_in(&our_bin("rfio"), &d, &["--cmdhelp=all"]);
     let shortened = [
         "ioengine",
-        "random_distribution",
         "hipri",
         "fixedbufs",
         "registerfiles",
