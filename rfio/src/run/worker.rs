@@ -180,6 +180,8 @@ pub fn run(
     let mut issued_bytes = 0u64;
     let mut issued_ios = 0u64;
     let mut loops_left = job.loops;
+    // Whether io_size may bring another round after the loops (see below).
+    let rounds_restart = job.opts.flag("do_verify") || job.loops > 1;
     let mut inflight = 0usize;
     let mut writes_since_sync = 0u64;
     let sync_every = if job.fsync > 0 {
@@ -395,11 +397,21 @@ pub fn run(
                     let mut got = (ios_left && (bytes_left || time_based) || picker.has_followup())
                         && picker.next(io);
                     // fio's keep_running: once the loops are done, another
-                    // round while io_size is not reached by a whole block.
-                    let io_size_left = loops_left <= 1
-                        && files.wrap
-                        && io_per_pass.saturating_sub(issued_bytes) >= max_bs;
-                    if !got && ios_left && (io_size_left || time_based) {
+                    // round while io_size is not reached by a whole block,
+                    // counting what verify read back (fio's io_bytes). Only
+                    // when rounds start over (fio resets its done files for
+                    // do_verify=1 or loops > 1).
+                    let io_size_left = || {
+                        let read_back = verifier.as_ref().map_or(0, |v| v.read_bytes_after_round());
+                        loops_left <= 1
+                            && files.wrap
+                            && rounds_restart
+                            && io_per_pass.saturating_sub(issued_bytes + read_back) >= max_bs
+                    };
+                    if !got && ios_left && (time_based || io_size_left()) {
+                        // fio verifies each round before the next one.
+                        verify_due =
+                            !time_based && verifier.as_ref().is_some_and(|v| v.wants_pass());
                         // Every block of the region was visited; io_size (or the
                         // clock) asks for more: start a new pass. For io_size
                         // fio runs another round of the job (keep_running),

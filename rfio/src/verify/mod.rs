@@ -96,6 +96,9 @@ pub struct Verifier<'a> {
     continue_verify: bool,
     /// Time spent in verify phases (the read runtime, as fio counts it).
     spent_ns: u64,
+    /// Bytes read back so far (verify phases and backlog checks): fio
+    /// counts them in io_bytes, which bound another round of the job.
+    read_bytes: u64,
     /// verify_backlog reads waiting to be logged (Some only with per-I/O
     /// logs on).
     backlog_reads: Option<Vec<BacklogRead>>,
@@ -153,6 +156,7 @@ impl<'a> Verifier<'a> {
                 crate::run::errors::Verdict::Continue
             ),
             spent_ns: 0,
+            read_bytes: 0,
             backlog_reads: None,
             fake,
             loops: job.loops,
@@ -339,6 +343,7 @@ impl<'a> Verifier<'a> {
         let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), len, w.offset as libc::off_t) };
         let ns = rbench_common::clock::now_ns().saturating_sub(t0);
         if n > 0 {
+            self.read_bytes += n as u64;
             record_read(st, n as u64, ns, ns);
             if let Some(l) = self.backlog_reads.as_mut() {
                 l.push((
@@ -499,6 +504,20 @@ impl<'a> Verifier<'a> {
         (self.spec.do_verify || self.spec.only) && self.checked < self.history.len()
     }
 
+    /// The bytes read back once this round's verify phase is done: those
+    /// read so far and, with do_verify, the written blocks not yet checked.
+    /// fio's keep_running weighs them with the job's own I/O against
+    /// io_size before it starts another round.
+    pub fn read_bytes_after_round(&self) -> u64 {
+        let ahead = if self.spec.do_verify {
+            let rest = self.history.get(self.checked..).unwrap_or_default();
+            rest.iter().map(|w| u64::from(w.len)).sum()
+        } else {
+            0
+        };
+        self.read_bytes + ahead
+    }
+
     /// fio's verify phase: read back every remaining written block through
     /// the job's engine, at its depth, and check each as it completes.
     pub fn final_pass(
@@ -534,6 +553,7 @@ impl<'a> Verifier<'a> {
         let t0 = rbench_common::clock::now_ns();
         // verify_only: one verify phase per loop, over the same blocks.
         let rounds = if self.only() { self.loops.max(1) } else { 1 };
+        let read0 = st.dir[0].io_bytes;
         let mut r = Ok(());
         for _ in 0..rounds {
             r = pass::run(self, &list, engine, units, sync_engine, st, log);
@@ -542,6 +562,7 @@ impl<'a> Verifier<'a> {
             }
         }
         self.checked = 0;
+        self.read_bytes += st.dir[0].io_bytes.saturating_sub(read0);
         self.spent_ns += rbench_common::clock::now_ns().saturating_sub(t0);
         r
     }
