@@ -322,6 +322,18 @@ pub fn wait_output_bounded(child: std::process::Child, limit: Duration) -> Outpu
     }
 }
 
+/// [`wait_output_bounded`], and the process must have exited 0 (its stderr
+/// is the failure message otherwise).
+pub fn wait_success_bounded(child: std::process::Child, limit: Duration) -> Output {
+    let out = wait_output_bounded(child, limit);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Spawn `cmd` with stdin closed and stdout/stderr piped.
 pub fn spawn_piped(cmd: &mut Command) -> Child {
     cmd.stdin(Stdio::null())

@@ -13,7 +13,7 @@ use rbench_tests::fs::{Mount, TempDir};
 use rbench_tests::{
     command_in, dropping_dirs, fio_json_parts, fio_key_paths, fio_unit_header, mask_numbers,
     masked_lines_starting, on_threads, original, our_bin, ours_then_original, parse_json,
-    run_in_dir, run_pair, spawn_piped, wait_output_bounded, Ran,
+    run_in_dir, run_pair, spawn_piped, wait_success_bounded, Ran,
 };
 use serde_json::Value;
 
@@ -541,12 +541,7 @@ fn observe(bin: &Path, args: &[&str], want: usize) -> Vec<(u32, String, i64, i64
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let out = wait_output_bounded(child, LIMIT);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    wait_success_bounded(child, LIMIT);
     seen
 }
 

@@ -8,7 +8,7 @@
 use rbench_tests::fs::{cannot, TempDir};
 use rbench_tests::{
     command_in, on_threads, original, our_bin, parse_json, run_bounded, run_in_dir, spawn_piped,
-    wait_output_bounded, Ran,
+    wait_success_bounded, Ran,
 };
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -410,12 +410,7 @@ fn packing_threads(bin: &Path, extra: &[&str]) -> Vec<String> {
         }
         seen = nice_one_threads(pid);
     }
-    let out = wait_output_bounded(child, LIMIT);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    wait_success_bounded(child, LIMIT);
     seen
 }
 
