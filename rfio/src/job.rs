@@ -224,6 +224,18 @@ impl Job {
             .unwrap_or(self.bs[d].0)
     }
 
+    /// The smallest block of the directions the job does (4096 when none):
+    /// the grain of its offsets.
+    pub fn grain(&self) -> u64 {
+        let p = self.pattern;
+        let dirs = [p.read, p.write, p.trim];
+        (0..3)
+            .filter(|&d| dirs[d])
+            .map(|d| self.min_bs(d))
+            .min()
+            .unwrap_or(4096)
+    }
+
     /// The largest block any direction can use (bs, bsrange or bssplit).
     pub fn max_bs(&self) -> u64 {
         (0..3)

@@ -192,12 +192,7 @@ impl Picker {
     pub fn new(job: &Job, regions: Vec<(RawFd, u64, u64)>, seed: u64) -> Self {
         let p = job.pattern;
         let dirs = [p.read, p.write, p.trim];
-        let grain = (0..3)
-            .filter(|&d| dirs[d])
-            .map(|d| job.min_bs(d))
-            .min()
-            .unwrap_or(4096)
-            .max(1);
+        let grain = job.grain().max(1);
         // `ba` sets the offset alignment of random I/O (and disables the map).
         let grain = if p.random {
             job.blockalign.unwrap_or(grain).max(1)

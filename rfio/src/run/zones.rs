@@ -390,20 +390,13 @@ pub fn parse_split(list: &str, absolute: bool, kb_base: u64) -> Result<Vec<(u32,
 /// fio's line for a `zoned_abs` zone reaching past a file's region (fio
 /// prints it, and ends the file, once it draws such a zone), or None.
 pub fn abs_exceeds(job: &crate::job::Job, regions: &[(i32, u64, u64)]) -> Option<&'static str> {
-    let p = job.pattern;
-    let dirs = [p.read, p.write, p.trim];
-    let grain = (0..3)
-        .filter(|&d| dirs[d])
-        .map(|d| job.min_bs(d))
-        .min()
-        .unwrap_or(4096);
-    let grain = job.blockalign.unwrap_or(grain).max(1);
+    let grain = job.blockalign.unwrap_or(job.grain()).max(1);
     let dist = job.random_distribution.in_blocks(grain);
     regions
         .iter()
         .any(|&(_, _, len)| {
             let span = job.zones.map_or(len, |z| z.range);
-            p.random && dist.exceeds(span / grain)
+            job.pattern.random && dist.exceeds(span / grain)
         })
         .then_some("fio: zoned_abs sizes exceed file size\n")
 }
