@@ -180,8 +180,13 @@ pub fn run(
     let mut issued_bytes = 0u64;
     let mut issued_ios = 0u64;
     let mut loops_left = job.loops;
+    // number_ios, as fio's exceeds_number_ios: times loops, over the job's
+    // I/Os and its verify reads.
+    let ios_cap = job.number_ios.saturating_mul(job.loops.max(1));
     // Whether io_size may bring another round after the loops (see below).
-    let rounds_restart = job.opts.flag("do_verify") || job.loops > 1;
+    // An async engine's round ends at `size` bytes issued, before fio
+    // finds the file done, so its rounds always start over.
+    let rounds_restart = job.opts.flag("do_verify") || job.loops > 1 || !traits.sync;
     let mut inflight = 0usize;
     let mut writes_since_sync = 0u64;
     let sync_every = if job.fsync > 0 {
@@ -379,7 +384,7 @@ pub fn run(
                 } else {
                     clock.now()
                 };
-                let ios_left = job.number_ios == 0 || issued_ios < job.number_ios;
+                let ios_left = ios_cap == 0 || issued_ios < ios_cap;
                 let bytes_left = io_per_pass == 0 || issued_bytes < io_limit;
                 // A due fsync goes out only if more I/O follows, as in fio.
                 let sync_file = pending_sync.filter(|_| ios_left && (bytes_left || time_based));
@@ -402,11 +407,13 @@ pub fn run(
                     // when rounds start over (fio resets its done files for
                     // do_verify=1 or loops > 1).
                     let io_size_left = || {
-                        let read_back = verifier.as_ref().map_or(0, |v| v.read_bytes_after_round());
+                        let (read_bytes, read_ios) =
+                            verifier.as_ref().map_or((0, 0), |v| v.reads_after_round());
                         loops_left <= 1
                             && files.wrap
                             && rounds_restart
-                            && io_per_pass.saturating_sub(issued_bytes + read_back) >= max_bs
+                            && io_per_pass.saturating_sub(issued_bytes + read_bytes) >= max_bs
+                            && (ios_cap == 0 || issued_ios + read_ios < ios_cap)
                     };
                     if !got && ios_left && (time_based || io_size_left()) {
                         // fio verifies each round before the next one.
@@ -611,6 +618,7 @@ pub fn run(
                         ) {
                             error.get_or_insert(m.into_io_error(true));
                         }
+                        issued_ios += v.take_backlog_ios();
                     }
                     free.push(idx);
                 }
@@ -731,6 +739,7 @@ pub fn run(
                             ) {
                                 error.get_or_insert(m.into_io_error(traits.sync));
                             }
+                            issued_ios += v.take_backlog_ios();
                         }
                         free.push(idx);
                     }
@@ -750,6 +759,7 @@ pub fn run(
                 progress.state.store(b'V', Ordering::Relaxed);
                 // The held unit (next loop's first write) keeps its setup.
                 let kept = held.map(|h| (h, units[h]));
+                let reads0 = st.dir[0].ios;
                 let mut log = crate::verify::ReadLog {
                     logs: logs.as_mut().filter(|l| measuring && l.per_io),
                     base_ns: verify_log_base(ns(clock.now()), measure_start),
@@ -760,6 +770,8 @@ pub fn run(
                 {
                     error = Some(e.into_io_error(traits.sync));
                 }
+                // fio's number_ios counts the verify reads too.
+                issued_ios += st.dir[0].ios.saturating_sub(reads0);
                 if let Some((h, u)) = kept {
                     units[h] = u;
                 }

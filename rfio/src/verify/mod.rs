@@ -99,6 +99,16 @@ pub struct Verifier<'a> {
     /// Bytes read back so far (verify phases and backlog checks): fio
     /// counts them in io_bytes, which bound another round of the job.
     read_bytes: u64,
+    /// Bytes of writes sealed, and of those checked or dropped since (by
+    /// a verify phase or backlog): their difference is what the next
+    /// verify phase reads, writes still in flight included.
+    sealed_bytes: u64,
+    consumed_bytes: u64,
+    /// Writes (I/Os) checked or dropped the same way.
+    consumed_ios: u64,
+    /// Backlog reads not yet taken by the worker (it counts them in
+    /// number_ios, as fio's io_blocks).
+    backlog_ios: u64,
     /// verify_backlog reads waiting to be logged (Some only with per-I/O
     /// logs on).
     backlog_reads: Option<Vec<BacklogRead>>,
@@ -157,6 +167,10 @@ impl<'a> Verifier<'a> {
             ),
             spent_ns: 0,
             read_bytes: 0,
+            sealed_bytes: 0,
+            consumed_bytes: 0,
+            consumed_ios: 0,
+            backlog_ios: 0,
             backlog_reads: None,
             fake,
             loops: job.loops,
@@ -178,6 +192,7 @@ impl<'a> Verifier<'a> {
         let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
         let numberio = self.writes as u16;
         self.writes += 1;
+        self.sealed_bytes += io.len as u64;
         let seed = match &self.spec.pattern {
             Some(p) => {
                 p.fill(buf, io.offset);
@@ -344,6 +359,7 @@ impl<'a> Verifier<'a> {
         let ns = rbench_common::clock::now_ns().saturating_sub(t0);
         if n > 0 {
             self.read_bytes += n as u64;
+            self.backlog_ios += 1;
             record_read(st, n as u64, ns, ns);
             if let Some(l) = self.backlog_reads.as_mut() {
                 l.push((
@@ -504,18 +520,30 @@ impl<'a> Verifier<'a> {
         (self.spec.do_verify || self.spec.only) && self.checked < self.history.len()
     }
 
-    /// The bytes read back once this round's verify phase is done: those
-    /// read so far and, with do_verify, the written blocks not yet checked.
-    /// fio's keep_running weighs them with the job's own I/O against
-    /// io_size before it starts another round.
-    pub fn read_bytes_after_round(&self) -> u64 {
-        let ahead = if self.spec.do_verify {
-            let rest = self.history.get(self.checked..).unwrap_or_default();
-            rest.iter().map(|w| u64::from(w.len)).sum()
-        } else {
-            0
-        };
-        self.read_bytes + ahead
+    /// The bytes read back once this round's verify phase is done (those
+    /// read so far and, with do_verify, the written blocks not yet
+    /// checked), and the I/Os that phase will read. fio's keep_running
+    /// weighs them with the job's own I/O against io_size and number_ios
+    /// before it starts another round.
+    pub fn reads_after_round(&self) -> (u64, u64) {
+        if !self.spec.do_verify {
+            return (self.read_bytes, 0);
+        }
+        let checked = self.history.get(..self.checked).unwrap_or_default();
+        let checked_bytes: u64 = checked.iter().map(|w| u64::from(w.len)).sum();
+        let bytes = self
+            .sealed_bytes
+            .saturating_sub(self.consumed_bytes + checked_bytes);
+        let ios = self
+            .writes
+            .saturating_sub(self.consumed_ios + checked.len() as u64);
+        (self.read_bytes + bytes, ios)
+    }
+
+    /// Backlog reads done since the last call.
+    #[inline]
+    pub fn take_backlog_ios(&mut self) -> u64 {
+        std::mem::take(&mut self.backlog_ios)
     }
 
     /// fio's verify phase: read back every remaining written block through
@@ -534,6 +562,8 @@ impl<'a> Verifier<'a> {
                 .push(crate::run::worker::IoError::at_site(0, "", "", note));
         }
         let mut list = std::mem::take(&mut self.history);
+        self.consumed_bytes = self.sealed_bytes;
+        self.consumed_ios = self.writes;
         list.drain(..self.checked.min(list.len()));
         if self.overlaps {
             // Later writes of a block replace earlier ones (fio's rbtree).
