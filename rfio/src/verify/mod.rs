@@ -67,6 +67,24 @@ struct Expect {
     flags: u32,
 }
 
+/// Verify's share of a job's byte and I/O counts: fio's keep_running and
+/// exceeds_number_ios count verify reads with the job's own I/O.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    /// Bytes read back so far (verify phases and backlog checks).
+    read_bytes: u64,
+    /// Bytes of writes sealed, and of those checked or dropped since (by
+    /// a verify phase or backlog): their difference is what the next
+    /// verify phase reads, writes still in flight included.
+    sealed_bytes: u64,
+    consumed_bytes: u64,
+    /// Writes (I/Os) checked or dropped the same way.
+    consumed_ios: u64,
+    /// Backlog reads not yet taken by the worker (it counts them in
+    /// number_ios, as fio's io_blocks).
+    backlog_ios: u64,
+}
+
 /// The verify state of one running job.
 pub struct Verifier<'a> {
     spec: &'a Spec,
@@ -96,19 +114,8 @@ pub struct Verifier<'a> {
     continue_verify: bool,
     /// Time spent in verify phases (the read runtime, as fio counts it).
     spent_ns: u64,
-    /// Bytes read back so far (verify phases and backlog checks): fio
-    /// counts them in io_bytes, which bound another round of the job.
-    read_bytes: u64,
-    /// Bytes of writes sealed, and of those checked or dropped since (by
-    /// a verify phase or backlog): their difference is what the next
-    /// verify phase reads, writes still in flight included.
-    sealed_bytes: u64,
-    consumed_bytes: u64,
-    /// Writes (I/Os) checked or dropped the same way.
-    consumed_ios: u64,
-    /// Backlog reads not yet taken by the worker (it counts them in
-    /// number_ios, as fio's io_blocks).
-    backlog_ios: u64,
+    /// What verify read and will read (io_size and number_ios rounds).
+    tally: Tally,
     /// verify_backlog reads waiting to be logged (Some only with per-I/O
     /// logs on).
     backlog_reads: Option<Vec<BacklogRead>>,
@@ -166,11 +173,7 @@ impl<'a> Verifier<'a> {
                 crate::run::errors::Verdict::Continue
             ),
             spent_ns: 0,
-            read_bytes: 0,
-            sealed_bytes: 0,
-            consumed_bytes: 0,
-            consumed_ios: 0,
-            backlog_ios: 0,
+            tally: Tally::default(),
             backlog_reads: None,
             fake,
             loops: job.loops,
@@ -192,7 +195,7 @@ impl<'a> Verifier<'a> {
         let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
         let numberio = self.writes as u16;
         self.writes += 1;
-        self.sealed_bytes += io.len as u64;
+        self.tally.sealed_bytes += io.len as u64;
         let seed = match &self.spec.pattern {
             Some(p) => {
                 p.fill(buf, io.offset);
@@ -358,8 +361,8 @@ impl<'a> Verifier<'a> {
         let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), len, w.offset as libc::off_t) };
         let ns = rbench_common::clock::now_ns().saturating_sub(t0);
         if n > 0 {
-            self.read_bytes += n as u64;
-            self.backlog_ios += 1;
+            self.tally.read_bytes += n as u64;
+            self.tally.backlog_ios += 1;
             record_read(st, n as u64, ns, ns);
             if let Some(l) = self.backlog_reads.as_mut() {
                 l.push((
@@ -527,23 +530,24 @@ impl<'a> Verifier<'a> {
     /// before it starts another round.
     pub fn reads_after_round(&self) -> (u64, u64) {
         if !self.spec.do_verify {
-            return (self.read_bytes, 0);
+            return (self.tally.read_bytes, 0);
         }
         let checked = self.history.get(..self.checked).unwrap_or_default();
         let checked_bytes: u64 = checked.iter().map(|w| u64::from(w.len)).sum();
         let bytes = self
+            .tally
             .sealed_bytes
-            .saturating_sub(self.consumed_bytes + checked_bytes);
+            .saturating_sub(self.tally.consumed_bytes + checked_bytes);
         let ios = self
             .writes
-            .saturating_sub(self.consumed_ios + checked.len() as u64);
-        (self.read_bytes + bytes, ios)
+            .saturating_sub(self.tally.consumed_ios + checked.len() as u64);
+        (self.tally.read_bytes + bytes, ios)
     }
 
     /// Backlog reads done since the last call.
     #[inline]
     pub fn take_backlog_ios(&mut self) -> u64 {
-        std::mem::take(&mut self.backlog_ios)
+        std::mem::take(&mut self.tally.backlog_ios)
     }
 
     /// fio's verify phase: read back every remaining written block through
@@ -562,8 +566,8 @@ impl<'a> Verifier<'a> {
                 .push(crate::run::worker::IoError::at_site(0, "", "", note));
         }
         let mut list = std::mem::take(&mut self.history);
-        self.consumed_bytes = self.sealed_bytes;
-        self.consumed_ios = self.writes;
+        self.tally.consumed_bytes = self.tally.sealed_bytes;
+        self.tally.consumed_ios = self.writes;
         list.drain(..self.checked.min(list.len()));
         if self.overlaps {
             // Later writes of a block replace earlier ones (fio's rbtree).
@@ -592,7 +596,7 @@ impl<'a> Verifier<'a> {
             }
         }
         self.checked = 0;
-        self.read_bytes += st.dir[0].io_bytes.saturating_sub(read0);
+        self.tally.read_bytes += st.dir[0].io_bytes.saturating_sub(read0);
         self.spent_ns += rbench_common::clock::now_ns().saturating_sub(t0);
         r
     }

@@ -45,6 +45,7 @@ fn verifier<'a>(spec: &'a Spec, paths: &'a [PathBuf]) -> Verifier<'a> {
         fake: false,
         loops: 1,
         trim: None,
+        tally: Default::default(),
     }
 }
 
