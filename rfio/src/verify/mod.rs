@@ -162,7 +162,7 @@ impl<'a> Verifier<'a> {
             }),
             checked: 0,
             check_reads: job.pattern.read && !job.pattern.write,
-            overlaps: job.norandommap || job.loops > 1 || wrap,
+            overlaps: !random_map(job),
             job_writes: job.pattern.write,
             scratch,
             scratch_len: unit_len,
@@ -600,6 +600,24 @@ impl<'a> Verifier<'a> {
         self.spent_ns += rbench_common::clock::now_ns().saturating_sub(t0);
         r
     }
+}
+
+/// Whether fio keeps the job's writes in a list in write order (its files
+/// have a random map: log_io_piece) rather than a tree by offset, where a
+/// block written again replaces its older entry (sequential jobs,
+/// norandommap, lfsr, a zipf/pareto/normal distribution). Each loop and
+/// io_size round is verified before the next, so only writes within one
+/// (zones that wrap, norandommap) meet twice: on a list, fio reads the
+/// older one back and fails on the newer header.
+fn random_map(job: &Job) -> bool {
+    use crate::run::distribution::Distribution as D;
+    job.pattern.random
+        && !job.norandommap
+        && matches!(
+            job.random_distribution,
+            D::Uniform | D::Zoned(_) | D::ZonedAbs(_)
+        )
+        && job.opts.choice("random_generator").0 != "lfsr"
 }
 
 /// Bytes per header: the interval, or the whole block when it is smaller.
