@@ -122,7 +122,8 @@ pub struct Verifier<'a> {
     /// The engine moves no data (null): read back, pretend to check, as
     /// fio does for its FIO_FAKEIO engines.
     pub(crate) fake: bool,
-    /// The job's loops (verify_only repeats its phase that many times).
+    /// The job's loops (verify_only repeats its phase that many times;
+    /// its dry run adds io_size's rounds).
     loops: u64,
     /// trim_percentage: trim verify (None when off).
     trim: Option<trim::TrimVerify>,
@@ -449,8 +450,18 @@ impl<'a> Verifier<'a> {
             });
         }
         // fio dry-runs and verifies once per loop: the same blocks again.
+        // Then, as keep_running, more rounds while io_size is not reached
+        // by a whole block, counting the dry run's writes and the reads.
         let (ios, bytes) = (st.dir[1].ios, st.dir[1].io_bytes);
-        let more = self.loops.saturating_sub(1);
+        let mut rounds = self.loops.max(1);
+        if io_size > 0 && bytes > 0 && self.spec.do_verify {
+            let max_bs = self.scratch_len.max(1) as u64;
+            while io_size.saturating_sub(rounds * 2 * bytes) >= max_bs {
+                rounds += 1;
+            }
+        }
+        self.loops = rounds;
+        let more = rounds - 1;
         st.issued[1] += ios * more;
         st.dir[1].ios += ios * more;
         st.dir[1].io_bytes += bytes * more;
@@ -520,7 +531,8 @@ impl<'a> Verifier<'a> {
 
     /// Whether a verify phase follows the write pass.
     pub fn wants_pass(&self) -> bool {
-        (self.spec.do_verify || self.spec.only) && self.checked < self.history.len()
+        // fio skips it with do_verify=0, verify_only too (no dry-run log).
+        self.spec.do_verify && self.checked < self.history.len()
     }
 
     /// The bytes read back once this round's verify phase is done (those
