@@ -773,3 +773,239 @@ fn swapped_pattern_blocks_read_as_fio() {
         assert_eq!(seen[0], seen[1]);
     }
 }
+
+/// (read, write, trim) (io_bytes, total_ios) of a JSON report's first job,
+/// its `error` and the exit code.
+type Counts = ([(u64, u64); 3], u64, i32);
+
+fn counts(r: &Ran) -> Counts {
+    let j = json_of(r);
+    let job = &j["jobs"][0];
+    let dir = |d: &str| {
+        let n = |k: &str| job[d][k].as_u64().unwrap_or(u64::MAX);
+        (n("io_bytes"), n("total_ios"))
+    };
+    (
+        [dir("read"), dir("write"), dir("trim")],
+        job["error"].as_u64().unwrap_or(u64::MAX),
+        r.code,
+    )
+}
+
+/// io_size past size on a verify job: fio 3.33 runs another round only
+/// while its io_bytes (the verify reads included) stay a whole block below
+/// io_size, verifies each round before the next, and starts a round over
+/// only with do_verify=1 or loops > 1 (or an async engine, whose rounds end
+/// at `size` issued); number_ios counts the verify reads too, times loops.
+/// Each case beside fio, with the counts fio 3.33 gives (read, write).
+#[test]
+fn io_size_rounds_count_verify_reads_as_fio() {
+    const K: u64 = 1024;
+    let cases: &[(&str, &[&str], (u64, u64), (u64, u64))] = &[
+        (
+            "plain",
+            &["--rw=write", "--io_size=128k"],
+            (0, 0),
+            (128 * K, 32),
+        ),
+        (
+            "verify",
+            &["--rw=write", "--io_size=128k", "--verify=md5"],
+            (64 * K, 16),
+            (64 * K, 16),
+        ),
+        (
+            "nodo",
+            &[
+                "--rw=write",
+                "--io_size=128k",
+                "--verify=md5",
+                "--do_verify=0",
+            ],
+            (0, 0),
+            (64 * K, 16),
+        ),
+        (
+            "nodo-plain",
+            &["--rw=write", "--io_size=128k", "--do_verify=0"],
+            (0, 0),
+            (64 * K, 16),
+        ),
+        (
+            "rand",
+            &["--rw=randwrite", "--io_size=128k", "--verify=md5"],
+            (64 * K, 16),
+            (64 * K, 16),
+        ),
+        (
+            "backlog",
+            &[
+                "--rw=write",
+                "--io_size=256k",
+                "--verify=md5",
+                "--verify_backlog=4",
+            ],
+            (128 * K, 32),
+            (128 * K, 32),
+        ),
+        (
+            "rounds",
+            &["--rw=write", "--io_size=320k", "--verify=md5"],
+            (192 * K, 48),
+            (192 * K, 48),
+        ),
+        (
+            "ios-loops",
+            &["--rw=write", "--loops=2", "--number_ios=20", "--verify=md5"],
+            (96 * K, 24),
+            (96 * K, 24),
+        ),
+        (
+            "ios-backlog",
+            &[
+                "--rw=write",
+                "--io_size=128k",
+                "--number_ios=20",
+                "--verify=md5",
+                "--verify_backlog=4",
+            ],
+            (48 * K, 12),
+            (48 * K, 12),
+        ),
+        (
+            "rw",
+            &["--rw=rw", "--io_size=128k", "--verify=md5"],
+            (120 * K, 30),
+            (64 * K, 16),
+        ),
+        (
+            "rw-nodo",
+            &["--rw=rw", "--io_size=128k", "--do_verify=0"],
+            (56 * K, 14),
+            (64 * K, 16),
+        ),
+        (
+            "libaio",
+            &[
+                "--rw=write",
+                "--io_size=256k",
+                "--verify=md5",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ],
+            (128 * K, 32),
+            (128 * K, 32),
+        ),
+        (
+            "libaio-nodo",
+            &[
+                "--rw=write",
+                "--io_size=256k",
+                "--do_verify=0",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ],
+            (0, 0),
+            (256 * K, 64),
+        ),
+    ];
+    let base = [
+        "--name=j",
+        "--filename=f",
+        "--size=64k",
+        "--bs=4k",
+        "--output-format=json",
+    ];
+    let fio = original("fio");
+    let rfio = our_bin("rfio");
+    std::thread::scope(|s| {
+        let runs: Vec<_> = cases
+            .iter()
+            .map(|&(tag, extra, read, write)| {
+                let (rfio, fio) = (&rfio, &fio);
+                s.spawn(move || {
+                    let all = args(&base, extra);
+                    let ours = counts(&run_in(rfio, &temp_dir(&format!("ios-{tag}")), &all));
+                    let want = ([read, write, (0, 0)], 0, 0);
+                    assert_eq!(ours, want, "rfio {tag}: {all:?}");
+                    if let Some(fio) = fio {
+                        let theirs = counts(&run_in(fio, &temp_dir(&format!("iof-{tag}")), &all));
+                        assert_eq!(ours, theirs, "rfio vs fio {tag}: {all:?}");
+                    }
+                })
+            })
+            .collect();
+        for r in runs {
+            r.join().expect("a case failed");
+        }
+    });
+}
+
+/// Zones that wrap write a block twice in one round: fio keeps a
+/// sequential job's writes by offset (the last write of a block replaces
+/// the first, and the job passes) but a random job's in write order (the
+/// first write is read back and fails on the newer header). verify_only
+/// goes round as the writes would, and not at all with do_verify=0.
+#[test]
+fn blocks_written_twice_and_verify_only_rounds_as_fio() {
+    let zoned = [
+        "--name=j",
+        "--filename=f",
+        "--size=64k",
+        "--bs=4k",
+        "--zonemode=strided",
+        "--zonesize=16k",
+        "--zoneskip=32k",
+        "--verify=md5",
+        "--output-format=json",
+    ];
+    const K: u64 = 1024;
+    for (name, bin) in tools() {
+        let dir = temp_dir(&format!("twice-{name}"));
+        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=write"]));
+        let want = ([(32 * K, 8), (64 * K, 16), (0, 0)], 0, 0);
+        assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
+        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=write", "--io_size=128k"]));
+        let want = ([(32 * K, 8), (128 * K, 32), (0, 0)], 0, 0);
+        assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
+        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=randwrite"]));
+        let want = ([(4 * K, 1), (64 * K, 16), (0, 0)], 84, 1);
+        assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
+        assert!(
+            r.stderr.starts_with(
+                "verify: bad header numberio 9, wanted 0 at file f offset 0, length 4096 \
+                 (requested block: offset=0, length=4096)\n"
+            ),
+            "{name}: {}",
+            r.stderr
+        );
+
+        // verify_only over a file the job wrote.
+        let dir = temp_dir(&format!("only-{name}"));
+        let plain = [
+            "--name=j",
+            "--filename=f",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=write",
+            "--verify=md5",
+            "--output-format=json",
+        ];
+        let r = run_in(&bin, &dir, &args(&plain, &["--do_verify=0"]));
+        assert_eq!(r.code, 0, "{name}: {}", r.stderr);
+        for (extra, read, write) in [
+            (&["--io_size=256k"][..], (128 * K, 32), (128 * K, 32)),
+            (&["--io_size=200k"][..], (128 * K, 32), (128 * K, 32)),
+            (&["--do_verify=0"][..], (0, 0), (64 * K, 16)),
+        ] {
+            let all = args(&args(&plain, &["--verify_only"]), extra);
+            let r = run_in(&bin, &dir, &all);
+            assert_eq!(
+                counts(&r),
+                ([read, write, (0, 0)], 0, 0),
+                "{name} {extra:?}: {}",
+                r.stderr
+            );
+        }
+    }
+}
