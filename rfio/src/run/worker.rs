@@ -181,8 +181,12 @@ pub fn run(
     let mut issued_ios = 0u64;
     let mut loops_left = job.loops;
     // number_ios, as fio's exceeds_number_ios: times loops, over the job's
-    // I/Os and its verify reads.
-    let ios_cap = job.number_ios.saturating_mul(job.loops.max(1));
+    // I/Os and its verify reads; a time_based job runs past it, as fio's.
+    let ios_cap = if time_based {
+        0
+    } else {
+        job.number_ios.saturating_mul(job.loops.max(1))
+    };
     // Whether io_size may bring another round after the loops (see below).
     // An async engine's round ends at `size` bytes issued, before fio
     // finds the file done, so its rounds always start over.
