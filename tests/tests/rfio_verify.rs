@@ -897,6 +897,18 @@ fn io_size_rounds_count_verify_reads_as_fio() {
             (128 * K, 32),
         ),
         (
+            "null-depth-nodo",
+            &[
+                "--rw=write",
+                "--io_size=128k",
+                "--do_verify=0",
+                "--ioengine=null",
+                "--iodepth=4",
+            ],
+            (0, 0),
+            (128 * K, 32),
+        ),
+        (
             "libaio-nodo",
             &[
                 "--rw=write",
@@ -979,6 +991,27 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
             "{name}: {}",
             r.stderr
         );
+
+        // time_based runs past number_ios (fio checks it only where
+        // time_based jobs go on anyway).
+        let r = run_in(
+            &bin,
+            &dir,
+            &[
+                "--name=t",
+                "--filename=f",
+                "--size=64k",
+                "--bs=4k",
+                "--rw=read",
+                "--number_ios=5",
+                "--time_based",
+                "--runtime=100ms",
+                "--output-format=json",
+            ],
+        );
+        let (c, error, code) = counts(&r);
+        assert_eq!((error, code), (0, 0), "{name}: {}", r.stderr);
+        assert!(c[0].1 > 5, "{name}: {:?}", c);
 
         // verify_only over a file the job wrote.
         let dir = temp_dir(&format!("only-{name}"));

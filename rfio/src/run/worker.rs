@@ -189,8 +189,10 @@ pub fn run(
     };
     // Whether io_size may bring another round after the loops (see below).
     // An async engine's round ends at `size` bytes issued, before fio
-    // finds the file done, so its rounds always start over.
-    let rounds_restart = job.opts.flag("do_verify") || job.loops > 1 || !traits.sync;
+    // finds the file done, so its rounds always start over (fio's null
+    // engine queues too at a depth above 1).
+    let queues = !traits.sync || (traits.diskless && job.iodepth > 1);
+    let rounds_restart = job.opts.flag("do_verify") || job.loops > 1 || queues;
     let mut inflight = 0usize;
     let mut writes_since_sync = 0u64;
     let sync_every = if job.fsync > 0 {
