@@ -992,6 +992,21 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
             r.stderr
         );
 
+        // A read-write job expects the seeds in write order: read back by
+        // offset, the first block read holds another write's seed.
+        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=rw"]));
+        let want = ([(44 * K, 11), (24 * K, 6), (0, 0)], 84, 1);
+        assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
+        let first = r.stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("verify: bad header rand_seed ")
+                && first.ends_with(
+                    " at file f offset 0, length 4096 (requested block: offset=0, length=4096)"
+                ),
+            "{name}: {}",
+            r.stderr
+        );
+
         // time_based runs past number_ios (fio checks it only where
         // time_based jobs go on anyway).
         let r = run_in(

@@ -581,6 +581,12 @@ impl<'a> Verifier<'a> {
         self.tally.consumed_bytes = self.tally.sealed_bytes;
         self.tally.consumed_ios = self.writes;
         list.drain(..self.checked.min(list.len()));
+        // A read-write job's verify expects the seeds again in write order
+        // (fio draws them anew from its verify state, read by read): where
+        // fio reads its writes back by offset, the k-th read wants the k-th
+        // write's seed, and fails when that block holds another.
+        let seeds: Option<Vec<u64>> =
+            (self.check_seed && self.overlaps).then(|| list.iter().map(|w| w.seed).collect());
         if self.overlaps {
             // Later writes of a block replace earlier ones (fio's rbtree).
             list.sort_by_key(|w| (w.file, w.offset));
@@ -596,6 +602,11 @@ impl<'a> Verifier<'a> {
         // trim_verify_zero=0: trimmed blocks are not read back (nor the
         // writes they replaced).
         list.retain(|w| w.trimmed != trim::Trimmed::Dropped);
+        if let Some(seeds) = seeds {
+            for (w, seed) in list.iter_mut().zip(seeds) {
+                w.seed = seed;
+            }
+        }
         let t0 = rbench_common::clock::now_ns();
         // verify_only: one verify phase per loop, over the same blocks.
         let rounds = if self.only() { self.loops.max(1) } else { 1 };
