@@ -798,10 +798,13 @@ fn counts(r: &Ran) -> Counts {
 /// only with do_verify=1 or loops > 1 (or an async engine, whose rounds end
 /// at `size` issued); number_ios counts the verify reads too, times loops.
 /// Each case beside fio, with the counts fio 3.33 gives (read, write).
+/// A case: its name, the options, fio's (bytes, I/Os) read and written.
+type RoundCase<'a> = (&'a str, &'a [&'a str], (u64, u64), (u64, u64));
+
 #[test]
 fn io_size_rounds_count_verify_reads_as_fio() {
     const K: u64 = 1024;
-    let cases: &[(&str, &[&str], (u64, u64), (u64, u64))] = &[
+    let cases: &[RoundCase] = &[
         (
             "plain",
             &["--rw=write", "--io_size=128k"],
