@@ -255,17 +255,7 @@ pub fn for_file(job: &Job, i: usize, len: u64, files: u64) -> Option<FioDist> {
     let range = job.min_bs(0).min(job.min_bs(1)).max(1);
     // fio's size: min(file size, io_size); without files the region was
     // rounded down from fio's unrounded size / nrfiles.
-    let size = match job.size {
-        Some(rbench_common::units::fio::SizeOrPercent::Bytes(total)) if job.filesize.is_none() => {
-            let per = total / files.max(1);
-            if per >= len && per - len < range {
-                per
-            } else {
-                len
-            }
-        }
-        _ => len,
-    };
+    let size = super::fiomap::real_size(job, files, len, len, range);
     let nranges = size.div_ceil(range);
     let name = job
         .filenames

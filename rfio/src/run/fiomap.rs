@@ -64,7 +64,7 @@ fn low_bits(n: u64) -> u64 {
 /// fio's real_file_size past the region's start: the file's size, but with
 /// no file (`size` bytes of `len` per region, rounded down to the block)
 /// fio keeps the unrounded `size / nrfiles`.
-fn real_size(job: &Job, files: u64, len: u64, size: u64, min_bs: u64) -> u64 {
+pub(super) fn real_size(job: &Job, files: u64, len: u64, size: u64, min_bs: u64) -> u64 {
     match job.size {
         Some(rbench_common::units::fio::SizeOrPercent::Bytes(total))
             if size == len && job.filesize.is_none() =>
