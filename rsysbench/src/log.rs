@@ -113,3 +113,17 @@ impl Log {
         self.msg(Level::Debug, text);
     }
 }
+
+static GLOBAL: std::sync::OnceLock<Log> = std::sync::OnceLock::new();
+
+/// Make `log` the program's log, reachable from code that C or Lua calls
+/// (the database drivers, the `sb_*` exports). The first call wins.
+pub fn set_global(log: Log) -> &'static Log {
+    let _ = GLOBAL.set(log);
+    global()
+}
+
+/// The program's log (sysbench's defaults until [`set_global`] ran).
+pub fn global() -> &'static Log {
+    GLOBAL.get_or_init(|| Log::new(3, false))
+}

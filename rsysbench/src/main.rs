@@ -4,9 +4,11 @@ mod aio;
 mod app;
 mod args;
 mod completions;
+mod db;
 mod error;
 mod help;
 mod log;
+mod lua;
 #[cfg(test)]
 mod man;
 mod options;

@@ -18,7 +18,10 @@ pub enum Counter {
     BytesRead = 3,
     BytesWritten = 4,
 }
-const NR_COUNTERS: usize = 5;
+/// Test counters, then the SQL counters ([`SbCounter`] order).
+const NR_COUNTERS: usize = 5 + SbCounter::COUNT;
+
+use crate::lua::context::SbCounter;
 
 /// One worker's statistics, on its own cache lines.
 #[repr(align(128))]
@@ -70,6 +73,12 @@ impl Slot {
         if let Some(b) = bucket {
             bump(&self.buckets[b], 1);
         }
+    }
+
+    /// Count one SQL statement, error or reconnect. Hot path.
+    #[inline(always)]
+    pub fn add_sql(&self, c: SbCounter) {
+        bump(&self.counters[5 + c as usize], 1);
     }
 
     /// Bump a test counter. Hot path.

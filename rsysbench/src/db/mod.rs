@@ -1,0 +1,1 @@
+//! sysbench's database driver layer (placeholder until the drivers land).
