@@ -1,0 +1,1 @@
+-- sysbench.sql over the db_* exports (written in the db branch).
