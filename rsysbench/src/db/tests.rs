@@ -1,0 +1,1 @@
+//! Tests against the servers (filled below).
