@@ -270,28 +270,44 @@ pub(crate) trait Driver: Sync {
 
 // ---- logging, as sysbench's log_text() levels ----
 
+#[cfg(test)]
+thread_local! {
+    /// What this thread's test logged, as printed.
+    pub(crate) static CAPTURED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn log_at(level: Level, prefix: &str, msg: &str) {
+    #[cfg(test)]
+    CAPTURED.with(|c| c.borrow_mut().push(format!("{prefix}{msg}")));
+    #[cfg(not(test))]
+    let _ = prefix;
+    let log = crate::log::global();
+    if log.enabled(level) {
+        log.msg(level, msg);
+    }
+}
+
 pub(crate) fn fatal(msg: &str) {
-    crate::log::global().msg(Level::Fatal, msg);
+    log_at(Level::Fatal, "FATAL: ", msg);
 }
 
 pub(crate) fn alert(msg: &str) {
-    crate::log::global().msg(Level::Alert, msg);
+    log_at(Level::Alert, "ALERT: ", msg);
 }
 
 pub(crate) fn info(msg: &str) {
-    crate::log::global().msg(Level::Info, msg);
+    log_at(Level::Info, "", msg);
 }
 
 pub(crate) fn debug(msg: &str) {
-    let log = crate::log::global();
-    if log.enabled(Level::Debug) {
-        log.msg(Level::Debug, msg);
-    }
+    log_at(Level::Debug, "DEBUG: ", msg);
 }
 
 /// A client library trace line (`--mysql-debug`): sysbench raises its
 /// verbosity to debug for these, so they show whatever --verbosity says.
 pub(crate) fn trace(msg: &str) {
+    #[cfg(test)]
+    CAPTURED.with(|c| c.borrow_mut().push(format!("DEBUG: {msg}")));
     let log = crate::log::global();
     if log.enabled(Level::Debug) {
         log.msg(Level::Debug, msg);
