@@ -94,31 +94,19 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
     })?;
     // In JSON/CSV mode stdout holds only the document: the log goes to
     // stderr and keeps only warnings and errors.
-    let log = if machine {
+    let log = crate::log::set_global(if machine {
         Log::new(settings.verbosity.min(Level::Warning as u8), true)
     } else {
         Log::new(settings.verbosity, false)
-    };
+    });
     log.block(Level::Notice, &format!("{HEADER}\n"));
 
-    let name =
-        match cl.testname.clone() {
-            Some(n) if n != "-" => n,
-            _ => return Err(Fail::fatal(
-                "rsysbench runs only the built-in tests (fileio, cpu, memory, threads, mutex); \
-                 it does not read Lua scripts from standard input",
-            )),
-        };
+    let name = match cl.testname.clone() {
+        Some(n) if n != "-" => n,
+        _ => return crate::lua::commands::run_script(None, &mut cl, &settings, log),
+    };
     let Some(test) = Builtin::find(&name) else {
-        if is_lua_test(&name) {
-            return Err(Fail::fatal(format!(
-                "'{name}' is a Lua (database) test: rsysbench runs only the built-in tests \
-                 (fileio, cpu, memory, threads, mutex)"
-            )));
-        }
-        return Err(Fail::fatal(format!(
-            "Cannot find benchmark '{name}': no such built-in test, file or module"
-        )));
+        return crate::lua::commands::run_script(Some(&name), &mut cl, &settings, log);
     };
     let Some(command) = cl.command.clone() else {
         return Err(Fail::stderr(format!(
@@ -140,19 +128,11 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
         "prepare" | "cleanup" if test != Builtin::Fileio => Err(Fail::stderr(format!(
             "'{name}' test does not implement the '{command}' command."
         ))),
-        "prepare" => Fileio::prepare(&cl.values, &log, settings.validate).map(|_| 0),
-        "cleanup" => Fileio::cleanup(&cl.values, &log).map(|_| 0),
-        "run" => run_test(test, &cl, &settings, &log),
+        "prepare" => Fileio::prepare(&cl.values, log, settings.validate).map(|_| 0),
+        "cleanup" => Fileio::cleanup(&cl.values, log).map(|_| 0),
+        "run" => run_test(test, &cl, &settings, log),
         _ => Err(Fail::stderr(format!("Unknown command: {command}"))),
     }
-}
-
-/// Names of sysbench's bundled Lua (database) tests.
-fn is_lua_test(name: &str) -> bool {
-    name.ends_with(".lua")
-        || name.starts_with("oltp_")
-        || name.starts_with("select_random_")
-        || name == "bulk_insert"
 }
 
 fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32> {
@@ -179,7 +159,7 @@ fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32
 }
 
 /// The run-mode block (spec §3).
-fn print_run_mode(s: &Settings, log: &Log) {
+pub fn print_run_mode(s: &Settings, log: &Log) {
     log.notice("Running the test with following options:");
     log.notice(&format!("Number of threads: {}", s.threads));
     if s.rate > 0 {
