@@ -18,15 +18,21 @@ use crate::settings::Settings;
 use crate::tests::{cpu::Cpu, fileio::Fileio, memory::Memory, mutex::Mutex, threads::Threads};
 use crate::tests::{Builtin, Test};
 
-pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)\n";
-/// `--version`: sysbench's "sysbench 1.0.20" first, so scripts that take the
-/// second word (or match `^sysbench [0-9.]+`) read 1.0.20; then, in
-/// parentheses as in sysbench's own header line, what is really answering.
-pub const VERSION: &str = concat!(
-    "sysbench 1.0.20 (rsysbench ",
-    env!("CARGO_PKG_VERSION"),
-    ", rbench)"
-);
+/// sysbench's header line, naming the LuaJIT really bundled (its
+/// `jit.version`, e.g. `LuaJIT 2.1.1788856981`), as upstream builds name
+/// theirs (`using bundled LuaJIT 2.1.0-beta3`).
+pub fn header() -> String {
+    let jit = mlua::Lua::new()
+        .load("return jit and jit.version or 'LuaJIT'")
+        .eval::<String>()
+        .unwrap_or_else(|_| "LuaJIT".into());
+    format!("sysbench 1.0.20 (using bundled {jit})\n")
+}
+/// `--version`: exactly sysbench's line, since scripts and sysbench's own
+/// suite compare it whole.
+pub const VERSION: &str = "sysbench 1.0.20";
+/// `--rbench-version`: what is really answering.
+pub const RBENCH_VERSION: &str = concat!("rsysbench ", env!("CARGO_PKG_VERSION"), " (rbench)");
 
 /// Write to stdout, ignoring a closed pipe (`rsysbench ... | head`).
 pub fn out(text: &str) {
@@ -85,6 +91,10 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
         out(&format!("{VERSION}\n"));
         return Ok(0);
     }
+    if cl.values.flag("rbench-version") {
+        out(&format!("{RBENCH_VERSION}\n"));
+        return Ok(0);
+    }
     let settings = Settings::read(&cl.values, &mut |w| {
         if machine {
             err(&format!("{w}\n"));
@@ -99,7 +109,7 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
     } else {
         Log::new(settings.verbosity, false)
     });
-    log.block(Level::Notice, &format!("{HEADER}\n"));
+    log.block(Level::Notice, &format!("{}\n", header()));
 
     let name = match cl.testname.clone() {
         Some(n) if n != "-" => n,

@@ -104,7 +104,7 @@ pub fn render() -> String {
     m.push_str(&esc_par(
         "VERSION",
         &[
-            "--version prints \"sysbench 1.0.20 (rsysbench VERSION, rbench)\": the first two words are sysbench's, so scripts that read the version as the second word, or match \"sysbench 1.0.20\", keep working; the parenthesis says what answers, as sysbench's own header line carries one.",
+            "--version prints exactly sysbench's line, \"sysbench 1.0.20\", because scripts and sysbench's own test suite compare it whole; --rbench-version prints \"rsysbench VERSION (rbench)\".",
         ],
     ));
     m.push_str(&esc_par(
