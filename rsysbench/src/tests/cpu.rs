@@ -92,10 +92,8 @@ impl Test for Cpu {
     type Worker<'a> = CpuWorker;
 
     fn worker(&self, _thread: usize, _seed: u64) -> Option<CpuWorker> {
-        Some({
-            CpuWorker {
-                max_prime: self.max_prime,
-            }
+        Some(CpuWorker {
+            max_prime: self.max_prime,
         })
     }
 

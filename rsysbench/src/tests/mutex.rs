@@ -74,12 +74,10 @@ impl Test for Mutex {
     type Worker<'a> = MutexWorker<'a>;
 
     fn worker(&self, thread: usize, seed: u64) -> Option<MutexWorker<'_>> {
-        Some({
-            MutexWorker {
-                m: self,
-                done: false,
-                rng: Rng::for_thread(seed, thread),
-            }
+        Some(MutexWorker {
+            m: self,
+            done: false,
+            rng: Rng::for_thread(seed, thread),
         })
     }
 

@@ -49,7 +49,7 @@ impl Test for Threads {
     type Worker<'a> = ThreadsWorker<'a>;
 
     fn worker(&self, _thread: usize, _seed: u64) -> Option<ThreadsWorker<'_>> {
-        Some({ ThreadsWorker { t: self } })
+        Some(ThreadsWorker { t: self })
     }
 
     fn mode_lines(&self) -> Vec<ModeLine> {

@@ -177,21 +177,19 @@ impl Test for Fileio {
     type Worker<'a> = FileioWorker<'a>;
 
     fn worker(&self, thread: usize, seed: u64) -> Option<FileioWorker<'_>> {
-        Some({
-            FileioWorker {
-                t: self,
-                buf: self
-                    .buffers
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .pop()
-                    .unwrap_or(Buffer {
-                        ptr: std::ptr::null_mut(),
-                        len: 0,
-                    }),
-                rng: Rng::for_thread(seed, thread),
-                aio: self.aio.lock().unwrap_or_else(|e| e.into_inner()).pop(),
-            }
+        Some(FileioWorker {
+            t: self,
+            buf: self
+                .buffers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop()
+                .unwrap_or(Buffer {
+                    ptr: std::ptr::null_mut(),
+                    len: 0,
+                }),
+            rng: Rng::for_thread(seed, thread),
+            aio: self.aio.lock().unwrap_or_else(|e| e.into_inner()).pop(),
         })
     }
 
