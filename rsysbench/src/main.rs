@@ -20,6 +20,7 @@ mod runner;
 mod settings;
 mod stats;
 mod tests;
+mod workloads;
 
 fn main() {
     rbench_common::stop::install();

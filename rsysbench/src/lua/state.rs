@@ -97,7 +97,7 @@ fn package_cpath() -> String {
             "{home}/.luarocks/lib/lua/5.1/?.so;{home}/.luarocks/lib/lua/?.so;"
         ));
     }
-    def.push_str("/usr/local/lib/lua/5.1/?.so;/usr/lib/lua/5.1/?.so;/usr/lib/sysbench/?.so;");
+    def.push_str("/usr/local/lib/lua/5.1/?.so;/usr/lib/lua/5.1/?.so;");
     with_env_path(def, "LUA_CPATH")
 }
 
@@ -134,17 +134,12 @@ fn sysbench_table(lua: &Lua, script: &Script, tid: i32) -> mlua::Result<Table> {
     Ok(sb)
 }
 
-/// Our bundled workloads by module name.
-fn bundled_module(_name: &str) -> Option<&'static str> {
-    None
-}
-
 /// A loader (in `package.loaders`, after Lua's own) for our bundled
 /// workloads: `require "oltp_common"` finds ours when no file of that name
 /// is on the path, as sysbench finds its own in its data directory.
 fn add_bundled_loader(lua: &Lua) -> mlua::Result<()> {
     let loader = lua.create_function(|lua, name: String| -> mlua::Result<Value> {
-        match bundled_module(&name) {
+        match crate::workloads::module(&name) {
             Some(src) => {
                 let f = lua
                     .load(src)
