@@ -84,9 +84,8 @@ fn package_path() -> String {
             def.push_str(p);
         }
     }
-    def.push_str(
-        "/usr/local/share/lua/5.1/?.lua;/usr/share/lua/5.1/?.lua;/usr/share/sysbench/?.lua;",
-    );
+    // sysbench's data directory came last: the bundled loader stands there.
+    def.push_str("/usr/local/share/lua/5.1/?.lua;/usr/share/lua/5.1/?.lua;");
     with_env_path(def, "LUA_PATH")
 }
 
