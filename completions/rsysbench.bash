@@ -42,6 +42,7 @@ _rsysbench()
             --percentile) :; ;;
             --histogram) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
             --output-format) COMPREPLY=($(compgen -P "$pre" -W 'text json csv' -- "$cur")); ;;
+            --rbench-version) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
             --file-num) :; ;;
             --file-block-size) :; ;;
             --file-total-size) :; ;;
@@ -71,7 +72,7 @@ _rsysbench()
         return 0
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--threads= --events= --time= --forced-shutdown= --thread-stack-size= --rate= --report-interval= --report-checkpoints= --debug --validate --help --version --config-file= --tx-rate= --max-requests= --max-time= --num-threads= --rand-type= --rand-spec-iter= --rand-spec-pct= --rand-spec-res= --rand-seed= --rand-pareto-h= --verbosity= --percentile= --histogram --output-format= --file-num= --file-block-size= --file-total-size= --file-test-mode= --file-io-mode= --file-async-backlog= --file-extra-flags= --file-fsync-freq= --file-fsync-all --file-fsync-end --file-fsync-mode= --file-merged-requests= --file-rw-ratio= --cpu-max-prime= --memory-block-size= --memory-total-size= --memory-scope= --memory-hugetlb --memory-oper= --memory-access-mode= --thread-yields= --thread-locks= --mutex-num= --mutex-locks= --mutex-loops=' -- "$cur"))
+        COMPREPLY=($(compgen -W '--threads= --events= --time= --forced-shutdown= --thread-stack-size= --rate= --report-interval= --report-checkpoints= --debug --validate --help --version --config-file= --tx-rate= --max-requests= --max-time= --num-threads= --rand-type= --rand-spec-iter= --rand-spec-pct= --rand-spec-res= --rand-seed= --rand-pareto-h= --verbosity= --percentile= --histogram --output-format= --rbench-version --file-num= --file-block-size= --file-total-size= --file-test-mode= --file-io-mode= --file-async-backlog= --file-extra-flags= --file-fsync-freq= --file-fsync-all --file-fsync-end --file-fsync-mode= --file-merged-requests= --file-rw-ratio= --cpu-max-prime= --memory-block-size= --memory-total-size= --memory-scope= --memory-hugetlb --memory-oper= --memory-access-mode= --thread-yields= --thread-locks= --mutex-num= --mutex-locks= --mutex-loops=' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi

@@ -54,6 +54,7 @@ complete -c rsysbench -l verbosity -r -d 'verbosity level {5 - debug, 0 - only c
 complete -c rsysbench -l percentile -r -d 'percentile to calculate in latency statistics'
 complete -c rsysbench -l histogram -d 'print latency histogram in report'
 complete -c rsysbench -l output-format -x -a 'text json csv' -d 'report format {text,json,csv}'
+complete -c rsysbench -l rbench-version -d 'print rsysbench\'s own version and exit'
 complete -c rsysbench -l file-num -r -d 'number of files to create'
 complete -c rsysbench -l file-block-size -r -d 'block size to use in all IO operations'
 complete -c rsysbench -l file-total-size -r -d 'total size of files to create'

@@ -19,7 +19,7 @@ fail() { echo "check-debs: FAIL: $*" >&2; exit 1; }
 version_shape() {
     case $1 in
         rmbw) echo 'rmbw [0-9]*.[0-9]*.[0-9]* (mbw 1.2.2 compatible)' ;;
-        rsysbench) echo 'sysbench 1.0.20 (rsysbench [0-9]*, rbench)' ;;
+        rsysbench) echo 'sysbench 1.0.20' ;;
         riperf) echo 'iperf 3.12 (riperf [0-9]*, rbench)' ;;
         rfio) echo 'fio-3.33 (rfio [0-9]*, rbench)' ;;
         *) echo '*' ;;

@@ -18,15 +18,21 @@ use crate::settings::Settings;
 use crate::tests::{cpu::Cpu, fileio::Fileio, memory::Memory, mutex::Mutex, threads::Threads};
 use crate::tests::{Builtin, Test};
 
-pub const HEADER: &str = "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)\n";
-/// `--version`: sysbench's "sysbench 1.0.20" first, so scripts that take the
-/// second word (or match `^sysbench [0-9.]+`) read 1.0.20; then, in
-/// parentheses as in sysbench's own header line, what is really answering.
-pub const VERSION: &str = concat!(
-    "sysbench 1.0.20 (rsysbench ",
-    env!("CARGO_PKG_VERSION"),
-    ", rbench)"
-);
+/// sysbench's header line, naming the LuaJIT really bundled (its
+/// `jit.version`, e.g. `LuaJIT 2.1.1788856981`), as upstream builds name
+/// theirs (`using bundled LuaJIT 2.1.0-beta3`).
+pub fn header() -> String {
+    let jit = mlua::Lua::new()
+        .load("return jit and jit.version or 'LuaJIT'")
+        .eval::<String>()
+        .unwrap_or_else(|_| "LuaJIT".into());
+    format!("sysbench 1.0.20 (using bundled {jit})\n")
+}
+/// `--version`: exactly sysbench's line, since scripts and sysbench's own
+/// suite compare it whole.
+pub const VERSION: &str = "sysbench 1.0.20";
+/// `--rbench-version`: what is really answering.
+pub const RBENCH_VERSION: &str = concat!("rsysbench ", env!("CARGO_PKG_VERSION"), " (rbench)");
 
 /// Write to stdout, ignoring a closed pipe (`rsysbench ... | head`).
 pub fn out(text: &str) {
@@ -85,6 +91,10 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
         out(&format!("{VERSION}\n"));
         return Ok(0);
     }
+    if cl.values.flag("rbench-version") {
+        out(&format!("{RBENCH_VERSION}\n"));
+        return Ok(0);
+    }
     let settings = Settings::read(&cl.values, &mut |w| {
         if machine {
             err(&format!("{w}\n"));
@@ -94,31 +104,19 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
     })?;
     // In JSON/CSV mode stdout holds only the document: the log goes to
     // stderr and keeps only warnings and errors.
-    let log = if machine {
+    let log = crate::log::set_global(if machine {
         Log::new(settings.verbosity.min(Level::Warning as u8), true)
     } else {
         Log::new(settings.verbosity, false)
-    };
-    log.block(Level::Notice, &format!("{HEADER}\n"));
+    });
+    log.block(Level::Notice, &format!("{}\n", header()));
 
-    let name =
-        match cl.testname.clone() {
-            Some(n) if n != "-" => n,
-            _ => return Err(Fail::fatal(
-                "rsysbench runs only the built-in tests (fileio, cpu, memory, threads, mutex); \
-                 it does not read Lua scripts from standard input",
-            )),
-        };
+    let name = match cl.testname.clone() {
+        Some(n) if n != "-" => n,
+        _ => return crate::lua::commands::run_script(None, &mut cl, &settings, log),
+    };
     let Some(test) = Builtin::find(&name) else {
-        if is_lua_test(&name) {
-            return Err(Fail::fatal(format!(
-                "'{name}' is a Lua (database) test: rsysbench runs only the built-in tests \
-                 (fileio, cpu, memory, threads, mutex)"
-            )));
-        }
-        return Err(Fail::fatal(format!(
-            "Cannot find benchmark '{name}': no such built-in test, file or module"
-        )));
+        return crate::lua::commands::run_script(Some(&name), &mut cl, &settings, log);
     };
     let Some(command) = cl.command.clone() else {
         return Err(Fail::stderr(format!(
@@ -140,19 +138,11 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
         "prepare" | "cleanup" if test != Builtin::Fileio => Err(Fail::stderr(format!(
             "'{name}' test does not implement the '{command}' command."
         ))),
-        "prepare" => Fileio::prepare(&cl.values, &log, settings.validate).map(|_| 0),
-        "cleanup" => Fileio::cleanup(&cl.values, &log).map(|_| 0),
-        "run" => run_test(test, &cl, &settings, &log),
+        "prepare" => Fileio::prepare(&cl.values, log, settings.validate).map(|_| 0),
+        "cleanup" => Fileio::cleanup(&cl.values, log).map(|_| 0),
+        "run" => run_test(test, &cl, &settings, log),
         _ => Err(Fail::stderr(format!("Unknown command: {command}"))),
     }
-}
-
-/// Names of sysbench's bundled Lua (database) tests.
-fn is_lua_test(name: &str) -> bool {
-    name.ends_with(".lua")
-        || name.starts_with("oltp_")
-        || name.starts_with("select_random_")
-        || name == "bulk_insert"
 }
 
 fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32> {
@@ -179,7 +169,7 @@ fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32
 }
 
 /// The run-mode block (spec §3).
-fn print_run_mode(s: &Settings, log: &Log) {
+pub fn print_run_mode(s: &Settings, log: &Log) {
     log.notice("Running the test with following options:");
     log.notice(&format!("Number of threads: {}", s.threads));
     if s.rate > 0 {

@@ -55,3 +55,15 @@ impl Fail {
 }
 
 pub type Result<T> = std::result::Result<T, Fail>;
+
+impl Fail {
+    /// Exit with `code`, nothing more to print (the message went out as it
+    /// happened).
+    pub fn silent(code: i32) -> Self {
+        Self {
+            stream: Stream::Stdout,
+            text: String::new(),
+            code,
+        }
+    }
+}

@@ -20,9 +20,11 @@ mod runner;
 mod settings;
 mod stats;
 mod tests;
+mod workloads;
 
 fn main() {
     rbench_common::stop::install();
+    lua::unbuffer_c_stdout();
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())

@@ -38,15 +38,15 @@ pub fn render() -> String {
     m.push_str(
         ".TH RSYSBENCH 1 \"\" \"rsysbench 0.1.0 (sysbench 1.0.20 compatible)\" \"User Commands\"\n",
     );
-    m.push_str(".SH NAME\nrsysbench \\- CPU, memory, thread, mutex and file I/O benchmarks, a drop\\-in replacement for sysbench 1.0.20\n");
+    m.push_str(".SH NAME\nrsysbench \\- CPU, memory, thread, mutex, file I/O and database (OLTP) benchmarks and Lua scripts, a drop\\-in replacement for sysbench 1.0.20\n");
     m.push_str(
-        ".SH SYNOPSIS\n.B rsysbench\n[\\fIoptions\\fR]... \\fItestname\\fR \\fIcommand\\fR\n",
+        ".SH SYNOPSIS\n.B rsysbench\n[\\fIoptions\\fR]... [\\fItestname\\fR|\\fIscript\\fR] [\\fIcommand\\fR]\n",
     );
     m.push_str(&esc_par(
         "DESCRIPTION",
         &[
             "rsysbench runs sysbench 1.0.20's built-in tests with the same command lines and prints the same report, line for line, so scripts written for sysbench keep working. Options are --name=value or a bare --name (never --name value) and may appear anywhere; - and _ in names are the same; the last occurrence wins. Sizes are digits with an optional K, M, G or T suffix (binary, any case). Boolean options take on, true, 1, off, false or 0.",
-            "Commands: run (all tests), prepare and cleanup (fileio only), help (the test's options). Tests: fileio, cpu, memory, threads, mutex.",
+            "Commands: run (all tests), prepare and cleanup (fileio and scripts that define them), help (the test's options), and any command a script declares. Built-in tests: fileio, cpu, memory, threads, mutex. Any other test name is a Lua script (see LUA SCRIPTS).",
             "Each worker thread times its own events into its own counters and latency histogram (sysbench's 1024 logarithmic buckets from 0.001 ms to 100 s); the report merges them at the end. Threads start together and stop at --time, at --events, when the test runs out of work, or on SIGINT/SIGTERM.",
         ],
     ));
@@ -73,7 +73,17 @@ pub fn render() -> String {
     for b in Builtin::ALL {
         section(&mut m, &format!("{} options", b.name()), b.options());
     }
-    m.push_str(".PP\nThe database options of sysbench (\\-\\-db\\-*, \\-\\-mysql\\-*, \\-\\-pgsql\\-*) are accepted and ignored.\n");
+    section(&mut m, "General database options", options::DB);
+    section(&mut m, "mysql options", options::MYSQL);
+    section(&mut m, "pgsql options", options::PGSQL);
+    m.push_str(&esc_par(
+        "LUA SCRIPTS",
+        &[
+            "A test name that is not a built-in test is a Lua script, run on LuaJIT with sysbench 1.0.20's scripting API: a path or a file in the current directory, else a module name looked up on sysbench's package.path (LUA_PATH honoured, ;; standing for the default), else one of the bundled workloads: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select, oltp_insert, oltp_delete, oltp_update_index, oltp_update_non_index, select_random_points, select_random_ranges, bulk_insert (and oltp_common, the module they share). With no test name, or -, the script is read from standard input and run once.",
+            "Scripts see sysbench's API: the hooks prepare, cleanup, help, init, done, thread_init, thread_done, event and thread_run; sysbench.cmdline.options and commands (options are checked on the command line and listed by help), sysbench.opt, sysbench.tid, sysbench.rand, sysbench.sql (drivers mysql and pgsql, connections, queries, prepared statements with binds, bulk inserts, errors the script may ignore), sysbench.histogram, sysbench.hooks (report_intermediate, report_cumulative, sql_error_ignorable, before_restart_event), sysbench.report_default/csv/json, and sysbench 1.0's older globals. Each worker thread runs its own Lua state. The C functions sysbench exports to scripts (sb_event_start, sb_event_stop, sb_more_events, sb_counter_inc, sb_rand_*, db_* and the rest) are exported by rsysbench for ffi.C, with the same signatures.",
+            "Database tests report an SQL statistics block (reads, writes, other, transactions, queries, ignored errors, reconnects) before the general statistics, and their --report-interval lines show tps, qps, r/w/o, latency, err/s and reconn/s. rsysbench links the same client libraries as sysbench (libpq and MariaDB Connector/C).",
+        ],
+    ));
     m.push_str(&esc_par(
         "OUTPUT FORMATS",
         &[
@@ -104,7 +114,7 @@ pub fn render() -> String {
     m.push_str(&esc_par(
         "VERSION",
         &[
-            "--version prints \"sysbench 1.0.20 (rsysbench VERSION, rbench)\": the first two words are sysbench's, so scripts that read the version as the second word, or match \"sysbench 1.0.20\", keep working; the parenthesis says what answers, as sysbench's own header line carries one.",
+            "--version prints exactly sysbench's line, \"sysbench 1.0.20\", because scripts and sysbench's own test suite compare it whole; --rbench-version prints \"rsysbench VERSION (rbench)\".",
         ],
     ));
     m.push_str(&esc_par(
@@ -117,7 +127,7 @@ pub fn render() -> String {
         "DIFFERENCES FROM SYSBENCH 1.0.20",
         &[
             "Where sysbench hangs or silently accepts nonsense, rsysbench stops with a message: a negative --time, --events, --rate or --report-interval; a size with an unknown suffix or trailing junk (sysbench reads 1X, 1.5K or 0x10 as 0 and 1Kfoo as 1K); --memory-total-size=0; a memory run whose per-thread share total/block/threads is 0; --thread-locks=0, --mutex-num=0, --mutex-locks=0; a --file-total-size smaller than --file-num (0-byte files); an unparsable --file-rw-ratio or --rand-pareto-h; --rand-spec-iter <= 0, --rand-spec-pct outside 0..100, --rand-spec-res outside 0..99 or --rand-pareto-h outside (0, 1).",
-            "Lua scripts (the OLTP database tests, scripts on standard input) are refused. --file-io-mode=async uses Linux native AIO directly (the system calls libaio wraps). --memory-hugetlb maps the block with MAP_HUGETLB. SIGINT and SIGTERM end the run with a report. The header names the bundled LuaJIT as upstream builds do.",
+            "--file-io-mode=async uses Linux native AIO directly (the system calls libaio wraps). --memory-hugetlb maps the block with MAP_HUGETLB. SIGINT and SIGTERM end the run with a report. The header names the bundled LuaJIT as upstream builds do.",
             "Measuring costs less: per-thread counters without atomic read-modify-write and the CPU's time stamp counter instead of two clock_gettime() calls per event, so tests with very short events (memory with small blocks) report more events per second than sysbench on the same work.",
         ],
     ));

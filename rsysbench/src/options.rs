@@ -142,12 +142,10 @@ pub const STATS: &[OptDef] = &[
 ];
 
 /// rsysbench's own options (not in sysbench).
-pub const EXTENSION: &[OptDef] = &[opt(
-    "output-format",
-    Str,
-    Some("text"),
-    "report format {text,json,csv} (rsysbench extension)",
-)];
+pub const EXTENSION: &[OptDef] = &[
+    opt("output-format", Str, Some("text"), "report format {text,json,csv} (rsysbench extension)"),
+    opt("rbench-version", Bool, Some("off"), "print rsysbench's own version and exit (--version prints sysbench's line, as scripts expect)"),
+];
 
 pub const DB: &[OptDef] = &[
     opt(

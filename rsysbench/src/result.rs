@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use rbench_common::histogram::SysbenchHistogram;
 
+use crate::lua::context::SbCounter;
 use crate::stats::{percentile_ms, sum_buckets, Counter, ThreadSnap};
 
 /// Percentiles always given in JSON, besides the one asked for.
@@ -23,6 +24,51 @@ pub enum TestKind {
     Fileio,
     /// Only the general block (threads, mutex).
     General,
+    /// A Lua script: the `SQL statistics` block first.
+    Sql,
+}
+
+/// The `SQL statistics` block of a Lua test (sysbench's db_report_cumulative).
+#[derive(Debug, Clone, Serialize)]
+pub struct SqlFigures {
+    /// A database driver was used (sysbench prints these figures only then).
+    pub driver_used: bool,
+    pub reads: u64,
+    pub writes: u64,
+    pub other: u64,
+    pub total: u64,
+    pub transactions: u64,
+    pub transactions_per_second: f64,
+    pub queries: u64,
+    pub queries_per_second: f64,
+    pub ignored_errors: u64,
+    pub ignored_errors_per_second: f64,
+    pub reconnects: u64,
+    pub reconnects_per_second: f64,
+}
+
+impl SqlFigures {
+    fn build(deltas: &[ThreadSnap], events: u64, secs: f64) -> Self {
+        let c = |k: SbCounter| deltas.iter().map(|d| d.sql(k)).sum::<u64>();
+        let (reads, writes, other) = (c(SbCounter::Read), c(SbCounter::Write), c(SbCounter::Other));
+        let total = reads + writes + other;
+        let (errors, reconnects) = (c(SbCounter::Error), c(SbCounter::Reconnect));
+        SqlFigures {
+            driver_used: crate::lua::context::sql_stats_enabled(),
+            reads,
+            writes,
+            other,
+            total,
+            transactions: events,
+            transactions_per_second: rate(events as f64, secs),
+            queries: total,
+            queries_per_second: rate(total as f64, secs),
+            ignored_errors: errors,
+            ignored_errors_per_second: rate(errors as f64, secs),
+            reconnects,
+            reconnects_per_second: rate(reconnects as f64, secs),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -91,6 +137,9 @@ pub struct Summary {
     pub memory: Option<MemoryFigures>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fileio: Option<FileioFigures>,
+    /// Lua tests: the SQL statistics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql: Option<SqlFigures>,
     /// Per thread; not "threads", which the JSON document's top level
     /// (this is flattened into it) uses for the thread count.
     #[serde(rename = "per_thread")]
@@ -126,6 +175,10 @@ pub struct Interval {
     pub queue_length: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<u64>,
+    /// Lua tests: the statement counts in the interval (per-second rates
+    /// are these over `interval_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql: Option<SqlFigures>,
 }
 
 /// What the reports need to know about the run besides the numbers.
@@ -251,6 +304,7 @@ impl Summary {
             fairness,
             memory,
             fileio,
+            sql: (ctx.kind == TestKind::Sql).then(|| SqlFigures::build(deltas, events, interval_s)),
             threads,
             unfinished_events: None,
             histogram,
@@ -283,6 +337,7 @@ impl Interval {
             fsyncs_per_second: None,
             queue_length: None,
             concurrency: None,
+            sql: None,
         };
         match ctx.kind {
             TestKind::Memory { block_size, .. } => {
@@ -293,6 +348,9 @@ impl Interval {
                 iv.written_mib_per_second =
                     Some(rate(counter(Counter::BytesWritten) / MIB, interval_s));
                 iv.fsyncs_per_second = Some(rate(counter(Counter::Fsyncs), interval_s));
+            }
+            TestKind::Sql => {
+                iv.sql = Some(SqlFigures::build(deltas, events, interval_s));
             }
             _ => {}
         }

@@ -54,6 +54,134 @@ impl Rng {
     }
 }
 
+/// Which distribution `sb_rand_default` draws from (--rand-type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RandType {
+    Uniform,
+    Gaussian,
+    Special,
+    Pareto,
+}
+
+/// The --rand-* parameters, with sysbench's precomputed factors.
+#[derive(Debug, Clone, Copy)]
+pub struct RandSpec {
+    pub kind: RandType,
+    iter: u32,
+    iter_mult: f64,
+    pct_mult: f64,
+    pct_2_mult: f64,
+    res_mult: f64,
+    pareto_power: f64,
+}
+
+impl RandSpec {
+    pub fn new(kind: RandType, iter: u32, pct: u32, res: u32, pareto_h: f64) -> Self {
+        Self {
+            kind,
+            iter,
+            iter_mult: 1.0 / f64::from(iter),
+            pct_mult: f64::from(pct) / 100.0,
+            pct_2_mult: f64::from(pct) / 200.0,
+            res_mult: 100.0 / (100.0 - f64::from(res)),
+            pareto_power: pareto_h.ln() / (1.0 - pareto_h).ln(),
+        }
+    }
+}
+
+impl Default for RandSpec {
+    fn default() -> Self {
+        Self::new(RandType::Special, 12, 1, 75, 0.2)
+    }
+}
+
+/// sysbench's distributions over [a, b] in its 32-bit arithmetic (a range
+/// of 2^32 wraps to 0, as there).
+impl Rng {
+    pub fn uniform_u32(&mut self, a: u32, b: u32) -> u32 {
+        (f64::from(a) + self.uniform_double() * f64::from(b.wrapping_sub(a).wrapping_add(1))) as u32
+    }
+
+    pub fn gaussian_u32(&mut self, spec: &RandSpec, a: u32, b: u32) -> u32 {
+        let t = f64::from(b.wrapping_sub(a).wrapping_add(1));
+        let mut sum = 0.0;
+        for _ in 0..spec.iter {
+            sum += self.uniform_double() * t;
+        }
+        a.wrapping_add((sum * spec.iter_mult) as u32)
+    }
+
+    /// Gaussian for most draws; the rest uniform over a window of
+    /// --rand-spec-pct percent of the range at its middle.
+    pub fn special_u32(&mut self, spec: &RandSpec, a: u32, b: u32) -> u32 {
+        let t = f64::from(b.wrapping_sub(a));
+        let rnd = self.uniform_double();
+        if rnd * (t * spec.res_mult) < t {
+            let mut sum = 0.0;
+            for _ in 0..spec.iter {
+                sum += self.uniform_double();
+            }
+            return (f64::from(a) + sum * t * spec.iter_mult) as u32;
+        }
+        let d = t * spec.pct_mult;
+        let res = rnd * (d + 1.0) + t / 2.0 - t * spec.pct_2_mult;
+        a.wrapping_add(res as u32)
+    }
+
+    pub fn pareto_u32(&mut self, spec: &RandSpec, a: u32, b: u32) -> u32 {
+        let t = f64::from(b.wrapping_sub(a).wrapping_add(1));
+        a.wrapping_add((t * self.uniform_double().powf(spec.pareto_power)) as u32)
+    }
+
+    /// The --rand-type distribution.
+    pub fn default_u32(&mut self, spec: &RandSpec, a: u32, b: u32) -> u32 {
+        match spec.kind {
+            RandType::Uniform => self.uniform_u32(a, b),
+            RandType::Gaussian => self.gaussian_u32(spec, a, b),
+            RandType::Special => self.special_u32(spec, a, b),
+            RandType::Pareto => self.pareto_u32(spec, a, b),
+        }
+    }
+}
+
+/// sysbench.rand.unique(): a walk through a permutation of the 32-bit
+/// integers (a quadratic-residue permutation), shared by all threads.
+pub struct UniqueSequence {
+    index: std::sync::atomic::AtomicU32,
+    offset: u32,
+}
+
+fn permute_qpr(x: u32) -> u32 {
+    const PRIME: u32 = 4_294_967_291;
+    if x >= PRIME {
+        return x;
+    }
+    let residue = ((u64::from(x) * u64::from(x)) % u64::from(PRIME)) as u32;
+    if x <= PRIME / 2 {
+        residue
+    } else {
+        PRIME - residue
+    }
+}
+
+impl UniqueSequence {
+    pub fn new(seed_index: u32, seed_offset: u32) -> Self {
+        Self {
+            index: std::sync::atomic::AtomicU32::new(permute_qpr(
+                permute_qpr(seed_index).wrapping_add(0x682f_0161),
+            )),
+            offset: permute_qpr(permute_qpr(seed_offset).wrapping_add(0x4679_0905)),
+        }
+    }
+
+    pub fn next(&self) -> u32 {
+        let i = self
+            .index
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        permute_qpr(permute_qpr(i).wrapping_add(self.offset) ^ 0x5bf0_3635)
+    }
+}
+
 /// The run's seed: --rand-seed, or the current time when it is 0.
 pub fn run_seed(rand_seed: u32) -> u64 {
     if rand_seed != 0 {
@@ -80,6 +208,33 @@ mod tests {
             seen[u as usize] = true;
         }
         assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn distributions_stay_in_range() {
+        let spec = RandSpec::default();
+        let mut r = Rng::for_thread(7, 0);
+        for kind in [
+            RandType::Uniform,
+            RandType::Gaussian,
+            RandType::Special,
+            RandType::Pareto,
+        ] {
+            let spec = RandSpec { kind, ..spec };
+            for _ in 0..10_000 {
+                let v = r.default_u32(&spec, 10, 20);
+                assert!((10..=20).contains(&v), "{kind:?} gave {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn unique_never_repeats_in_a_short_walk() {
+        let u = UniqueSequence::new(1, 2);
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..100_000 {
+            assert!(seen.insert(u.next()));
+        }
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Outcome {
     /// A worker failed or the --rate queue overflowed (sysbench's exit 1,
     /// no report).
     pub failed: bool,
+    /// A worker thread failed to initialise (`Thread initialization
+    /// failed!`): nothing ran.
+    pub init_failed: bool,
 }
 
 /// Poisson arrivals for --rate (sysbench's event generator thread).
@@ -63,10 +66,99 @@ struct Control<'a> {
     log: &'a Log,
 }
 
+#[derive(Clone, Copy)]
 enum Ended {
     Time,
     Events,
     Other,
+}
+
+/// The event loop for tests that drive it themselves (a Lua script's
+/// `thread_run` calling `sb_more_events`/`sb_event_start`/`sb_event_stop`):
+/// the same checks and records as [`worker_loop`], one call at a time.
+struct DrivenLoop<'a> {
+    ctl: &'a Control<'a>,
+    slot: &'a Slot,
+    /// The clock reading of the last event_stop, while still current.
+    last_now: std::cell::Cell<Option<u64>>,
+    started: std::cell::Cell<u64>,
+    queued_at: std::cell::Cell<Option<u64>>,
+    ended: std::cell::Cell<Option<Ended>>,
+}
+
+impl crate::lua::context::EventLoop for DrivenLoop<'_> {
+    fn more_events(&self) -> bool {
+        let ctl = self.ctl;
+        if self.ended.get().is_some() {
+            return false;
+        }
+        let now = self.last_now.take().unwrap_or_else(|| ctl.clock.now());
+        let deadline = ctl.deadline.load(Relaxed);
+        let end = if now >= deadline {
+            Some(Ended::Time)
+        } else if stop::should_stop() || ctl.error.load(Relaxed) {
+            Some(Ended::Other)
+        } else if ctl.max_events > 0 && ctl.issued.fetch_add(1, Relaxed) >= ctl.max_events {
+            Some(Ended::Events)
+        } else {
+            None
+        };
+        if let Some(e) = end {
+            self.ended.set(Some(e));
+            return false;
+        }
+        if let Some(rq) = &ctl.rate {
+            match wait_for_event(rq, ctl.clock, deadline) {
+                Some(t) => self.queued_at.set(Some(t)),
+                None => {
+                    self.ended.set(Some(Ended::Time));
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn event_start(&self) {
+        if let Some(rq) = &self.ctl.rate {
+            rq.concurrency.fetch_add(1, Relaxed);
+        }
+        self.started.set(self.ctl.clock.now());
+    }
+
+    fn event_stop(&self) {
+        let ctl = self.ctl;
+        let now = ctl.clock.now();
+        if let Some(rq) = &ctl.rate {
+            rq.concurrency.fetch_sub(1, Relaxed);
+        }
+        let from = self.queued_at.take().unwrap_or(self.started.get());
+        let ns = ctl.clock.ticks_to_ns(now.saturating_sub(from));
+        let bucket = ctl
+            .histogram_on
+            .then(|| ctl.scale.bucket_index(ns as f64 / 1e6));
+        self.slot.record_event(ns, bucket);
+        self.last_now.set(Some(now));
+    }
+}
+
+/// Run a worker's own event loop; what ended it.
+fn driven_loop<W: Worker>(w: &mut W, slot: &Slot, ctl: &Control) -> Option<Ended> {
+    let lp = DrivenLoop {
+        ctl,
+        slot,
+        last_now: std::cell::Cell::new(Some(ctl.start.load(Relaxed))),
+        started: std::cell::Cell::new(0),
+        queued_at: std::cell::Cell::new(None),
+        ended: std::cell::Cell::new(None),
+    };
+    let result = crate::lua::context::with_loop(&lp, || w.drive(&lp))?;
+    if let Err(msg) = result {
+        ctl.log.msg(crate::log::Level::Fatal, &msg);
+        ctl.error.store(true, Relaxed);
+        return Some(Ended::Other);
+    }
+    Some(lp.ended.take().unwrap_or(Ended::Other))
 }
 
 /// One worker's event loop. Hot path: clock reads, the event, plain stores.
@@ -115,6 +207,41 @@ fn worker_loop<W: Worker>(w: &mut W, slot: &Slot, ctl: &Control) -> Ended {
             .then(|| ctl.scale.bucket_index(ns as f64 / 1e6));
         slot.record_event(ns, bucket);
     }
+}
+
+/// One worker thread's life: initialise, wait for the others, run the
+/// events, finish.
+fn worker_thread<T: Test>(
+    test: &T,
+    i: usize,
+    seed: u64,
+    slot: &Slot,
+    ctl: &Control,
+    ready: &Barrier,
+    go: &Barrier,
+) {
+    let log = ctl.log;
+    log.debug(&format!("Worker thread (#{i}) started"));
+    let Some(mut w) = test.worker(i, seed) else {
+        log.debug(&format!("Worker thread (#{i}) failed to initialize!"));
+        ctl.error.store(true, Relaxed);
+        ready.wait();
+        go.wait();
+        return;
+    };
+    log.debug(&format!("Worker thread (#{i}) initialized"));
+    ready.wait();
+    go.wait();
+    let ended = match driven_loop(&mut w, slot, ctl) {
+        Some(e) => e,
+        None => worker_loop(&mut w, slot, ctl),
+    };
+    match ended {
+        Ended::Time => log.info("Time limit exceeded, exiting..."),
+        Ended::Events => log.info("Event limit exceeded, exiting..."),
+        Ended::Other => {}
+    }
+    w.finish(slot);
 }
 
 /// Take one queued arrival (its tick), or `None` when the run is over.
@@ -221,19 +348,12 @@ pub fn run<T: Test>(
         for (i, slot) in slots.iter().enumerate() {
             let (ctl, ready, go, done_tx) = (&ctl, &ready, &go, done_tx.clone());
             let spawned = std::thread::Builder::new()
-                .stack_size(s.stack_size.max(64 * 1024))
+                .stack_size(s.stack_size.max(test.min_stack_size()))
                 .spawn_scoped(scope, move || {
-                    log.debug(&format!("Worker thread (#{i}) started"));
-                    let mut w = test.worker(i, seed);
-                    log.debug(&format!("Worker thread (#{i}) initialized"));
-                    ready.wait();
-                    go.wait();
-                    match worker_loop(&mut w, slot, ctl) {
-                        Ended::Time => log.info("Time limit exceeded, exiting..."),
-                        Ended::Events => log.info("Event limit exceeded, exiting..."),
-                        Ended::Other => {}
-                    }
-                    w.finish(slot);
+                    crate::lua::context::set_thread_id(i as i32);
+                    crate::lua::context::with_slot(slot, || {
+                        worker_thread(test, i, seed, slot, ctl, ready, go);
+                    });
                     slot.done.store(true, Relaxed);
                     let _ = done_tx.send(());
                 });
@@ -248,6 +368,15 @@ pub fn run<T: Test>(
         drop(done_tx);
 
         ready.wait();
+        if ctl.error.load(Relaxed) {
+            // A thread failed to initialise: let the others see it and go.
+            go.wait();
+            return Outcome {
+                summary: Monitor::new(&slots, ctx, clock.now(), clock).cumulative(),
+                failed: true,
+                init_failed: true,
+            };
+        }
         let start = clock.now();
         ctl.start.store(start, Relaxed);
         if s.max_time > 0 {
@@ -274,6 +403,7 @@ pub fn run<T: Test>(
         Outcome {
             summary: m.cumulative(),
             failed: ctl.error.load(Relaxed),
+            init_failed: false,
         }
     })
 }

@@ -143,6 +143,10 @@ impl ThreadSnap {
     pub fn counter(&self, c: Counter) -> u64 {
         self.counters[c as usize]
     }
+
+    pub fn sql(&self, c: SbCounter) -> u64 {
+        self.counters[5 + c as usize]
+    }
 }
 
 /// Summed histogram buckets of several threads.

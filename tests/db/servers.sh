@@ -29,7 +29,7 @@ start_pg() {
     as_pg "'$pg_bin/pg_ctl' -D '$pg/data' -l '$pg/server.log' -w -t 60 \
         -o \"-h 127.0.0.1 -p $pg_port -k '$pg' -c fsync=off -c max_connections=300\" start" >/dev/null
     "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -q -v ON_ERROR_STOP=0 postgres >/dev/null 2>&1 <<SQL || true
-CREATE USER sbtest WITH PASSWORD 'sbtest';
+CREATE USER sbtest WITH PASSWORD 'sbtest' CREATEDB;
 CREATE DATABASE sbtest OWNER sbtest;
 SQL
 }

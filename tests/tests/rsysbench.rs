@@ -165,9 +165,14 @@ fn help_lists_the_same_options_and_defaults() {
         }
     }
     let v = ours(&["--version"]);
+    assert_eq!((v.out.as_str(), v.code), ("sysbench 1.0.20\n", Some(0)));
+    if let Some(sb) = sysbench() {
+        assert_eq!(v.out, run_in(&sb, None, &["--version"]).out);
+    }
+    let v = ours(&["--rbench-version"]);
     assert_eq!(
         (v.out.as_str(), v.code),
-        ("sysbench 1.0.20 (rsysbench 0.1.0, rbench)\n", Some(0))
+        ("rsysbench 0.1.0 (rbench)\n", Some(0))
     );
 }
 

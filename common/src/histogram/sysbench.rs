@@ -34,11 +34,18 @@ impl SysbenchHistogram {
 
     /// An empty histogram.
     pub fn new() -> Self {
-        let deduct = RANGE_MIN_MS.ln();
+        Self::with_range(SYSBENCH_NR_BUCKETS, RANGE_MIN_MS, RANGE_MAX_MS)
+    }
+
+    /// An empty histogram of `size` buckets over `range_min..range_max`
+    /// (sysbench.histogram.new in scripts). `size` >= 1, `range_min` > 0.
+    pub fn with_range(size: usize, range_min: f64, range_max: f64) -> Self {
+        let size = size.max(1);
+        let deduct = range_min.ln();
         // Same expression order as sb_histogram_init.
-        let mult = (SYSBENCH_NR_BUCKETS - 1) as f64 / (RANGE_MAX_MS.ln() - deduct);
+        let mult = (size - 1) as f64 / (range_max.ln() - deduct);
         Self {
-            buckets: vec![0; SYSBENCH_NR_BUCKETS].into_boxed_slice(),
+            buckets: vec![0; size].into_boxed_slice(),
             count: 0,
             deduct,
             mult,
@@ -52,7 +59,7 @@ impl SysbenchHistogram {
         // `as i64` saturates (-inf -> i64::MIN) and maps NaN to 0, matching
         // the x86_64 conversion followed by sysbench's clamp.
         let i = ((v_ms.ln() - self.deduct) * self.mult + 0.5).floor() as i64;
-        i.clamp(0, SYSBENCH_NR_BUCKETS as i64 - 1) as usize
+        i.clamp(0, self.buckets.len() as i64 - 1) as usize
     }
 
     /// Record one latency in milliseconds. O(1), no allocation.

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::result::{Interval, Summary};
+use crate::result::{Interval, SqlFigures, Summary};
 
 /// One CSV row; interval rows leave the summary-only columns empty.
 #[derive(Serialize, Default)]
@@ -33,6 +33,29 @@ pub struct Row<'a> {
     pub fsyncs_per_second: Option<f64>,
     pub read_mib_per_second: Option<f64>,
     pub written_mib_per_second: Option<f64>,
+    /// Lua tests: statements in the row's span, and rates over it.
+    pub sql_reads: Option<u64>,
+    pub sql_writes: Option<u64>,
+    pub sql_other: Option<u64>,
+    pub transactions_per_second: Option<f64>,
+    pub queries_per_second: Option<f64>,
+    pub ignored_errors_per_second: Option<f64>,
+    pub reconnects_per_second: Option<f64>,
+}
+
+impl<'a> Row<'a> {
+    fn with_sql(mut self, q: Option<&SqlFigures>) -> Self {
+        if let Some(q) = q {
+            self.sql_reads = Some(q.reads);
+            self.sql_writes = Some(q.writes);
+            self.sql_other = Some(q.other);
+            self.transactions_per_second = Some(q.transactions_per_second);
+            self.queries_per_second = Some(q.queries_per_second);
+            self.ignored_errors_per_second = Some(q.ignored_errors_per_second);
+            self.reconnects_per_second = Some(q.reconnects_per_second);
+        }
+        self
+    }
 }
 
 pub fn interval_row<'a>(test: &'a str, threads: u32, percentile: u32, iv: &Interval) -> Row<'a> {
@@ -53,6 +76,7 @@ pub fn interval_row<'a>(test: &'a str, threads: u32, percentile: u32, iv: &Inter
         written_mib_per_second: iv.written_mib_per_second,
         ..Row::default()
     }
+    .with_sql(iv.sql.as_ref())
 }
 
 pub fn summary_row<'a>(row: &'a str, test: &'a str, threads: u32, s: &Summary) -> Row<'a> {
@@ -82,7 +106,9 @@ pub fn summary_row<'a>(row: &'a str, test: &'a str, threads: u32, s: &Summary) -
         fsyncs_per_second: s.fileio.as_ref().map(|f| f.fsyncs_per_second),
         read_mib_per_second: s.fileio.as_ref().map(|f| f.read_mib_per_second),
         written_mib_per_second: s.fileio.as_ref().map(|f| f.written_mib_per_second),
+        ..Row::default()
     }
+    .with_sql(s.sql.as_ref())
 }
 
 /// A streaming CSV writer on stdout: the header comes with the first row.

@@ -130,12 +130,72 @@ pub fn summary(kind: TestKind, s: &Summary, percentile: u32, debug: bool) -> Str
                 );
             }
         }
+        TestKind::Sql => {
+            if let Some(q) = s.sql.as_ref().filter(|q| q.driver_used) {
+                o.push_str(&sql_block(q));
+            }
+        }
         TestKind::General => {}
     }
     o.push_str(&general_block(s, percentile));
     if debug {
         o.push_str(&debug_block(s));
     }
+    o
+}
+
+/// The `SQL statistics` block of a Lua test.
+pub fn sql_block(q: &crate::result::SqlFigures) -> String {
+    let mut o = String::from("SQL statistics:\n    queries performed:\n");
+    let _ = writeln!(o, "        read:                            {}", q.reads);
+    let _ = writeln!(o, "        write:                           {}", q.writes);
+    let _ = writeln!(o, "        other:                           {}", q.other);
+    let _ = writeln!(o, "        total:                           {}", q.total);
+    let rows = [
+        (
+            "transactions:        ",
+            q.transactions,
+            q.transactions_per_second,
+        ),
+        ("queries:             ", q.queries, q.queries_per_second),
+        (
+            "ignored errors:      ",
+            q.ignored_errors,
+            q.ignored_errors_per_second,
+        ),
+        (
+            "reconnects:          ",
+            q.reconnects,
+            q.reconnects_per_second,
+        ),
+    ];
+    for (label, n, r) in rows {
+        let _ = writeln!(o, "    {label}                {n:<6} ({r:.2} per sec.)");
+    }
+    o
+}
+
+/// A Lua test's intermediate line (sysbench's db_report_intermediate).
+fn sql_interval(t: &str, iv: &Interval, percentile: u32) -> String {
+    let q = iv.sql.as_ref();
+    let secs = iv.interval_s;
+    let per = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    let (r, w, ot, e, rc) = q.map_or((0, 0, 0, 0, 0), |q| {
+        (q.reads, q.writes, q.other, q.ignored_errors, q.reconnects)
+    });
+    let mut o = format!(
+        "{t} thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {:4.2}/{:4.2}/{:4.2}) lat (ms,{percentile}%): {:4.2} err/s: {:4.2} reconn/s: {:4.2}",
+        iv.threads_running,
+        iv.events_per_second,
+        per(r + w + ot),
+        per(r),
+        per(w),
+        per(ot),
+        iv.latency_percentile_ms,
+        per(e),
+        per(rc)
+    );
+    o.push('\n');
     o
 }
 
@@ -153,7 +213,16 @@ pub fn interval(kind: TestKind, iv: &Interval, percentile: u32) -> String {
             iv.fsyncs_per_second.unwrap_or(0.0),
             iv.latency_percentile_ms
         ),
-        TestKind::Cpu | TestKind::General => format!(
+        TestKind::Sql if iv.sql.as_ref().is_some_and(|q| q.driver_used) => {
+            let mut o = sql_interval(&t, iv, percentile);
+            if let (Some(q), Some(c)) = (iv.queue_length, iv.concurrency) {
+                // Lua tests put both on the same line, comma-separated.
+                o.pop();
+                let _ = writeln!(o, " queue length: {q}, concurrency: {c}");
+            }
+            return o;
+        }
+        TestKind::Cpu | TestKind::General | TestKind::Sql => format!(
             "{t} thds: {} eps: {:4.2} lat (ms,{percentile}%): {:4.2}\n",
             iv.threads_running, iv.events_per_second, iv.latency_percentile_ms
         ),

@@ -91,10 +91,10 @@ pub struct CpuWorker {
 impl Test for Cpu {
     type Worker<'a> = CpuWorker;
 
-    fn worker(&self, _thread: usize, _seed: u64) -> CpuWorker {
-        CpuWorker {
+    fn worker(&self, _thread: usize, _seed: u64) -> Option<CpuWorker> {
+        Some(CpuWorker {
             max_prime: self.max_prime,
-        }
+        })
     }
 
     fn mode_lines(&self) -> Vec<ModeLine> {

@@ -183,19 +183,21 @@ pub struct MemoryWorker<'a> {
 impl Test for Memory {
     type Worker<'a> = MemoryWorker<'a>;
 
-    fn worker(&self, thread: usize, seed: u64) -> MemoryWorker<'_> {
-        let b = if self.local {
-            &self.blocks[thread]
-        } else {
-            &self.blocks[0]
-        };
-        MemoryWorker {
-            words: b.words(),
-            left: self.per_thread,
-            oper: self.oper,
-            random: self.random,
-            rng: Rng::for_thread(seed, thread),
-        }
+    fn worker(&self, thread: usize, seed: u64) -> Option<MemoryWorker<'_>> {
+        Some({
+            let b = if self.local {
+                &self.blocks[thread]
+            } else {
+                &self.blocks[0]
+            };
+            MemoryWorker {
+                words: b.words(),
+                left: self.per_thread,
+                oper: self.oper,
+                random: self.random,
+                rng: Rng::for_thread(seed, thread),
+            }
+        })
     }
 
     fn mode_lines(&self) -> Vec<ModeLine> {

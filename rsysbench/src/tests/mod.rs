@@ -30,8 +30,9 @@ pub trait Test: Sync {
     where
         Self: 'a;
 
-    /// The worker for thread `thread` (0-based) and the run's seed.
-    fn worker(&self, thread: usize, seed: u64) -> Self::Worker<'_>;
+    /// The worker for thread `thread` (0-based) and the run's seed;
+    /// `None` when the thread failed to initialise (the test has said why).
+    fn worker(&self, thread: usize, seed: u64) -> Option<Self::Worker<'_>>;
 
     /// Get ready after the mode lines are printed (fileio opens its files).
     fn open(&mut self, _log: &crate::log::Log) -> crate::error::Result<()> {
@@ -44,6 +45,12 @@ pub trait Test: Sync {
     /// What the report shows beyond the general block.
     fn kind(&self) -> TestKind;
 
+    /// The smallest stack a worker thread needs (Lua states want more than
+    /// sysbench's 64K default for the built-in tests).
+    fn min_stack_size(&self) -> usize {
+        64 * 1024
+    }
+
     /// Whether `--events` limits this test (memory has its own limit, §6.2).
     fn uses_event_limit(&self) -> bool {
         true
@@ -51,7 +58,8 @@ pub trait Test: Sync {
 }
 
 /// A worker thread's side of a test: sysbench's next_event/execute_event.
-pub trait Worker: Send {
+/// Created and used on its own thread only.
+pub trait Worker {
     type Req;
     /// The next event, or `None` when this thread has no more work.
     fn next(&mut self) -> Option<Self::Req>;
@@ -60,6 +68,12 @@ pub trait Worker: Send {
     /// `log` is for --debug lines (fileio prints one per request).
     fn execute(&mut self, req: Self::Req, slot: &Slot, log: &crate::log::Log)
         -> Result<(), String>;
+    /// Run the whole event loop itself (a Lua script's `thread_run`),
+    /// calling back into `lp` for each event; `None` for tests that leave
+    /// the loop to the runner. `Err` is the FATAL message that ends the run.
+    fn drive(&mut self, _lp: &dyn crate::lua::context::EventLoop) -> Option<Result<(), String>> {
+        None
+    }
     /// After the last event (fileio's fsync at end).
     fn finish(&mut self, _slot: &Slot) {}
 }

@@ -73,12 +73,12 @@ pub struct MutexWorker<'a> {
 impl Test for Mutex {
     type Worker<'a> = MutexWorker<'a>;
 
-    fn worker(&self, thread: usize, seed: u64) -> MutexWorker<'_> {
-        MutexWorker {
+    fn worker(&self, thread: usize, seed: u64) -> Option<MutexWorker<'_>> {
+        Some(MutexWorker {
             m: self,
             done: false,
             rng: Rng::for_thread(seed, thread),
-        }
+        })
     }
 
     fn mode_lines(&self) -> Vec<ModeLine> {

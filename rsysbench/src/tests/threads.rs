@@ -48,8 +48,8 @@ pub struct ThreadsWorker<'a> {
 impl Test for Threads {
     type Worker<'a> = ThreadsWorker<'a>;
 
-    fn worker(&self, _thread: usize, _seed: u64) -> ThreadsWorker<'_> {
-        ThreadsWorker { t: self }
+    fn worker(&self, _thread: usize, _seed: u64) -> Option<ThreadsWorker<'_>> {
+        Some(ThreadsWorker { t: self })
     }
 
     fn mode_lines(&self) -> Vec<ModeLine> {

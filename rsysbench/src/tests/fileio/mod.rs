@@ -176,8 +176,8 @@ impl Fileio {
 impl Test for Fileio {
     type Worker<'a> = FileioWorker<'a>;
 
-    fn worker(&self, thread: usize, seed: u64) -> FileioWorker<'_> {
-        FileioWorker {
+    fn worker(&self, thread: usize, seed: u64) -> Option<FileioWorker<'_>> {
+        Some(FileioWorker {
             t: self,
             buf: self
                 .buffers
@@ -190,7 +190,7 @@ impl Test for Fileio {
                 }),
             rng: Rng::for_thread(seed, thread),
             aio: self.aio.lock().unwrap_or_else(|e| e.into_inner()).pop(),
-        }
+        })
     }
 
     fn open(&mut self, log: &Log) -> Result<()> {

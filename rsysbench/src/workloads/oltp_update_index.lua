@@ -1,0 +1,10 @@
+-- rbench: OLTP index update workload (MIT licensed).
+-- One event is --index-updates updates of the indexed column k.
+
+require("oltp_common")
+
+prepare_statements = prepare_index_updates
+
+function event()
+   execute_index_updates()
+end
