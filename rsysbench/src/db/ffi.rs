@@ -261,7 +261,11 @@ pub extern "C" fn db_create(name: *const c_char) -> *mut SqlDriver {
             cfg.driver.clone()
         } else {
             // SAFETY: a NUL-terminated string from the caller.
-            Some(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
+            Some(
+                unsafe { CStr::from_ptr(name) }
+                    .to_string_lossy()
+                    .into_owned(),
+            )
         };
         let Some(name) = name else {
             // sysbench takes the only driver when there is one; we have two.
@@ -511,7 +515,11 @@ unsafe fn binds<'a>(p: *const SqlBind, len: usize) -> &'a [SqlBind] {
 }
 
 #[no_mangle]
-pub extern "C" fn db_bind_param(stmt: *mut SqlStatement, params: *mut SqlBind, len: usize) -> c_int {
+pub extern "C" fn db_bind_param(
+    stmt: *mut SqlStatement,
+    params: *mut SqlBind,
+    len: usize,
+) -> c_int {
     guard(1, || {
         // SAFETY: checked by magic words; the caller's array of `len`.
         let Some(stmt) = (unsafe { stmt_mut(stmt) }) else {
@@ -765,7 +773,11 @@ pub extern "C" fn db_print_value(var: *mut SqlBind, buf: *mut c_char, buflen: c_
 
 /// Start a multi-row INSERT whose head (`INSERT INTO t VALUES`) is `query`.
 #[no_mangle]
-pub extern "C" fn db_bulk_insert_init(con: *mut SqlConnection, query: *const c_char, len: usize) -> c_int {
+pub extern "C" fn db_bulk_insert_init(
+    con: *mut SqlConnection,
+    query: *const c_char,
+    len: usize,
+) -> c_int {
     guard(1, || {
         // SAFETY: checked by its magic word; the caller's query bytes.
         let (Some(con), Some(q)) = (unsafe { con_mut(con) }, unsafe { bytes(query, len) }) else {
@@ -810,7 +822,11 @@ pub extern "C" fn db_bulk_insert_init(con: *mut SqlConnection, query: *const c_c
 
 /// Add one row (`(1, 'a')`) to the INSERT, sending it first when full.
 #[no_mangle]
-pub extern "C" fn db_bulk_insert_next(con: *mut SqlConnection, query: *const c_char, len: usize) -> c_int {
+pub extern "C" fn db_bulk_insert_next(
+    con: *mut SqlConnection,
+    query: *const c_char,
+    len: usize,
+) -> c_int {
     guard(1, || {
         // SAFETY: checked by its magic word; the caller's row bytes.
         let (Some(con), Some(q)) = (unsafe { con_mut(con) }, unsafe { bytes(query, len) }) else {

@@ -144,7 +144,11 @@ impl Mysql {
                 );
             }
             if a.compression {
-                trace!(cfg, "mysql_options({}, MYSQL_OPT_COMPRESS, NULL)", ptr_str(m));
+                trace!(
+                    cfg,
+                    "mysql_options({}, MYSQL_OPT_COMPRESS, NULL)",
+                    ptr_str(m)
+                );
                 my::mysql_options(m, my::mysql_option::MYSQL_OPT_COMPRESS, null::<c_void>());
             }
             trace!(
@@ -189,7 +193,12 @@ impl Mysql {
         // SAFETY: an open handle.
         let (error, state, msg) = unsafe {
             let e = my::mysql_errno(m);
-            trace!(cfg, "mysql_errno({}) = {}", ptr_str(m), con.sql_errno as u32);
+            trace!(
+                cfg,
+                "mysql_errno({}) = {}",
+                ptr_str(m),
+                con.sql_errno as u32
+            );
             let state = CStr::from_ptr(my::mysql_sqlstate(m)).to_bytes().to_vec();
             let msg = CStr::from_ptr(my::mysql_error(m)).to_bytes().to_vec();
             (e, state, msg)
@@ -292,7 +301,11 @@ impl Driver for Mysql {
             let port = atoi(&a.ports[n % a.ports.len()]) as u32;
             (cstring(host), port, None)
         } else {
-            (c"localhost".to_owned(), 0, Some(cstring(&a.sockets[n % a.sockets.len()])))
+            (
+                c"localhost".to_owned(),
+                0,
+                Some(cstring(&a.sockets[n % a.sockets.len()])),
+            )
         };
         let mut mc = MyConn {
             mysql: null_mut(),
@@ -410,7 +423,8 @@ impl Driver for Mysql {
                     q.len() as u32,
                     ptr_str(ms)
                 );
-                if my::mysql_stmt_prepare(ms, q.as_ptr() as *const c_char, q.len() as c_ulong) != 0 {
+                if my::mysql_stmt_prepare(ms, q.as_ptr() as *const c_char, q.len() as c_ulong) != 0
+                {
                     let rc = my::mysql_errno(m);
                     trace!(cfg, "mysql_errno({}) = {}", ptr_str(m), rc);
                     let msg = c_text(my::mysql_error(m));
@@ -473,7 +487,13 @@ impl Driver for Mysql {
             let mut binds = mysql_binds(p);
             let bp = binds.as_mut_ptr() as *mut my::MYSQL_BIND;
             let rc = my::mysql_stmt_bind_param(ms, bp);
-            trace!(cfg, "mysql_stmt_bind_param({}, {}) = {}", ptr_str(ms), ptr_str(bp), rc as c_int);
+            trace!(
+                cfg,
+                "mysql_stmt_bind_param({}, {}) = {}",
+                ptr_str(ms),
+                ptr_str(bp),
+                rc as c_int
+            );
             if rc != 0 {
                 fatal("mysql_stmt_bind_param() failed");
                 fatal(&format!(
@@ -500,7 +520,13 @@ impl Driver for Mysql {
         let bp = binds.as_mut_ptr() as *mut my::MYSQL_BIND;
         // SAFETY: a prepared statement; the binds are copied by the library.
         let rc = unsafe { my::mysql_stmt_bind_result(ms, bp) };
-        trace!(cfg, "mysql_stmt_bind_result({}, {}) = {}", ptr_str(ms), ptr_str(bp), rc as c_int);
+        trace!(
+            cfg,
+            "mysql_stmt_bind_result({}, {}) = {}",
+            ptr_str(ms),
+            ptr_str(bp),
+            rc as c_int
+        );
         rc == 0
     }
 
@@ -532,7 +558,12 @@ impl Driver for Mysql {
             }
             if stmt.counter != SbCounter::Read as c_int {
                 con.rs.nrows = my::mysql_stmt_affected_rows(ms) as u32;
-                trace!(cfg, "mysql_stmt_affected_rows({}) = {}", ptr_str(ms), con.rs.nrows);
+                trace!(
+                    cfg,
+                    "mysql_stmt_affected_rows({}) = {}",
+                    ptr_str(ms),
+                    con.rs.nrows
+                );
                 con.rs.counter = if con.rs.nrows > 0 {
                     SbCounter::Write
                 } else {
@@ -547,7 +578,12 @@ impl Driver for Mysql {
             }
             con.rs.counter = stmt.counter;
             con.rs.nrows = my::mysql_stmt_num_rows(ms) as u32;
-            trace!(cfg, "mysql_stmt_num_rows({}) = {}", ptr_str(ms), con.rs.nrows);
+            trace!(
+                cfg,
+                "mysql_stmt_num_rows({}) = {}",
+                ptr_str(ms),
+                con.rs.nrows
+            );
         }
         DB_ERROR_NONE
     }
@@ -566,7 +602,14 @@ impl Driver for Mysql {
         // SAFETY: an open handle; the query is the caller's bytes.
         unsafe {
             let err = my::mysql_real_query(m, q.as_ptr() as *const c_char, q.len() as c_ulong);
-            trace!(cfg, "mysql_real_query({}, \"{}\", {}) = {}", ptr_str(m), text(q), q.len(), err);
+            trace!(
+                cfg,
+                "mysql_real_query({}, \"{}\", {}) = {}",
+                ptr_str(m),
+                text(q),
+                q.len(),
+                err
+            );
             if err != 0 {
                 return Mysql::check_error(con, "mysql_drv_query()", Some(q));
             }
@@ -590,7 +633,12 @@ impl Driver for Mysql {
             con.rs.nrows = my::mysql_num_rows(res) as u32;
             trace!(cfg, "mysql_num_rows({}) = {}", ptr_str(res), con.rs.nrows);
             con.rs.nfields = my::mysql_num_fields(res);
-            trace!(cfg, "mysql_num_fields({}) = {}", ptr_str(res), con.rs.nfields);
+            trace!(
+                cfg,
+                "mysql_num_fields({}) = {}",
+                ptr_str(res),
+                con.rs.nfields
+            );
         }
         DB_ERROR_NONE
     }
@@ -609,7 +657,12 @@ impl Driver for Mysql {
             let row = my::mysql_fetch_row(res);
             trace!(cfg, "mysql_fetch_row({}) = {}", ptr_str(res), ptr_str(row));
             let lengths = my::mysql_fetch_lengths(res);
-            trace!(cfg, "mysql_fetch_lengths({}) = {}", ptr_str(res), ptr_str(lengths));
+            trace!(
+                cfg,
+                "mysql_fetch_lengths({}) = {}",
+                ptr_str(res),
+                ptr_str(lengths)
+            );
             if row.is_null() || lengths.is_null() {
                 return false;
             }
@@ -656,7 +709,12 @@ impl Driver for Mysql {
         }
         // SAFETY: our statement, closed once.
         let rc = unsafe { my::mysql_stmt_close(stmt.ptr as *mut my::MYSQL_STMT) };
-        trace!(con.cfg, "mysql_stmt_close({}) = {}", ptr_str(stmt.ptr), rc as c_int);
+        trace!(
+            con.cfg,
+            "mysql_stmt_close({}) = {}",
+            ptr_str(stmt.ptr),
+            rc as c_int
+        );
         stmt.ptr = null_mut();
         c_int::from(rc)
     }

@@ -78,7 +78,17 @@ fn login(cfg: &Config) -> *mut pq::PGconn {
     let db = a.db.as_deref().map(cstring);
     let p = |s: &Option<CString>| s.as_ref().map_or(null(), |c| c.as_ptr());
     // SAFETY: NUL-terminated strings or null, as libpq takes them.
-    unsafe { pq::PQsetdbLogin(p(&host), p(&port), null(), null(), p(&db), p(&user), p(&password)) }
+    unsafe {
+        pq::PQsetdbLogin(
+            p(&host),
+            p(&port),
+            null(),
+            null(),
+            p(&db),
+            p(&user),
+            p(&password),
+        )
+    }
 }
 
 /// Connect, or print sysbench's FATAL line and return null.
@@ -109,7 +119,12 @@ fn unique_name() -> CString {
 
 /// Classify a result as sysbench's pgsql_check_status(): fills `con.rs`,
 /// keeps errors on `con`, clears the result unless it has rows.
-fn check_status(con: &mut SqlConnection, res: *mut pq::PGresult, func: &str, query: Option<&[u8]>) -> c_int {
+fn check_status(
+    con: &mut SqlConnection,
+    res: *mut pq::PGresult,
+    func: &str,
+    query: Option<&[u8]>,
+) -> c_int {
     use pq::ExecStatusType::*;
     // SAFETY: `res` is what libpq returned (null reads as a fatal error).
     unsafe {
@@ -177,7 +192,9 @@ fn check_status(con: &mut SqlConnection, res: *mut pq::PGresult, func: &str, que
 fn strtoul(s: &[u8]) -> u32 {
     s.iter()
         .take_while(|b| b.is_ascii_digit())
-        .fold(0u64, |v, &b| v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'))) as u32
+        .fold(0u64, |v, &b| {
+            v.wrapping_mul(10).wrapping_add(u64::from(b - b'0'))
+        }) as u32
 }
 
 impl Pgsql {
@@ -284,7 +301,10 @@ impl Driver for Pgsql {
             unsafe {
                 let res = pq::PQprepare(c, ps.name.as_ptr(), ps.sql.as_ptr(), 0, null());
                 if pq::PQresultStatus(res) != pq::ExecStatusType::PGRES_COMMAND_OK {
-                    fatal(&format!("PQprepare() failed: {}", c_text(pq::PQerrorMessage(c))));
+                    fatal(&format!(
+                        "PQprepare() failed: {}",
+                        c_text(pq::PQerrorMessage(c))
+                    ));
                     pq::PQclear(res);
                     return false;
                 }
@@ -324,9 +344,18 @@ impl Driver for Pgsql {
         let types: Vec<pq::Oid> = p.iter().map(|b| pg_type(b.type_)).collect();
         // SAFETY: an open connection; `types` has `nparams` entries.
         unsafe {
-            let res = pq::PQprepare(c, ps.name.as_ptr(), ps.sql.as_ptr(), ps.nparams as c_int, types.as_ptr());
+            let res = pq::PQprepare(
+                c,
+                ps.name.as_ptr(),
+                ps.sql.as_ptr(),
+                ps.nparams as c_int,
+                types.as_ptr(),
+            );
             if pq::PQresultStatus(res) != pq::ExecStatusType::PGRES_COMMAND_OK {
-                fatal(&format!("PQprepare() failed: {}", c_text(pq::PQerrorMessage(c))));
+                fatal(&format!(
+                    "PQprepare() failed: {}",
+                    c_text(pq::PQerrorMessage(c))
+                ));
                 pq::PQclear(res);
                 return false;
             }
@@ -337,7 +366,12 @@ impl Driver for Pgsql {
         true
     }
 
-    fn bind_result(&self, _con: &mut SqlConnection, _stmt: &mut SqlStatement, _p: &[SqlBind]) -> bool {
+    fn bind_result(
+        &self,
+        _con: &mut SqlConnection,
+        _stmt: &mut SqlStatement,
+        _p: &[SqlBind],
+    ) -> bool {
         true
     }
 
@@ -381,7 +415,15 @@ impl Driver for Pgsql {
         let c = pgconn(con);
         // SAFETY: an open connection; `ptrs` has `nparams` entries.
         let res = unsafe {
-            pq::PQexecPrepared(c, ps.name.as_ptr(), ps.nparams as c_int, ps.ptrs.as_ptr(), null(), null(), 1)
+            pq::PQexecPrepared(
+                c,
+                ps.name.as_ptr(),
+                ps.nparams as c_int,
+                ps.ptrs.as_ptr(),
+                null(),
+                null(),
+                1,
+            )
         };
         let rc = check_status(con, res, "PQexecPrepared", None);
         con.rs.ptr = if con.rs.counter == SbCounter::Read as c_int {

@@ -40,7 +40,11 @@ fn setup(server: Server, extra: &[&str]) -> Option<()> {
         if std::env::var("RBENCH_REQUIRE_ORIGINALS").as_deref() == Ok("1") {
             panic!("{} is not set (tests/db/servers.sh env)", server.env());
         }
-        eprintln!("note: {} not set, skipping this {} test", server.env(), server.name());
+        eprintln!(
+            "note: {} not set, skipping this {} test",
+            server.env(),
+            server.name()
+        );
         return None;
     };
     let mut argv: Vec<String> = args.split_whitespace().map(str::to_string).collect();
@@ -54,7 +58,8 @@ fn setup(server: Server, extra: &[&str]) -> Option<()> {
 
 /// What was logged since the last call, without DEBUG lines.
 fn captured() -> Vec<String> {
-    CAPTURED.with(|c| std::mem::take(&mut *c.borrow_mut()))
+    CAPTURED
+        .with(|c| std::mem::take(&mut *c.borrow_mut()))
         .into_iter()
         .filter(|m| !m.starts_with("DEBUG: "))
         .collect()
@@ -115,7 +120,9 @@ impl Con {
                 vals.iter()
                     .map(|v| {
                         (!v.ptr.is_null()).then(|| {
-                            let b = unsafe { std::slice::from_raw_parts(v.ptr as *const u8, v.len as usize) };
+                            let b = unsafe {
+                                std::slice::from_raw_parts(v.ptr as *const u8, v.len as usize)
+                            };
                             String::from_utf8_lossy(b).into_owned()
                         })
                     })
@@ -177,7 +184,10 @@ fn unknown_driver_and_bad_ps_mode() {
     assert!(db_create(c"mysql".as_ptr()).is_null());
     assert!(db_create(c"mysql".as_ptr()).is_null());
     // Said once, as sysbench's db_init() runs once.
-    assert_eq!(captured(), ["FATAL: Invalid value for db-ps-mode: sometimes"]);
+    assert_eq!(
+        captured(),
+        ["FATAL: Invalid value for db-ps-mode: sometimes"]
+    );
 }
 
 #[test]
@@ -232,23 +242,103 @@ fn print_value_formats_as_sysbench() {
         is_null,
     };
     let cases = [
-        (b(bt::BIGINT, &mut i as *mut _ as *mut c_void, null_mut(), null_mut()), "-42"),
-        (b(bt::DOUBLE, &mut d as *mut _ as *mut c_void, null_mut(), null_mut()), "0.250000"),
-        (b(bt::FLOAT, &mut f as *mut _ as *mut c_void, null_mut(), null_mut()), "1.500000"),
-        (b(bt::CHAR, s.as_mut_ptr() as *mut c_void, null_mut(), null_mut()), "'abc'"),
-        (b(bt::VARCHAR, s.as_mut_ptr() as *mut c_void, &mut len, null_mut()), "'ab'"),
-        (b(bt::DATE, &mut t as *mut _ as *mut c_void, null_mut(), null_mut()), "'2024-1-2'"),
-        (b(bt::TIME, &mut t as *mut _ as *mut c_void, null_mut(), null_mut()), "'3:4:5'"),
-        (b(bt::DATETIME, &mut t as *mut _ as *mut c_void, null_mut(), null_mut()), "'2024-1-2 3:4:5'"),
-        (b(bt::INT, &mut i as *mut _ as *mut c_void, null_mut(), &mut null_flag), "NULL"),
+        (
+            b(
+                bt::BIGINT,
+                &mut i as *mut _ as *mut c_void,
+                null_mut(),
+                null_mut(),
+            ),
+            "-42",
+        ),
+        (
+            b(
+                bt::DOUBLE,
+                &mut d as *mut _ as *mut c_void,
+                null_mut(),
+                null_mut(),
+            ),
+            "0.250000",
+        ),
+        (
+            b(
+                bt::FLOAT,
+                &mut f as *mut _ as *mut c_void,
+                null_mut(),
+                null_mut(),
+            ),
+            "1.500000",
+        ),
+        (
+            b(
+                bt::CHAR,
+                s.as_mut_ptr() as *mut c_void,
+                null_mut(),
+                null_mut(),
+            ),
+            "'abc'",
+        ),
+        (
+            b(
+                bt::VARCHAR,
+                s.as_mut_ptr() as *mut c_void,
+                &mut len,
+                null_mut(),
+            ),
+            "'ab'",
+        ),
+        (
+            b(
+                bt::DATE,
+                &mut t as *mut _ as *mut c_void,
+                null_mut(),
+                null_mut(),
+            ),
+            "'2024-1-2'",
+        ),
+        (
+            b(
+                bt::TIME,
+                &mut t as *mut _ as *mut c_void,
+                null_mut(),
+                null_mut(),
+            ),
+            "'3:4:5'",
+        ),
+        (
+            b(
+                bt::DATETIME,
+                &mut t as *mut _ as *mut c_void,
+                null_mut(),
+                null_mut(),
+            ),
+            "'2024-1-2 3:4:5'",
+        ),
+        (
+            b(
+                bt::INT,
+                &mut i as *mut _ as *mut c_void,
+                null_mut(),
+                &mut null_flag,
+            ),
+            "NULL",
+        ),
     ];
     for (mut bind, want) in cases {
         let mut buf = [0 as c_char; 64];
         let n = db_print_value(&mut bind, buf.as_mut_ptr(), 64);
-        let got = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_string();
+        let got = unsafe { CStr::from_ptr(buf.as_ptr()) }
+            .to_str()
+            .unwrap()
+            .to_string();
         assert_eq!((n as usize, got.as_str()), (want.len(), want));
     }
-    let mut bind = b(bt::BIGINT, &mut i as *mut _ as *mut c_void, null_mut(), null_mut());
+    let mut bind = b(
+        bt::BIGINT,
+        &mut i as *mut _ as *mut c_void,
+        null_mut(),
+        null_mut(),
+    );
     let mut small = [0 as c_char; 3];
     assert_eq!(db_print_value(&mut bind, small.as_mut_ptr(), 3), -1);
 }
@@ -262,9 +352,13 @@ fn classification(server: Server) {
         let db = Con::open();
         let t = format!("rbt_class_{}", server.name());
         db.ok(&format!("DROP TABLE IF EXISTS {t}"));
-        assert!(db.ok(&format!("CREATE TABLE {t}(a INT, b VARCHAR(10))")).is_null());
+        assert!(db
+            .ok(&format!("CREATE TABLE {t}(a INT, b VARCHAR(10))"))
+            .is_null());
         assert_eq!(counts(&slot)[c(SbCounter::Other)], 2);
-        assert!(db.ok(&format!("INSERT INTO {t} VALUES (1, 'x'), (2, NULL)")).is_null());
+        assert!(db
+            .ok(&format!("INSERT INTO {t} VALUES (1, 'x'), (2, NULL)"))
+            .is_null());
         assert_eq!(unsafe { (*db.con).rs.nrows }, 2);
         assert_eq!(counts(&slot)[c(SbCounter::Write)], 1);
         // No row changed: "other", as sysbench counts it.
@@ -340,17 +434,29 @@ fn mysql_connection_failures() {
         msgs,
         [
             format!("FATAL: unable to connect to MySQL server on socket '{sock}', aborting..."),
-            "FATAL: error 1045: Access denied for user 'sbtest'@'localhost' (using password: YES)".to_string()
+            "FATAL: error 1045: Access denied for user 'sbtest'@'localhost' (using password: YES)"
+                .to_string()
         ]
     );
-    setup(Server::Mysql, &["--mysql-socket=", "--mysql-host=127.0.0.1", "--mysql-port=1"]).unwrap();
+    setup(
+        Server::Mysql,
+        &[
+            "--mysql-socket=",
+            "--mysql-host=127.0.0.1",
+            "--mysql-port=1",
+        ],
+    )
+    .unwrap();
     assert!(db_connection_create(db_create(null())).is_null());
     let msgs = captured();
     assert_eq!(
         msgs[0],
         "FATAL: unable to connect to MySQL server on host '127.0.0.1', port 1, aborting..."
     );
-    assert!(msgs[1].starts_with("FATAL: error 2002: Can't connect to server on '127.0.0.1'"), "{msgs:?}");
+    assert!(
+        msgs[1].starts_with("FATAL: error 2002: Can't connect to server on '127.0.0.1'"),
+        "{msgs:?}"
+    );
 }
 
 #[test]
@@ -410,14 +516,62 @@ impl Params {
         };
         let n = self.nul.as_mut_ptr();
         vec![
-            b(bt::TINYINT, &mut self.tiny as *mut _ as *mut c_void, null_mut(), 1, n),
-            b(bt::SMALLINT, &mut self.small as *mut _ as *mut c_void, null_mut(), 2, unsafe { n.add(1) }),
-            b(bt::INT, &mut self.int as *mut _ as *mut c_void, null_mut(), 4, unsafe { n.add(2) }),
-            b(bt::BIGINT, &mut self.big as *mut _ as *mut c_void, null_mut(), 8, unsafe { n.add(3) }),
-            b(bt::FLOAT, &mut self.float as *mut _ as *mut c_void, null_mut(), 4, unsafe { n.add(4) }),
-            b(bt::DOUBLE, &mut self.double as *mut _ as *mut c_void, null_mut(), 8, unsafe { n.add(5) }),
-            b(bt::CHAR, self.chr.as_mut_ptr() as *mut c_void, &mut self.chr_len, 16, unsafe { n.add(6) }),
-            b(bt::VARCHAR, self.vchr.as_mut_ptr() as *mut c_void, &mut self.vchr_len, 16, unsafe { n.add(7) }),
+            b(
+                bt::TINYINT,
+                &mut self.tiny as *mut _ as *mut c_void,
+                null_mut(),
+                1,
+                n,
+            ),
+            b(
+                bt::SMALLINT,
+                &mut self.small as *mut _ as *mut c_void,
+                null_mut(),
+                2,
+                unsafe { n.add(1) },
+            ),
+            b(
+                bt::INT,
+                &mut self.int as *mut _ as *mut c_void,
+                null_mut(),
+                4,
+                unsafe { n.add(2) },
+            ),
+            b(
+                bt::BIGINT,
+                &mut self.big as *mut _ as *mut c_void,
+                null_mut(),
+                8,
+                unsafe { n.add(3) },
+            ),
+            b(
+                bt::FLOAT,
+                &mut self.float as *mut _ as *mut c_void,
+                null_mut(),
+                4,
+                unsafe { n.add(4) },
+            ),
+            b(
+                bt::DOUBLE,
+                &mut self.double as *mut _ as *mut c_void,
+                null_mut(),
+                8,
+                unsafe { n.add(5) },
+            ),
+            b(
+                bt::CHAR,
+                self.chr.as_mut_ptr() as *mut c_void,
+                &mut self.chr_len,
+                16,
+                unsafe { n.add(6) },
+            ),
+            b(
+                bt::VARCHAR,
+                self.vchr.as_mut_ptr() as *mut c_void,
+                &mut self.vchr_len,
+                16,
+                unsafe { n.add(7) },
+            ),
         ]
     }
 }
@@ -431,7 +585,11 @@ fn prepared(server: Server, ps_mode: &str) {
         let db = Con::open();
         let t = format!("rbt_ps_{}_{ps_mode}", server.name());
         db.ok(&format!("DROP TABLE IF EXISTS {t}"));
-        let chr = if server == Server::Pgsql { "VARCHAR(16)" } else { "CHAR(16)" };
+        let chr = if server == Server::Pgsql {
+            "VARCHAR(16)"
+        } else {
+            "CHAR(16)"
+        };
         db.ok(&format!(
             "CREATE TABLE {t}(id INT, ti SMALLINT, si SMALLINT, i INT, bi BIGINT, f REAL, d DOUBLE PRECISION, c {chr}, v VARCHAR(16))"
         ));
@@ -466,7 +624,12 @@ fn prepared(server: Server, ps_mode: &str) {
         if server == Server::Pgsql {
             binds[7].type_ = bt::VARCHAR;
         }
-        assert_eq!(db_bind_param(stmt, binds.as_mut_ptr(), binds.len()), 0, "{:?}", captured());
+        assert_eq!(
+            db_bind_param(stmt, binds.as_mut_ptr(), binds.len()),
+            0,
+            "{:?}",
+            captured()
+        );
         id = 1;
         assert!(db_execute(stmt).is_null());
         assert_eq!(db.error(), DB_ERROR_NONE, "{:?}", captured());
@@ -478,13 +641,35 @@ fn prepared(server: Server, ps_mode: &str) {
         assert_eq!(db.error(), DB_ERROR_NONE, "{:?}", captured());
         assert_eq!(counts(&slot)[c(SbCounter::Write)], 2);
         assert_eq!(db_close(stmt), c_int::from(ps_mode == "disable"));
-        let rows = db.rows(&format!("SELECT id, ti, si, i, bi, f, d, c, v FROM {t} ORDER BY id"));
+        let rows = db.rows(&format!(
+            "SELECT id, ti, si, i, bi, f, d, c, v FROM {t} ORDER BY id"
+        ));
         let s = |v: &str| Some(v.to_string());
         assert_eq!(
             rows,
             [
-                vec![s("1"), s("-5"), s("300"), s("70000"), s("5000000000"), s("1.5"), s("2.25"), s("hello"), s("world")],
-                vec![s("2"), None, s("300"), None, s("5000000000"), None, s("2.25"), None, s("wor")],
+                vec![
+                    s("1"),
+                    s("-5"),
+                    s("300"),
+                    s("70000"),
+                    s("5000000000"),
+                    s("1.5"),
+                    s("2.25"),
+                    s("hello"),
+                    s("world")
+                ],
+                vec![
+                    s("2"),
+                    None,
+                    s("300"),
+                    None,
+                    s("5000000000"),
+                    None,
+                    s("2.25"),
+                    None,
+                    s("wor")
+                ],
             ]
         );
         // A SELECT prepared statement returns a result set.
@@ -561,21 +746,36 @@ fn bulk(server: Server) {
             ["ALERT: attempt to call bulk_insert_next() before bulk_insert_init()"]
         );
         let head = format!("INSERT INTO {t} VALUES");
-        assert_eq!(db_bulk_insert_init(db.con, head.as_ptr() as *const c_char, head.len()), 0);
+        assert_eq!(
+            db_bulk_insert_init(db.con, head.as_ptr() as *const c_char, head.len()),
+            0
+        );
         // ~900 KB of rows: more than one 512 KB statement.
         let pad = "x".repeat(40);
         for i in 0..20000 {
             let row = format!("({i},'{pad}')");
-            assert_eq!(db_bulk_insert_next(db.con, row.as_ptr() as *const c_char, row.len()), 0);
+            assert_eq!(
+                db_bulk_insert_next(db.con, row.as_ptr() as *const c_char, row.len()),
+                0
+            );
         }
         assert_eq!(db_bulk_insert_done(db.con), 0);
         assert_eq!(counts(&slot)[c(SbCounter::Write)] - writes0, 2);
-        assert_eq!(db.scalar(&format!("SELECT COUNT(DISTINCT a) FROM {t}")), "20000");
+        assert_eq!(
+            db.scalar(&format!("SELECT COUNT(DISTINCT a) FROM {t}")),
+            "20000"
+        );
         assert_eq!(db_bulk_insert_done(db.con), 0);
         // A row too long for any statement.
-        assert_eq!(db_bulk_insert_init(db.con, head.as_ptr() as *const c_char, head.len()), 0);
+        assert_eq!(
+            db_bulk_insert_init(db.con, head.as_ptr() as *const c_char, head.len()),
+            0
+        );
         let huge = "y".repeat(BULK_PACKET_SIZE);
-        assert_eq!(db_bulk_insert_next(db.con, huge.as_ptr() as *const c_char, huge.len()), 1);
+        assert_eq!(
+            db_bulk_insert_next(db.con, huge.as_ptr() as *const c_char, huge.len()),
+            1
+        );
         assert_eq!(
             captured(),
             ["FATAL: Query length exceeds the maximum value (524288), aborting"]
@@ -611,7 +811,11 @@ fn mysql_ignorable_and_fatal_errors() {
         assert_eq!(db.error(), DB_ERROR_FATAL);
         assert_eq!(
             db.errmsg(),
-            (1062, "23000".into(), "Duplicate entry '1' for key 'PRIMARY'".into())
+            (
+                1062,
+                "23000".into(),
+                "Duplicate entry '1' for key 'PRIMARY'".into()
+            )
         );
         assert_eq!(
             captured(),
@@ -665,7 +869,10 @@ fn pgsql_ignorable_and_fatal_errors() {
         assert_eq!(db.error(), DB_ERROR_IGNORABLE);
         let (errno, state, msg) = db.errmsg();
         assert_eq!((errno, state.as_str()), (0, "23505"));
-        assert!(msg.starts_with("duplicate key value violates unique constraint"), "{msg}");
+        assert!(
+            msg.starts_with("duplicate key value violates unique constraint"),
+            "{msg}"
+        );
         assert_eq!(captured(), Vec::<String>::new());
         // Not in a failed transaction any more: the driver rolled it back.
         db.ok("SELECT 1");
@@ -719,7 +926,9 @@ fn mysql_reconnect() {
         assert_eq!(db.error(), DB_ERROR_FATAL);
         let msgs = captured();
         assert!(
-            msgs.last().unwrap().starts_with("FATAL: mysql_drv_query() returned error 20"),
+            msgs.last()
+                .unwrap()
+                .starts_with("FATAL: mysql_drv_query() returned error 20"),
             "{msgs:?}"
         );
     });
@@ -734,7 +943,10 @@ fn pgsql_cannot_reconnect() {
     with_slot(&slot, || {
         let db = Con::open();
         assert_eq!(db_connection_reconnect(db.con), 0);
-        assert_eq!(captured(), ["ALERT: reconnect is not supported by the current driver"]);
+        assert_eq!(
+            captured(),
+            ["ALERT: reconnect is not supported by the current driver"]
+        );
         assert_eq!(counts(&slot)[c(SbCounter::Reconnect)], 0);
         assert_eq!(db.scalar("SELECT 2"), "2");
     });
@@ -742,7 +954,12 @@ fn pgsql_cannot_reconnect() {
 
 #[test]
 fn mysql_dry_run() {
-    if setup(Server::Mysql, &["--mysql-dry-run", "--mysql-socket=/nonexistent"]).is_none() {
+    if setup(
+        Server::Mysql,
+        &["--mysql-dry-run", "--mysql-socket=/nonexistent"],
+    )
+    .is_none()
+    {
         return;
     }
     let slot = Slot::new();
@@ -764,7 +981,11 @@ fn mysql_dry_run() {
 fn mysql_host_port_lists_round_robin() {
     if setup(
         Server::Mysql,
-        &["--mysql-socket=", "--mysql-host=127.0.0.1,localhost", "--mysql-port=1,2"],
+        &[
+            "--mysql-socket=",
+            "--mysql-host=127.0.0.1,localhost",
+            "--mysql-port=1,2",
+        ],
     )
     .is_none()
     {
@@ -778,11 +999,19 @@ fn mysql_host_port_lists_round_robin() {
         .into_iter()
         .filter(|m| m.contains("unable to connect"))
         .collect();
-    let want = [("127.0.0.1", 1), ("127.0.0.1", 2), ("localhost", 1), ("localhost", 2), ("127.0.0.1", 1)];
+    let want = [
+        ("127.0.0.1", 1),
+        ("127.0.0.1", 2),
+        ("localhost", 1),
+        ("localhost", 2),
+        ("127.0.0.1", 1),
+    ];
     assert_eq!(
         targets,
         want.iter()
-            .map(|(h, p)| format!("FATAL: unable to connect to MySQL server on host '{h}', port {p}, aborting..."))
+            .map(|(h, p)| format!(
+                "FATAL: unable to connect to MySQL server on host '{h}', port {p}, aborting..."
+            ))
             .collect::<Vec<_>>()
     );
 }
