@@ -167,6 +167,11 @@ pub struct SqlStatement {
 }
 
 impl SqlConnection {
+    /// The state, by value (so a match arm may use the connection).
+    pub(crate) fn state(&self) -> ConnState {
+        self.state
+    }
+
     /// Set `sql_state`/`sql_errmsg` to owned copies of `state`/`msg`.
     pub(crate) fn set_owned_error(&mut self, state: &[u8], msg: &[u8]) {
         self.state_buf.clear();
@@ -392,7 +397,7 @@ pub extern "C" fn db_connection_close(con: *mut SqlConnection) -> c_int {
 }
 
 fn close_connection(con: &mut SqlConnection) -> c_int {
-    match { con.state } {
+    match con.state() {
         ConnState::Invalid => {
             alert("attempt to close an already closed connection");
             return 0;
@@ -427,7 +432,7 @@ pub(crate) fn reconnect(con: &mut SqlConnection) -> c_int {
         alert("reconnect is not supported by the current driver");
         return 0;
     }
-    match { con.state } {
+    match con.state() {
         ConnState::Invalid => {
             alert("attempt to close an already closed connection");
             return 0;
@@ -574,7 +579,7 @@ pub extern "C" fn db_execute(stmt: *mut SqlStatement) -> *mut SqlResult {
         let Some(con) = (unsafe { con_mut(stmt.connection) }) else {
             return null_mut();
         };
-        match { con.state } {
+        match con.state() {
             ConnState::Invalid => {
                 alert(ALREADY_CLOSED);
                 return null_mut();
@@ -614,7 +619,7 @@ pub extern "C" fn db_close(stmt: *mut SqlStatement) -> c_int {
         let Some(con) = (unsafe { con_mut(s.connection) }) else {
             return 0;
         };
-        match { con.state } {
+        match con.state() {
             ConnState::Invalid => {
                 // sysbench leaves the statement allocated here.
                 alert(ALREADY_CLOSED);
@@ -658,7 +663,7 @@ pub extern "C" fn db_query(
 }
 
 fn query_int(con: &mut SqlConnection, q: &[u8]) -> *mut SqlResult {
-    match { con.state } {
+    match con.state() {
         ConnState::Invalid => {
             alert(ALREADY_CLOSED);
             con.error = DB_ERROR_FATAL;
@@ -685,7 +690,7 @@ pub extern "C" fn db_fetch_row(rs: *mut SqlResult) -> *mut SqlRow {
         let Some(con) = (unsafe { con_of_rs(rs) }) else {
             return null_mut();
         };
-        match { con.state } {
+        match con.state() {
             ConnState::Invalid => {
                 alert(ALREADY_CLOSED);
                 return null_mut();
@@ -726,7 +731,7 @@ pub extern "C" fn db_free_results(rs: *mut SqlResult) -> c_int {
         let Some(con) = (unsafe { con_of_rs(rs) }) else {
             return 1;
         };
-        match { con.state } {
+        match con.state() {
             ConnState::Invalid => {
                 alert(ALREADY_CLOSED);
                 1
@@ -783,7 +788,7 @@ pub extern "C" fn db_bulk_insert_init(
         let (Some(con), Some(q)) = (unsafe { con_mut(con) }, unsafe { bytes(query, len) }) else {
             return 1;
         };
-        match { con.state } {
+        match con.state() {
             ConnState::Invalid => {
                 alert(ALREADY_CLOSED);
                 return 0;
@@ -832,7 +837,7 @@ pub extern "C" fn db_bulk_insert_next(
         let (Some(con), Some(q)) = (unsafe { con_mut(con) }, unsafe { bytes(query, len) }) else {
             return 1;
         };
-        match { con.state } {
+        match con.state() {
             ConnState::Invalid => {
                 alert(ALREADY_CLOSED);
                 return 0;

@@ -70,9 +70,11 @@ macro_rules! trace {
     };
 }
 
-fn conn(con: &SqlConnection) -> Option<&mut MyConn> {
-    // SAFETY: set by connect() from Box::into_raw, cleared on disconnect.
-    unsafe { (con.ptr as *mut MyConn).as_mut() }
+/// A connection's MyConn, from its `ptr`.
+fn conn<'a>(ptr: *mut c_void) -> Option<&'a mut MyConn> {
+    // SAFETY: `ptr` is set by connect() from Box::into_raw and cleared on
+    // disconnect; only the connection's own calls reach it.
+    unsafe { (ptr as *mut MyConn).as_mut() }
 }
 
 static LIBRARY_INIT: Once = Once::new();
@@ -184,7 +186,7 @@ impl Mysql {
     /// Classify the connection's last error (`--mysql-ignore-errors`),
     /// keeping copies of its errno, SQL state and message on `con`.
     fn check_error(con: &mut SqlConnection, func: &str, query: Option<&[u8]>) -> c_int {
-        let Some(mc) = conn(con) else {
+        let Some(mc) = conn(con.ptr) else {
             con.rs.counter = SbCounter::Error as c_int;
             return DB_ERROR_FATAL;
         };
@@ -366,7 +368,7 @@ impl Driver for Mysql {
 
     fn reconnect(&self, con: &mut SqlConnection) -> c_int {
         let cfg = con.cfg.clone();
-        let Some(mc) = conn(con) else {
+        let Some(mc) = conn(con.ptr) else {
             // Dry run: nothing to reconnect.
             return DB_ERROR_IGNORABLE;
         };
@@ -398,7 +400,7 @@ impl Driver for Mysql {
         if cfg.mysql.dry_run {
             return true;
         }
-        let Some(mc) = conn(con) else {
+        let Some(mc) = conn(con.ptr) else {
             return false;
         };
         let m = mc.mysql;
@@ -463,7 +465,7 @@ impl Driver for Mysql {
         if cfg.mysql.dry_run {
             return true;
         }
-        let Some(mc) = conn(con) else {
+        let Some(mc) = conn(con.ptr) else {
             return false;
         };
         let m = mc.mysql;
@@ -513,7 +515,7 @@ impl Driver for Mysql {
             return true;
         }
         let ms = stmt.ptr as *mut my::MYSQL_STMT;
-        if conn(con).is_none() || ms.is_null() {
+        if conn(con.ptr).is_none() || ms.is_null() {
             return false;
         }
         let mut binds = mysql_binds(p);
@@ -594,7 +596,7 @@ impl Driver for Mysql {
             return DB_ERROR_NONE;
         }
         con.clear_error();
-        let Some(mc) = conn(con) else {
+        let Some(mc) = conn(con.ptr) else {
             return DB_ERROR_FATAL;
         };
         let m = mc.mysql;

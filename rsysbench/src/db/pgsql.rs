@@ -198,9 +198,10 @@ fn strtoul(s: &[u8]) -> u32 {
 }
 
 impl Pgsql {
-    fn stmt(stmt: &SqlStatement) -> Option<&mut PgStmt> {
+    /// A statement's PgStmt, from its `ptr`.
+    fn stmt<'a>(ptr: *mut c_void) -> Option<&'a mut PgStmt> {
         // SAFETY: set by prepare() from Box::into_raw, cleared by close().
-        unsafe { (stmt.ptr as *mut PgStmt).as_mut() }
+        unsafe { (ptr as *mut PgStmt).as_mut() }
     }
 }
 
@@ -326,7 +327,7 @@ impl Driver for Pgsql {
         if stmt.emulated {
             return true;
         }
-        let Some(ps) = Pgsql::stmt(stmt) else {
+        let Some(ps) = Pgsql::stmt(stmt.ptr) else {
             return false;
         };
         if ps.prepared {
@@ -385,7 +386,7 @@ impl Driver for Pgsql {
             unsafe { emulate_query(query, bound, buf) };
             return self.query(con, buf);
         }
-        let Some(ps) = Pgsql::stmt(stmt) else {
+        let Some(ps) = Pgsql::stmt(stmt.ptr) else {
             debug("ERROR: exiting mysql_drv_execute(), uninitialized statement");
             return DB_ERROR_FATAL;
         };

@@ -492,6 +492,8 @@ fn pg_port() -> String {
 
 /// Buffers for one parameter of each type.
 struct Params {
+    id: i32,
+    id_null: c_char,
     tiny: i8,
     small: i16,
     int: i32,
@@ -516,6 +518,13 @@ impl Params {
         };
         let n = self.nul.as_mut_ptr();
         vec![
+            b(
+                bt::INT,
+                &mut self.id as *mut _ as *mut c_void,
+                null_mut(),
+                4,
+                &mut self.id_null,
+            ),
             b(
                 bt::TINYINT,
                 &mut self.tiny as *mut _ as *mut c_void,
@@ -596,9 +605,10 @@ fn prepared(server: Server, ps_mode: &str) {
         let q = format!("INSERT INTO {t} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
         let stmt = db_prepare(db.con, q.as_ptr() as *const c_char, q.len());
         assert!(!stmt.is_null(), "{:?}", captured());
-        let mut id: i32 = 0;
-        let mut id_null: c_char = 0;
-        let mut p = Params {
+        // Changed through `pp` only: the statement reads them behind our back.
+        let mut params = Box::new(Params {
+            id: 0,
+            id_null: 0,
             tiny: -5,
             small: 300,
             int: 70000,
@@ -610,15 +620,9 @@ fn prepared(server: Server, ps_mode: &str) {
             vchr: *b"worldXXXXXXXXXXX",
             vchr_len: 5,
             nul: [0; 8],
-        };
-        let mut binds = vec![SqlBind {
-            type_: bt::INT,
-            buffer: &mut id as *mut _ as *mut c_void,
-            data_len: null_mut(),
-            max_len: 4,
-            is_null: &mut id_null,
-        }];
-        binds.extend(p.binds());
+        });
+        let pp: *mut Params = &mut *params;
+        let mut binds = unsafe { (*pp).binds() };
         // PostgreSQL infers "char" from CHAR; sysbench's Lua API binds
         // strings as VARCHAR, so do the same there.
         if server == Server::Pgsql {
@@ -630,13 +634,15 @@ fn prepared(server: Server, ps_mode: &str) {
             "{:?}",
             captured()
         );
-        id = 1;
+        unsafe { (*pp).id = 1 };
         assert!(db_execute(stmt).is_null());
         assert_eq!(db.error(), DB_ERROR_NONE, "{:?}", captured());
         // Same binds, new values, some NULL.
-        id = 2;
-        p.vchr_len = 3;
-        p.nul = [1, 0, 1, 0, 1, 0, 1, 0];
+        unsafe {
+            (*pp).id = 2;
+            (*pp).vchr_len = 3;
+            (*pp).nul = [1, 0, 1, 0, 1, 0, 1, 0];
+        }
         assert!(db_execute(stmt).is_null());
         assert_eq!(db.error(), DB_ERROR_NONE, "{:?}", captured());
         assert_eq!(counts(&slot)[c(SbCounter::Write)], 2);
@@ -675,8 +681,6 @@ fn prepared(server: Server, ps_mode: &str) {
         // A SELECT prepared statement returns a result set.
         let q = format!("SELECT id FROM {t} WHERE id = ?");
         let stmt = db_prepare(db.con, q.as_ptr() as *const c_char, q.len());
-        id = 2;
-        id_null = 0;
         assert_eq!(db_bind_param(stmt, binds.as_mut_ptr(), 1), 0);
         let rs = db_execute(stmt);
         assert!(!rs.is_null(), "{:?}", captured());
