@@ -449,10 +449,27 @@ local function need_connection()
    end
 end
 
-local stmt_mt = { __tostring = function() return "<sysbench.stmt>" end }
-stmt_mt.__index = stmt_mt
-local rs_mt = { __tostring = function() return "<sysbench.rs>" end }
-rs_mt.__index = rs_mt
+-- Statements and result sets of this API are userdata, as sysbench's
+-- are: proxies whose fields live in a weak table.
+local fields = setmetatable({}, { __mode = "k" })
+
+local function kind(name)
+   local base = newproxy(true)
+   local mt = getmetatable(base)
+   mt.__index = function(self, k) return fields[self][k] end
+   mt.__newindex = function(self, k, v) fields[self][k] = v end
+   mt.__tostring = function() return name end
+   return { base = base, mt = mt }
+end
+
+local stmt_mt = kind("sysbench.stmt")
+local rs_mt = kind("sysbench.rs")
+
+local function new_object(k, t)
+   local u = newproxy(k.base)
+   fields[u] = t
+   return u
+end
 
 -- A string argument as the C API takes it (numbers are converted).
 local function checkstr(v, fname)
@@ -467,7 +484,7 @@ local function checkstr(v, fname)
 end
 
 local function check_object(v, mt, fname, what)
-   if getmetatable(v) ~= mt then
+   if type(v) ~= "userdata" or getmetatable(v) ~= mt.mt then
       error(string.format("bad argument #1 to '%s' (%s expected, got %s)",
                           fname, what, type(v)), 0)
    end
@@ -550,7 +567,7 @@ function db.prepare(query)
    if ptr == nil then
       error("db_prepare() failed", 0)
    end
-   return setmetatable({ ptr = ptr, params = {}, results = {} }, stmt_mt)
+   return new_object(stmt_mt, { ptr = ptr, params = {}, results = {} })
 end
 
 -- The variables of a legacy bind: the key of each value in `tbl` (read
@@ -663,7 +680,7 @@ function db.execute(stmt)
    if ptr == nil and legacy.con.error == E.IGNORABLE then
       restart_event()
    end
-   return setmetatable({ ptr = ptr }, rs_mt)
+   return new_object(rs_mt, { ptr = ptr })
 end
 
 function db.close(stmt)
