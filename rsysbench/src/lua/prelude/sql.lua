@@ -453,17 +453,16 @@ end
 -- are: proxies whose fields live in a weak table.
 local fields = setmetatable({}, { __mode = "k" })
 
-local function kind(name)
+local function kind()
    local base = newproxy(true)
    local mt = getmetatable(base)
    mt.__index = function(self, k) return fields[self][k] end
    mt.__newindex = function(self, k, v) fields[self][k] = v end
-   mt.__tostring = function() return name end
    return { base = base, mt = mt }
 end
 
-local stmt_mt = kind("sysbench.stmt")
-local rs_mt = kind("sysbench.rs")
+local stmt_mt = kind()   -- sysbench.stmt
+local rs_mt = kind()     -- sysbench.rs
 
 local function new_object(k, t)
    local u = newproxy(k.base)
