@@ -465,6 +465,11 @@ pub extern "C" fn db_connection_free(con: *mut SqlConnection) {
         if c.state != ConnState::Invalid {
             close_connection(c);
         }
+        // Closed by a failed reconnect: the engine's data is still there.
+        if !c.ptr.is_null() {
+            let engine = c.engine;
+            engine.disconnect(c);
+        }
         c.magic = 0;
         // SAFETY: allocated by db_connection_create, not freed before (the
         // magic word was intact).

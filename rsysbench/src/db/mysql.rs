@@ -186,11 +186,11 @@ impl Mysql {
     /// Classify the connection's last error (`--mysql-ignore-errors`),
     /// keeping copies of its errno, SQL state and message on `con`.
     fn check_error(con: &mut SqlConnection, func: &str, query: Option<&[u8]>) -> c_int {
-        let Some(mc) = conn(con.ptr) else {
+        let m = conn(con.ptr).map_or(null_mut(), |mc| mc.mysql);
+        if m.is_null() {
             con.rs.counter = SbCounter::Error as c_int;
             return DB_ERROR_FATAL;
-        };
-        let m = mc.mysql;
+        }
         let cfg = con.cfg.clone();
         // SAFETY: an open handle.
         let (error, state, msg) = unsafe {
@@ -596,10 +596,12 @@ impl Driver for Mysql {
             return DB_ERROR_NONE;
         }
         con.clear_error();
-        let Some(mc) = conn(con.ptr) else {
+        // No handle: a reconnect gave up.
+        let m = conn(con.ptr).map_or(null_mut(), |mc| mc.mysql);
+        if m.is_null() {
+            con.rs.counter = SbCounter::Error as c_int;
             return DB_ERROR_FATAL;
-        };
-        let m = mc.mysql;
+        }
         let cfg = &con.cfg;
         // SAFETY: an open handle; the query is the caller's bytes.
         unsafe {
