@@ -9,6 +9,7 @@ use std::sync::Mutex;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     Fatal = 0,
+    Alert = 1,
     Warning = 2,
     Notice = 3,
     Info = 4,
@@ -19,6 +20,7 @@ impl Level {
     fn prefix(self) -> &'static str {
         match self {
             Level::Fatal => "FATAL: ",
+            Level::Alert => "ALERT: ",
             Level::Warning => "WARNING: ",
             Level::Debug => "DEBUG: ",
             Level::Notice | Level::Info => "",

@@ -99,6 +99,7 @@ pub fn run_script(
 ) -> Result<i32> {
     let seed = crate::rng::run_seed(s.rand_seed);
     super::ffi::configure_rand(rand_spec(cl), seed);
+    crate::db::configure(&cl.values)?;
     super::context::seed_rng(seed, s.threads as usize);
     let argv: Vec<String> = std::iter::once("sysbench".to_string())
         .chain(std::env::args().skip(1))
