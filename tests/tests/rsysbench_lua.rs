@@ -452,6 +452,7 @@ fn script_errors_match() {
             "function cleanup() print(\"cleaning\") error(\"boom in cleanup\") end\n",
         ),
         ("noevent.lua", "x = 1\n"),
+        ("deep/noevent.lua", "x = 1\n"),
         (
             "hook.lua",
             "function event() end\nfunction sysbench.hooks.report_cumulative(s) error(\"boom in hook\") end\n",
@@ -523,6 +524,17 @@ fn script_errors_match() {
             &["noevent.lua", "help"],
             1,
             "'noevent.lua' test does not implement the 'help' command.",
+        ),
+        // Messages name the script by its base name.
+        (
+            &["deep/noevent.lua", "--events=5", "run"],
+            1,
+            "FATAL: cannot find the event() function in noevent.lua",
+        ),
+        (
+            &["deep/noevent.lua", "cleanup"],
+            1,
+            "'noevent.lua' test does not implement the 'cleanup' command.",
         ),
         (
             &["noevent.lua", "frobnicate"],
@@ -1638,6 +1650,18 @@ fn script_lookup_and_version() {
             code: 0,
             out: "hello from neighbour\n".repeat(2),
         },
+        // sysbench 1.0's way: --test=, with its warnings.
+        Case {
+            args: ["--test=x.lua", "--max-requests=1", "--verbosity=1", "run"]
+                .map(String::from)
+                .to_vec(),
+            how: in_dir(&d),
+            code: 0,
+            out: format!(
+                "WARNING: --max-requests is deprecated, use --events instead\n{}",
+                loaded("x.lua")
+            ),
+        },
         Case {
             args: vec!["version.lua".into()],
             how: in_dir(&d),
@@ -1704,6 +1728,16 @@ fn script_lookup_and_version() {
         let who = format!("{:?} {:?}", c.args, c.how.stdin);
         assert_eq!(a.code, Some(c.code), "{who}: {}{}", a.out, a.err);
         assert_eq!(body(&a.out), c.out, "{who}");
+        let deprecated = c.args.first().is_some_and(|a| a.starts_with("--test="));
+        assert_eq!(
+            a.err,
+            if deprecated {
+                "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.\n"
+            } else {
+                ""
+            },
+            "{who}"
+        );
     }
 }
 
@@ -2048,5 +2082,54 @@ fn histogram_with_a_degenerate_range() {
     assert!(body(&a.out).starts_with("\ntrue\n"), "{}", a.out);
     if let Some(b) = b {
         assert_eq!(layout(&a.out), layout(&b.out));
+    }
+}
+
+const SEEDED: &str = "function event()\n\
+    print(sysbench.rand.uniform(1, 1000), sysbench.rand.uniform_uint64(),\n\
+          sysbench.rand.default(1, 100), sysbench.rand.string(\"###@@@\"),\n\
+          sb_rand(1, 100), sb_rnd())\n\
+    end\n";
+
+/// --rand-seed makes the generators repeat run to run, in both tools
+/// (sysbench.rand.unique is left out: sysbench seeds it before --rand-seed
+/// is applied); different seeds give different values.
+#[test]
+fn rand_seed_repeats_the_draws() {
+    let d = scripts(&[("seeded.lua", SEEDED)]);
+    let args = |seed: &'static str| -> [&'static str; 5] {
+        ["seeded.lua", seed, "--events=20", "--verbosity=0", "run"]
+    };
+    let cases = [
+        args("--rand-seed=1"),
+        args("--rand-seed=1"),
+        args("--rand-seed=2"),
+    ];
+    let mut tools = vec![ours_bin()];
+    tools.extend(sysbench());
+    for bin in &tools {
+        let runs = on_threads(&cases, |a| run_with(bin, a, in_dir(&d)));
+        assert!(runs.iter().all(|r| r.code == Some(0)), "{}", runs[0].err);
+        assert_eq!(runs[0].out.lines().count(), 20, "{}", runs[0].out);
+        assert_eq!(runs[0].out, runs[1].out, "{bin:?}: the same seed");
+        assert_ne!(runs[0].out, runs[2].out, "{bin:?}: another seed");
+    }
+}
+
+#[test]
+#[ignore = "the same --rand-seed draws other values than sysbench's (sysbench seeds each thread's xoroshiro128+ from glibc random() after srandom(seed))"]
+fn rand_seed_draws_what_sysbench_draws() {
+    let d = scripts(&[("seeded.lua", SEEDED)]);
+    let args = [
+        "seeded.lua",
+        "--rand-seed=1",
+        "--events=20",
+        "--verbosity=0",
+        "run",
+    ];
+    let a = run_with(&ours_bin(), &args, in_dir(&d));
+    if let Some(sb) = sysbench() {
+        let b = run_with(&sb, &args, in_dir(&d));
+        assert_eq!(a.out, b.out);
     }
 }
