@@ -2231,3 +2231,59 @@ fn file_option_is_read_as_a_config_file() {
         in_dir(&d),
     );
 }
+
+const GLOBALS: &str = r#"
+local function dump(prefix, t, depth)
+   local keys = {}
+   for k in pairs(t) do keys[#keys + 1] = tostring(k) end
+   table.sort(keys)
+   for _, k in ipairs(keys) do
+      local v = t[k]
+      print("api " .. prefix .. k .. " " .. type(v))
+      if type(v) == "table" and depth > 0 and k ~= "_G" and k ~= "package" and k ~= "loaded" then
+         dump(prefix .. k .. ".", v, depth - 1)
+      end
+   end
+end
+dump("", _G, 2)
+"#;
+
+/// Globals our own Rust side calls by name; not sysbench's.
+const OUR_GLOBALS: &[&str] = &["api rsysbench_call function", "api rsysbench_hook function"];
+
+/// What a script sees: the globals (the 1.0 compat ones included) and the
+/// `sysbench` API tables two levels down, names and types, as in sysbench
+/// (LuaJIT's own `jit` table varies with the LuaJIT version).
+#[test]
+fn the_api_a_script_sees() {
+    let d = scripts(&[("globals.lua", GLOBALS)]);
+    let api = |o: &str| -> Vec<String> {
+        o.lines()
+            .filter(|l| l.starts_with("api ") && !l.starts_with("api jit."))
+            .filter(|l| !OUR_GLOBALS.contains(l))
+            .map(str::to_string)
+            .collect()
+    };
+    let a = run_with(&ours_bin(), &["globals.lua"], in_dir(&d));
+    assert_eq!(a.code, Some(0), "{}{}", a.out, a.err);
+    let ours = api(&a.out);
+    for want in [
+        "api sysbench table",
+        "api sysbench.cmdline.argv table",
+        "api sysbench.rand.uniform function",
+        "api sysbench.histogram.new function",
+        "api sysbench.hooks table",
+        "api sysbench.report_json function",
+        "api sysbench.error.RESTART_EVENT number",
+        "api sysbench.version string",
+        "api sb_rand_uniq function",
+        "api thread_id number",
+        "api ffi table",
+    ] {
+        assert!(ours.iter().any(|l| l == want), "{want} in {ours:?}");
+    }
+    if let Some(sb) = sysbench() {
+        let b = run_with(&sb, &["globals.lua"], in_dir(&d));
+        assert_eq!(ours, api(&b.out));
+    }
+}
