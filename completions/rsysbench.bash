@@ -43,6 +43,26 @@ _rsysbench()
             --histogram) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
             --output-format) COMPREPLY=($(compgen -P "$pre" -W 'text json csv' -- "$cur")); ;;
             --rbench-version) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
+            --db-driver) :; ;;
+            --db-ps-mode) COMPREPLY=($(compgen -P "$pre" -W 'auto disable' -- "$cur")); ;;
+            --db-debug) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
+            --mysql-host) :; ;;
+            --mysql-port) :; ;;
+            --mysql-socket) :; ;;
+            --mysql-user) :; ;;
+            --mysql-password) :; ;;
+            --mysql-db) :; ;;
+            --mysql-ssl) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
+            --mysql-ssl-cipher) :; ;;
+            --mysql-compression) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
+            --mysql-debug) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
+            --mysql-ignore-errors) :; ;;
+            --mysql-dry-run) COMPREPLY=($(compgen -P "$pre" -W 'on off' -- "$cur")); ;;
+            --pgsql-host) :; ;;
+            --pgsql-port) :; ;;
+            --pgsql-user) :; ;;
+            --pgsql-password) :; ;;
+            --pgsql-db) :; ;;
             --file-num) :; ;;
             --file-block-size) :; ;;
             --file-total-size) :; ;;
@@ -72,7 +92,7 @@ _rsysbench()
         return 0
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--threads= --events= --time= --forced-shutdown= --thread-stack-size= --rate= --report-interval= --report-checkpoints= --debug --validate --help --version --config-file= --tx-rate= --max-requests= --max-time= --num-threads= --rand-type= --rand-spec-iter= --rand-spec-pct= --rand-spec-res= --rand-seed= --rand-pareto-h= --verbosity= --percentile= --histogram --output-format= --rbench-version --file-num= --file-block-size= --file-total-size= --file-test-mode= --file-io-mode= --file-async-backlog= --file-extra-flags= --file-fsync-freq= --file-fsync-all --file-fsync-end --file-fsync-mode= --file-merged-requests= --file-rw-ratio= --cpu-max-prime= --memory-block-size= --memory-total-size= --memory-scope= --memory-hugetlb --memory-oper= --memory-access-mode= --thread-yields= --thread-locks= --mutex-num= --mutex-locks= --mutex-loops=' -- "$cur"))
+        COMPREPLY=($(compgen -W '--threads= --events= --time= --forced-shutdown= --thread-stack-size= --rate= --report-interval= --report-checkpoints= --debug --validate --help --version --config-file= --tx-rate= --max-requests= --max-time= --num-threads= --rand-type= --rand-spec-iter= --rand-spec-pct= --rand-spec-res= --rand-seed= --rand-pareto-h= --verbosity= --percentile= --histogram --output-format= --rbench-version --db-driver= --db-ps-mode= --db-debug --mysql-host= --mysql-port= --mysql-socket= --mysql-user= --mysql-password= --mysql-db= --mysql-ssl --mysql-ssl-cipher= --mysql-compression --mysql-debug --mysql-ignore-errors= --mysql-dry-run --pgsql-host= --pgsql-port= --pgsql-user= --pgsql-password= --pgsql-db= --file-num= --file-block-size= --file-total-size= --file-test-mode= --file-io-mode= --file-async-backlog= --file-extra-flags= --file-fsync-freq= --file-fsync-all --file-fsync-end --file-fsync-mode= --file-merged-requests= --file-rw-ratio= --cpu-max-prime= --memory-block-size= --memory-total-size= --memory-scope= --memory-hugetlb --memory-oper= --memory-access-mode= --thread-yields= --thread-locks= --mutex-num= --mutex-locks= --mutex-loops=' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi
@@ -85,7 +105,7 @@ _rsysbench()
         esac
     done
     case $n in
-        0) COMPREPLY=($(compgen -W 'fileio cpu memory threads mutex' -- "$cur")) ;;
+        0) COMPREPLY=($(compgen -W 'fileio cpu memory threads mutex bulk_insert oltp_delete oltp_insert oltp_point_select oltp_read_only oltp_read_write oltp_update_index oltp_update_non_index oltp_write_only select_random_points select_random_ranges' -- "$cur")) ;;
         1) COMPREPLY=($(compgen -W 'prepare run cleanup help' -- "$cur")) ;;
     esac
 }

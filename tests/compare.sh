@@ -11,6 +11,10 @@
 # COMPARE_CPU=N runs both commands pinned to CPU N (taskset), which steadies
 # the numbers on a busy machine without favouring either side.
 # COMPARE_METRIC=best compares the best run instead of the average (rmbw).
+# COMPARE_DB=pgsql|mysql picks the server of the OLTP scenarios (default
+# pgsql), reached with RBENCH_PGSQL_ARGS / RBENCH_MYSQL_ARGS, else with
+# tests/db/servers.sh's defaults (start them first: tests/db/servers.sh
+# start DIR); sysbench prepares the tables once, both tools run on them.
 #
 # Adding a scenario: add its name to SCENARIOS and a case in `scenario`
 # setting TOOL, OURS and ORIG (command lines, run with `sh -c`), EXTRACT
@@ -25,6 +29,9 @@ SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024
            rsysbench-cpu-1 rsysbench-cpu-2 rsysbench-memory-1k
            rsysbench-memory-rnd-read rsysbench-threads rsysbench-mutex
            rsysbench-fileio-rndrd rsysbench-fileio-seqwr
+           rsysbench-lua-empty rsysbench-oltp-ro-1 rsysbench-oltp-ro-8
+           rsysbench-oltp-ps-1 rsysbench-oltp-ps-8 rsysbench-oltp-ro-cpu
+           rsysbench-oltp-ps-cpu
            riperf-tcp-1 riperf-tcp-4 riperf-tcp-8 riperf-tcp-cpu riperf-udp-64
            rfio-null-randread rfio-psync-randread rfio-uring-randread-cpu
            rfio-uring-randread-iops rfio-libaio-write-1m rfio-null-submitters-2"
@@ -89,6 +96,43 @@ fileio_pair() { # mode
     OURS="cd $FILEIO_DIR && $BIN/rsysbench fileio $FILEIO_OPTS --file-test-mode=$1 --time=5 run"
     ORIG="cd $FILEIO_DIR && sysbench fileio $FILEIO_OPTS --file-test-mode=$1 --time=5 run"
     SETUP=fileio_setup CLEANUP=fileio_cleanup
+}
+
+# Lua scripts: an empty event() (the cost of the event loop itself).
+LUA_DIR=${TMPDIR:-/tmp}/rbench-compare-lua
+lua_setup() { mkdir -p "$LUA_DIR" && printf 'function event()\nend\n' > "$LUA_DIR/empty.lua"; }
+lua_cleanup() { rm -rf "$LUA_DIR"; }
+
+# OLTP on a real server: sysbench prepares 4 tables of 10000 rows once.
+oltp_args() {
+    local db=${COMPARE_DB:-pgsql} env
+    env=$("$ROOT/tests/db/servers.sh" env "${RBENCH_DB_DIR:-/tmp/rbench-db}")
+    if [ "$db" = mysql ]; then
+        echo "--db-driver=mysql ${RBENCH_MYSQL_ARGS:-$(echo "$env" | sed -n "s/^export RBENCH_MYSQL_ARGS='\(.*\)'$/\1/p")}"
+    else
+        echo "--db-driver=pgsql ${RBENCH_PGSQL_ARGS:-$(echo "$env" | sed -n "s/^export RBENCH_PGSQL_ARGS='\(.*\)'$/\1/p")}"
+    fi
+}
+OLTP_TABLES="--tables=4 --table-size=10000"
+oltp_setup() { sysbench oltp_read_write $(oltp_args) $OLTP_TABLES --threads=4 prepare >/dev/null; }
+oltp_cleanup() { sysbench oltp_read_write $(oltp_args) $OLTP_TABLES cleanup >/dev/null; }
+oltp_pair() { # workload threads
+    OURS="$BIN/rsysbench $1 $(oltp_args) $OLTP_TABLES --threads=$2 --time=5 run"
+    ORIG="sysbench $1 $(oltp_args) $OLTP_TABLES --threads=$2 --time=5 run"
+    TOOL=rsysbench SETUP=oltp_setup CLEANUP=oltp_cleanup
+}
+# The client's own CPU (user + system, from time(1)) per transaction, in µs.
+oltp_cpu_pair() { # workload threads
+    oltp_pair "$1" "$2"
+    OURS="/usr/bin/time -f 'CPU %U %S' $OURS 2>&1"
+    ORIG="/usr/bin/time -f 'CPU %U %S' $ORIG 2>&1"
+}
+extract_sysbench_tps() {
+    awk '/transactions:/ { gsub(/\(/, "", $3); print $3; exit }'
+}
+extract_client_cpu_us_per_trx() {
+    awk '/transactions:/ { n = $2 } /^CPU / { cpu = $2 + $3 }
+         END { if (n > 0) printf "%.2f\n", cpu * 1e6 / n }'
 }
 
 # A loopback test: a one-off server and a client, same tool on both sides.
@@ -185,6 +229,29 @@ scenario() {
     rsysbench-fileio-seqwr)
         TOOL=rsysbench DESC="fileio seqwr on the same 256 MiB of files, 5 s (events/s)"
         fileio_pair seqwr; EXTRACT=extract_sysbench_eps_any UNIT="events/s" ;;
+    rsysbench-lua-empty)
+        TOOL=rsysbench DESC="Lua script with an empty event(), 3M events, 1 thread (events/s)"
+        OURS="$BIN/rsysbench $LUA_DIR/empty.lua --events=3000000 --time=0 run"
+        ORIG="sysbench $LUA_DIR/empty.lua --events=3000000 --time=0 run"
+        SETUP=lua_setup CLEANUP=lua_cleanup EXTRACT=extract_sysbench_eps_any UNIT="events/s" ;;
+    rsysbench-oltp-ro-1)
+        DESC="oltp_read_only, 1 thread, 5 s, same tables (COMPARE_DB, default pgsql) (tps)"
+        oltp_pair oltp_read_only 1; EXTRACT=extract_sysbench_tps UNIT="tps" ;;
+    rsysbench-oltp-ro-8)
+        DESC="oltp_read_only, 8 threads, 5 s, same tables (tps)"
+        oltp_pair oltp_read_only 8; EXTRACT=extract_sysbench_tps UNIT="tps" ;;
+    rsysbench-oltp-ps-1)
+        DESC="oltp_point_select, 1 thread, 5 s, same tables (tps)"
+        oltp_pair oltp_point_select 1; EXTRACT=extract_sysbench_tps UNIT="tps" ;;
+    rsysbench-oltp-ps-8)
+        DESC="oltp_point_select, 8 threads, 5 s, same tables (tps)"
+        oltp_pair oltp_point_select 8; EXTRACT=extract_sysbench_tps UNIT="tps" ;;
+    rsysbench-oltp-ro-cpu)
+        DESC="oltp_read_only, 1 thread, 5 s: client CPU (usr+sys) per transaction"
+        oltp_cpu_pair oltp_read_only 1; EXTRACT=extract_client_cpu_us_per_trx UNIT="us/trx" BETTER=lower ;;
+    rsysbench-oltp-ps-cpu)
+        DESC="oltp_point_select, 1 thread, 5 s: client CPU (usr+sys) per transaction"
+        oltp_cpu_pair oltp_point_select 1; EXTRACT=extract_client_cpu_us_per_trx UNIT="us/trx" BETTER=lower ;;
     # Each tool against its own server on loopback: what a user sees.
     riperf-tcp-1)
         TOOL=riperf DESC="TCP over loopback, 1 stream, 3 s, own server (Gbit/s received)"

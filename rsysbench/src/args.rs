@@ -120,12 +120,21 @@ impl Values {
         parse_c_int(&v).ok_or_else(|| invalid_value(name, &v))
     }
 
-    /// A size option. sysbench reads a bad size as 0; we say what is wrong.
+    /// A size option, read as sysbench reads it (leading digits, then one
+    /// K/M/G/T suffix, anything after it ignored; no digits or another
+    /// suffix reads 0, `512B` included). Where that is not what the text
+    /// says, a warning on stderr names the option and the value used.
     pub fn size(&self, name: &str) -> Result<u64> {
         let Some(v) = self.raw(name) else {
             return Ok(0);
         };
-        parse_size(&v).map_err(|e| Fail::fatal(format!("Invalid value for --{name}: {e}")))
+        let n = sysbench_size(&v);
+        if parse_size(&v).ok() != Some(n) {
+            warn_once(name, &format!(
+                "rsysbench: warning: --{name}={v} read as {n}, as sysbench 1.0.20 reads it"
+            ));
+        }
+        Ok(n)
     }
 
     /// A floating point option (sysbench reads garbage as 0; we refuse it).
@@ -158,6 +167,43 @@ impl Values {
     pub fn flag(&self, name: &str) -> bool {
         self.raw(name).as_deref() == Some("on")
     }
+}
+
+/// sysbench's sb_opt_to_size: digits (wrapping as its unsigned long long
+/// does), then the first other character as a K/M/G/T multiplier; any
+/// other character after digits makes the size 0.
+pub fn sysbench_size(s: &str) -> u64 {
+    let mut res: u64 = 0;
+    let mut digits = false;
+    let mut mult = None;
+    for c in s.bytes() {
+        if !c.is_ascii_digit() {
+            if digits {
+                mult = Some(c);
+            }
+            break;
+        }
+        digits = true;
+        res = res.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+    }
+    match mult.map(|c| c.to_ascii_uppercase()) {
+        None => res,
+        Some(c) => match b"KMGT".iter().position(|m| *m == c) {
+            Some(n) => (0..=n).fold(res, |r, _| r.wrapping_mul(1024)),
+            None => 0,
+        },
+    }
+}
+
+/// Print a parsing warning for option `name` once per run.
+fn warn_once(name: &str, text: &str) {
+    static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut w = WARNED.lock().unwrap_or_else(|p| p.into_inner());
+    if w.iter().any(|n| n == name) {
+        return;
+    }
+    w.push(name.to_string());
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{text}\n").as_bytes());
 }
 
 fn invalid_value(name: &str, v: &str) -> Fail {
@@ -327,6 +373,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn sizes_read_as_sysbench() {
+        assert_eq!(sysbench_size("1K"), 1024);
+        assert_eq!(sysbench_size("1kb"), 1024);
+        assert_eq!(sysbench_size("2M"), 2 << 20);
+        assert_eq!(sysbench_size("1Kfoo"), 1024);
+        assert_eq!(sysbench_size("1X"), 0);
+        assert_eq!(sysbench_size("1.5K"), 0);
+        assert_eq!(sysbench_size("512B"), 0);
+        assert_eq!(sysbench_size("-1"), 0);
+        assert_eq!(sysbench_size(" 5K"), 0);
+        assert_eq!(sysbench_size("0x10"), 0);
+        assert_eq!(sysbench_size("123"), 123);
     }
 
     #[test]

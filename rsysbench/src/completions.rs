@@ -58,9 +58,9 @@ fn opt(d: &OptDef) -> Opt {
     }
 }
 
-/// What the scripts complete: the general options, every built-in test's
-/// options (they may appear anywhere), the test names, then the commands.
-/// The database options are left out: rsysbench runs no database test.
+/// What the scripts complete: the general and database options, every
+/// built-in test's options (they may appear anywhere), the test names
+/// (built-in tests and bundled workloads), then the commands.
 pub fn spec() -> Spec {
     let general = [
         options::GENERAL,
@@ -68,6 +68,9 @@ pub fn spec() -> Spec {
         options::LOG,
         options::STATS,
         options::EXTENSION,
+        options::DB,
+        options::MYSQL,
+        options::PGSQL,
     ];
     let tests = Builtin::ALL.iter().map(|b| b.options());
     let options = general
@@ -83,6 +86,11 @@ pub fn spec() -> Spec {
             Builtin::ALL
                 .iter()
                 .map(|b| Word::new(b.name(), b.description()))
+                .chain(
+                    crate::workloads::NAMES
+                        .iter()
+                        .map(|n| Word::new(n, "bundled Lua workload")),
+                )
                 .collect(),
             COMMANDS.iter().map(|(c, h)| Word::new(c, h)).collect(),
         ],

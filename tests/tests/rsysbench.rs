@@ -236,10 +236,6 @@ fn where_sysbench_accepts_nonsense_we_say_why() {
             "FATAL: Invalid value for --events: -5.",
         ),
         (
-            &["memory", "--memory-total-size=1X", "run"],
-            "FATAL: Invalid value for --memory-total-size: invalid size '1X'",
-        ),
-        (
             &[
                 "memory",
                 "--memory-block-size=1M",
@@ -261,7 +257,6 @@ fn where_sysbench_accepts_nonsense_we_say_why() {
             &["mutex", "--mutex-locks=0", "run"],
             "Invalid value for mutex-locks: 0",
         ),
-        (&["oltp_read_write", "run"], "is a Lua (database) test"),
         (
             &["fileio", "--file-total-size=1", "--file-num=2", "prepare"],
             "each file would be 0 bytes",

@@ -241,7 +241,7 @@ impl MemoryWorker<'_> {
     fn seq_write(&self) {
         let n = self.words.len();
         #[cfg(target_arch = "x86_64")]
-        if n % 8 == 0 {
+        if n.is_multiple_of(8) {
             let start = self.words.as_ptr() as *mut u64;
             // SAFETY: [start, start + n) is the block; the loop writes each
             // word once, 64 bytes per round, and n is a multiple of 8. The

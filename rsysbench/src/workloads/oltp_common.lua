@@ -249,46 +249,47 @@ end
 -- stmt.begin and stmt.commit hold BEGIN and COMMIT when used.
 ------------------------------------------------------------------------------
 
-local T = sysbench.sql.type
-
--- kind -> SQL (with %u for the table number) and placeholder types;
--- a {type, length} pair gives a string placeholder's buffer size.
+-- kind -> SQL (with %u for the table number) and the sysbench.sql.type
+-- names of its placeholders; {name, length} gives a string placeholder's
+-- buffer size. (Types are looked up when statements are prepared, so the
+-- module loads, e.g. for `help`, before any SQL driver is touched.)
 local STATEMENTS = {
    point_selects = {
       sql = "SELECT c FROM sbtest%u WHERE id=?",
-      binds = {T.INT}},
+      binds = {"INT"}},
    simple_ranges = {
       sql = "SELECT c FROM sbtest%u WHERE id BETWEEN ? AND ?",
-      binds = {T.INT, T.INT}},
+      binds = {"INT", "INT"}},
    sum_ranges = {
       sql = "SELECT SUM(k) FROM sbtest%u WHERE id BETWEEN ? AND ?",
-      binds = {T.INT, T.INT}},
+      binds = {"INT", "INT"}},
    order_ranges = {
       sql = "SELECT c FROM sbtest%u WHERE id BETWEEN ? AND ? ORDER BY c",
-      binds = {T.INT, T.INT}},
+      binds = {"INT", "INT"}},
    distinct_ranges = {
       sql = "SELECT DISTINCT c FROM sbtest%u WHERE id BETWEEN ? AND ? " ..
          "ORDER BY c",
-      binds = {T.INT, T.INT}},
+      binds = {"INT", "INT"}},
    index_updates = {
       sql = "UPDATE sbtest%u SET k=k+1 WHERE id=?",
-      binds = {T.INT}},
+      binds = {"INT"}},
    non_index_updates = {
       sql = "UPDATE sbtest%u SET c=? WHERE id=?",
-      binds = {{T.CHAR, 120}, T.INT}},
+      binds = {{"CHAR", 120}, "INT"}},
    deletes = {
       sql = "DELETE FROM sbtest%u WHERE id=?",
-      binds = {T.INT}},
+      binds = {"INT"}},
    inserts = {
       sql = "INSERT INTO sbtest%u (id, k, c, pad) VALUES (?, ?, ?, ?)",
-      binds = {T.INT, T.INT, {T.CHAR, 120}, {T.CHAR, 60}}},
+      binds = {"INT", "INT", {"CHAR", 120}, {"CHAR", 60}}},
 }
 
 local function create_bind(statement, spec)
+   local types = sysbench.sql.type
    if type(spec) == "table" then
-      return statement:bind_create(spec[1], spec[2])
+      return statement:bind_create(types[spec[1]], spec[2])
    end
-   return statement:bind_create(spec)
+   return statement:bind_create(types[spec])
 end
 
 -- Prepares the statement of one kind on every table, with its binds.

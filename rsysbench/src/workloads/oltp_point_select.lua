@@ -10,4 +10,6 @@ function prepare_statements()
    prepare_point_selects()
 end
 
-event = execute_point_selects
+function event()
+   execute_point_selects()
+end

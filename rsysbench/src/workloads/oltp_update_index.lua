@@ -3,7 +3,9 @@
 
 require("oltp_common")
 
-prepare_statements = prepare_index_updates
+function prepare_statements()
+   prepare_index_updates()
+end
 
 function event()
    execute_index_updates()

@@ -65,8 +65,26 @@ local function default_text(value)
    return value
 end
 
+-- A boolean option's default as sysbench takes it: on, true or 1 is on;
+-- off, false or 0 is off; anything else is refused (false). None stays
+-- none (help shows no default).
+local function bool_text(value)
+   if value == nil then
+      return true, nil
+   end
+   local s = default_text(value)
+   if s == "on" or s == "true" or s == "1" then
+      return true, "on"
+   elseif s == "off" or s == "false" or s == "0" then
+      return true, "off"
+   end
+   return false
+end
+
 -- Hand the declared options to rsysbench, sorted by name (help lists them
--- so). Returns false when rsysbench refused them.
+-- so). Returns false when rsysbench refused them, or when sysbench would
+-- have: a boolean default it cannot read (silently), a type it does not
+-- know given a default (saying so, without a newline, as sysbench does).
 function cmdline.read_cmdline_options()
    local decl = cmdline.options
    if decl == nil then
@@ -97,10 +115,29 @@ function cmdline.read_cmdline_options()
       local a = args[i - 1]
       a.name = name
       a.desc = def[1]
-      local value = default_text(def[2])
+      a.type = t
+      local kind = tonumber(ffi.cast("int", a.type))
+      local value
+      if kind == cmdline.ARG_BOOL then
+         local readable
+         readable, value = bool_text(def[2])
+         if not readable then
+            return false
+         end
+      else
+         value = default_text(def[2])
+      end
+      if kind <= cmdline.ARG_NULL or kind >= cmdline.ARG_MAX then
+         if value ~= nil and value ~= "" then
+            io.write("Unknown argument type: " .. kind)
+            return false
+         end
+         -- Without a default sysbench never looks at the type: the option
+         -- is kept, and reads nil in sysbench.opt (as a file option does).
+         a.type = cmdline.ARG_FILE
+      end
       keep[#keep + 1] = value
       a.value = value
-      a.type = t
       a.validate = def[4]
    end
    local ok = ffi.C.sb_lua_set_test_args(args, #names) == 0

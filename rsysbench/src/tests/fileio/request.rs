@@ -49,7 +49,7 @@ impl Fileio {
             if p.fsync_freq != 0
                 && op == Op::Write
                 && g.dirty
-                && g.req_performed % p.fsync_freq == 0
+                && g.req_performed.is_multiple_of(p.fsync_freq)
             {
                 return fsync_sweep(&mut g, p.num);
             }
@@ -80,7 +80,7 @@ impl Fileio {
             Mode::RndRw if (g.reads + 1) as f64 / (g.writes + 1) as f64 >= p.rw_ratio => Op::Write,
             _ => Op::Read,
         };
-        if p.fsync_freq != 0 && g.dirty && g.req_performed % p.fsync_freq == 0 {
+        if p.fsync_freq != 0 && g.dirty && g.req_performed.is_multiple_of(p.fsync_freq) {
             return fsync_sweep(&mut g, p.num);
         }
         let total = p.file_size * u64::from(p.num);
