@@ -101,9 +101,8 @@ pub struct PgsqlArgs {
 pub struct Config {
     pub driver: Option<String>,
     pub ps_mode: Option<String>,
-    /// `--db-debug`: read, but sysbench 1.0.20 only prints empty timers
-    /// for it (at verbosity 5), which we do not.
-    #[allow(dead_code)]
+    /// `--db-debug`: sysbench 1.0.20 only prints empty query timers for
+    /// it (at verbosity 5), see [`debug_report_lines`].
     pub debug: bool,
     pub mysql: MysqlArgs,
     pub pgsql: PgsqlArgs,
@@ -214,6 +213,30 @@ pub(crate) fn config() -> Arc<Config> {
 #[cfg(test)]
 pub(crate) fn set_test_config(c: Config) {
     TEST_CONFIG.with(|t| *t.borrow_mut() = Some(Arc::new(c)));
+}
+
+/// The lines sysbench 1.0.20 logs at DEBUG level after the SQL statistics
+/// block when `--db-debug` is on (its query timers are never started, so
+/// they always read zero); empty otherwise. For the report to print with
+/// `log.debug(line)` each.
+#[allow(dead_code)]
+pub fn debug_report_lines() -> &'static [&'static str] {
+    if !config().debug {
+        return &[];
+    }
+    &[
+        "",
+        "Query execution statistics:",
+        "    min:                                0.0000s",
+        "    avg:                                0.0000s",
+        "    max:                                0.0000s",
+        "  total:                                0.0000s",
+        "Results fetching statistics:",
+        "    min:                                0.0000s",
+        "    avg:                                0.0000s",
+        "    max:                                0.0000s",
+        "  total:                                0.0000s",
+    ]
 }
 
 /// The drivers compiled in, in sysbench's order (mysql first).
