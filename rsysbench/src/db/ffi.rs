@@ -285,7 +285,7 @@ pub extern "C" fn db_create(name: *const c_char) -> *mut SqlDriver {
             return null_mut();
         };
         let engine = ENGINES[i];
-        if !*cfg.engine_init[i].get_or_init(|| engine.init(&cfg)) {
+        if !cfg.init_engine(i) {
             return null_mut();
         }
         if !engine.thread_init() {

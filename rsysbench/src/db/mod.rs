@@ -108,8 +108,9 @@ pub struct Config {
     pub pgsql: PgsqlArgs,
     /// db_init(): the parsed --db-ps-mode, or None when it was invalid.
     init: OnceLock<Option<PsMode>>,
-    /// Each engine's init(), once (true: it succeeded).
-    engine_init: [OnceLock<bool>; ENGINES.len()],
+    /// Whether each engine's init() succeeded; a failed one is tried
+    /// again by the next db_create(), as sysbench does.
+    engine_init: [std::sync::Mutex<bool>; ENGINES.len()],
     /// How many MySQL connections were made so far: picks the next
     /// host/port or socket round-robin, as sysbench's list positions do.
     pub(crate) mysql_next: AtomicUsize,
@@ -179,6 +180,17 @@ impl Config {
             }
             mode
         })
+    }
+
+    /// Run engine `i`'s init() unless it already succeeded.
+    fn init_engine(&self, i: usize) -> bool {
+        let mut done = self.engine_init[i]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if !*done {
+            *done = ENGINES[i].init(self);
+        }
+        *done
     }
 
     /// Whether server-side prepared statements are used (after db_init).
