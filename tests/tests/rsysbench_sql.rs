@@ -342,6 +342,17 @@ const CASES: &[Case] = &[
         runs: &[&["--events=5", "--threads=2", "--mysql-dry-run", "run"]],
     },
     Case {
+        name: "config_errors",
+        script: THREADS,
+        runs: &[
+            &["--db-driver=", "--events=1", "run"],
+            &["--db-driver=help", "--events=1", "run"],
+            &["--db-ps-mode=sometimes", "--events=1", "run"],
+            &["--mysql-host=", "--mysql-socket=", "--events=1", "run"],
+            &["--mysql-port=", "--mysql-socket=", "--events=1", "run"],
+        ],
+    },
+    Case {
         name: "connect_fail",
         script: CONNECT_FAIL,
         runs: &[
