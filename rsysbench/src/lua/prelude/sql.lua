@@ -264,10 +264,16 @@ function connection.bulk_insert_done(self)
                  "db_bulk_insert_done() failed")
 end
 
+-- A statement keeps its connection alive (the connection is collected,
+-- and freed, only once no statement of it is left).
+local owner = setmetatable({}, { __mode = "k" })
+
 function connection.prepare(self, query)
    local stmt = C.db_prepare(self, query, #query)
    if stmt == nil then
       self:check_error(nil, query)
+   else
+      owner[stmt] = self
    end
    return stmt
 end
