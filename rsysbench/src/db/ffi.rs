@@ -90,6 +90,27 @@ const NAMES: [(&[u8], &[u8]); 2] = [
     (b"pgsql\0", b"PostgreSQL driver\0"),
 ];
 
+// The layouts scripts see through sysbench's cdef (x86_64/aarch64 LP64).
+const _: () = {
+    use std::mem::size_of;
+    assert!(size_of::<SqlValue>() == 16 && offset_of!(SqlValue, ptr) == 8);
+    assert!(size_of::<SqlRow>() == 16 && offset_of!(SqlRow, values) == 8);
+    assert!(size_of::<SqlResult>() == 48);
+    assert!(offset_of!(SqlResult, nrows) == 4 && offset_of!(SqlResult, nfields) == 8);
+    assert!(offset_of!(SqlResult, statement) == 16 && offset_of!(SqlResult, ptr) == 24);
+    assert!(offset_of!(SqlResult, row) == 32);
+    assert!(size_of::<SqlBind>() == 40 && offset_of!(SqlBind, buffer) == 8);
+    assert!(offset_of!(SqlBind, data_len) == 16 && offset_of!(SqlBind, max_len) == 24);
+    assert!(offset_of!(SqlBind, is_null) == 32);
+    assert!(offset_of!(SqlDriver, sname) == 0 && offset_of!(SqlDriver, lname) == 8);
+    assert!(offset_of!(SqlConnection, error) == 0 && offset_of!(SqlConnection, sql_errno) == 4);
+    assert!(offset_of!(SqlConnection, sql_state) == 8);
+    assert!(offset_of!(SqlConnection, sql_errmsg) == 16);
+    assert!(offset_of!(SqlConnection, driver) == 24);
+    assert!(offset_of!(SqlStatement, connection) == 0);
+    assert!(size_of::<Caps>() == 6 && size_of::<super::DbTime>() == 24);
+};
+
 /// `db_conn_state_t`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
