@@ -260,6 +260,30 @@ function event()
 end
 "##;
 
+/// A prepared INSERT hitting a duplicate key once, caught by the script.
+const PREPARED_ERRORS: &str = r##"
+function thread_init()
+  con = sysbench.sql.driver():connect()
+  con:query("CREATE TABLE IF NOT EXISTS rbt_it_pserr(a INT PRIMARY KEY)")
+  con:query("DELETE FROM rbt_it_pserr")
+  con:query("INSERT INTO rbt_it_pserr VALUES (1)")
+  st = con:prepare("INSERT INTO rbt_it_pserr VALUES (?)")
+  p = st:bind_create(sysbench.sql.type.INT)
+  st:bind_param(p)
+  n = 0
+end
+function event()
+  n = n + 1
+  p:set(n)
+  local ok, e = pcall(st.execute, st)
+  print(n, ok, type(e) == "table" and e.errcode or e)
+end
+function thread_done()
+  st:close()
+  con:query("DROP TABLE rbt_it_pserr")
+end
+"##;
+
 const THREADS: &str = r##"
 function thread_init()
   drv = sysbench.sql.driver()
@@ -324,6 +348,20 @@ const CASES: &[Case] = &[
                 "run",
             ],
             &["cleanup"],
+        ],
+    },
+    Case {
+        name: "prepared_errors",
+        script: PREPARED_ERRORS,
+        runs: &[
+            &["--events=3", "--verbosity=1", "run"],
+            &["--events=3", "--verbosity=1", "--db-ps-mode=disable", "run"],
+            &[
+                "--events=3",
+                "--verbosity=1",
+                "--mysql-ignore-errors=1062",
+                "run",
+            ],
         ],
     },
     Case {
