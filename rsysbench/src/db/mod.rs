@@ -8,6 +8,27 @@
 //! Messages, counter classification and error handling follow sysbench
 //! 1.0.20 (checked against its binary and its cram tests), so a script
 //! sees the same results, errors and output under rsysbench.
+//!
+//! Where sysbench 1.0.20 reads or writes memory it does not own, we do what
+//! it evidently means instead (its outputs there are garbage or a crash):
+//! - FLOAT/DOUBLE parameters of `sysbench.sql` are set (sysbench writes
+//!   past the buffer: the value sent is 0, and the heap is corrupted);
+//! - string parameters are `*data_len` bytes long in emulated statements
+//!   and PostgreSQL's (sysbench reads up to a NUL: stale tails, overreads),
+//!   and are not cut or overflowed at 256 bytes (PostgreSQL);
+//!   `set_rand_str` with a template longer than the buffer keeps what fits;
+//! - a NULL parameter of a PostgreSQL prepared statement is sent as NULL
+//!   (sysbench sends the value set before);
+//! - a MySQL reconnect opens a new handle (sysbench reuses the closed one,
+//!   which crashes with libmariadb 3.x), and the error it reports stays
+//!   readable;
+//! - `db_query` forgets the last executed statement (sysbench keeps a
+//!   pointer to it, freed or not, and may crash freeing the next result);
+//! - a prepared statement keeps its connection from being collected.
+//!
+//! `--mysql-debug` makes sysbench raise its verbosity to debug for all
+//! output; here the driver's trace lines print whatever `--verbosity` is,
+//! the rest of the program's debug lines follow `--verbosity`.
 
 pub mod ffi;
 mod mysql;
