@@ -130,9 +130,12 @@ impl Values {
         };
         let n = sysbench_size(&v);
         if parse_size(&v).ok() != Some(n) {
-            warn_once(name, &format!(
-                "rsysbench: warning: --{name}={v} read as {n}, as sysbench 1.0.20 reads it"
-            ));
+            warn_once(
+                name,
+                &format!(
+                    "rsysbench: warning: --{name}={v} read as {n}, as sysbench 1.0.20 reads it"
+                ),
+            );
         }
         Ok(n)
     }

@@ -101,9 +101,7 @@ pub fn run_script(
     super::ffi::configure_rand(rand_spec(cl), seed);
     crate::db::configure(&cl.values)?;
     super::context::seed_rng(seed, s.threads as usize);
-    let argv: Vec<String> = std::iter::once("sysbench".to_string())
-        .chain(std::env::args().skip(1))
-        .collect();
+    let argv: Vec<String> = std::env::args().collect();
     let script = match testname {
         Some(name) => Script::named(name, argv, cl.command.clone()),
         None => {
@@ -131,7 +129,7 @@ pub fn run_script(
     }
     let test = LuaTest {
         script: Arc::new(script),
-        options: Arc::new(super::options::collect(&cl.values, &tables, &extra)),
+        options: Arc::new(super::options::collect(&cl.values, &tables, &extra)?),
         legacy_globals: declared.is_none(),
     };
     dispatch(&command, &test, &gstate, s, log)
@@ -223,6 +221,7 @@ fn custom_command(
         export(test, gstate, log)?;
         return Ok(call_command(gstate, name, log));
     }
+    log.notice("Initializing worker threads...\n");
     let seed = crate::rng::run_seed(s.rand_seed);
     std::thread::scope(|scope| {
         for tid in 0..s.threads as usize {

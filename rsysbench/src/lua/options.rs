@@ -52,24 +52,16 @@ pub fn strtod(s: &str) -> f64 {
     v
 }
 
-/// C's strtol on the longest integer prefix, as sysbench's sb_opt_to_int.
-fn strtol(s: &str) -> f64 {
-    let t = s.trim_start();
-    let b = t.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    t[..i].parse::<i64>().map_or(0.0, |v| {
-        v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as f64
-    })
-}
-
-fn typed(v: &Values, d: &OptDef) -> OptValue {
+/// An option's value; an integer that is not one is sysbench's error
+/// (`Invalid value for the 'x' option: 'v'`).
+fn typed(v: &Values, d: &OptDef) -> crate::error::Result<OptValue> {
     let raw = v.raw(d.name);
-    match d.kind {
-        Kind::Bool => OptValue::Bool(v.flag(d.name)),
-        Kind::Int => OptValue::Number(raw.as_deref().map_or(0.0, strtol)),
+    Ok(match d.kind {
+        // A boolean declared without a default is on, as sysbench
+        // registers it (a bare flag).
+        Kind::Bool => OptValue::Bool(raw.as_deref().is_none_or(|r| r == "on")),
+        Kind::Int if raw.is_some() => OptValue::Number(v.int(d.name)? as f64),
+        Kind::Int => OptValue::Number(0.0),
         Kind::IntSize | Kind::Size => OptValue::Number(
             raw.as_deref()
                 .and_then(|r| rbench_common::units::sysbench::parse_size(r).ok())
@@ -79,7 +71,7 @@ fn typed(v: &Values, d: &OptDef) -> OptValue {
         Kind::Str => OptValue::Str(raw.unwrap_or_default()),
         Kind::List => OptValue::List(v.list(d.name)),
         Kind::File => OptValue::Nil,
-    }
+    })
 }
 
 /// Every option of `tables` with its value, under sysbench's internal
@@ -89,14 +81,14 @@ pub fn collect(
     v: &Values,
     tables: &[&[OptDef]],
     extra: &[(String, String)],
-) -> Vec<(String, OptValue)> {
+) -> crate::error::Result<Vec<(String, OptValue)>> {
     let mut out: Vec<(String, OptValue)> = Vec::new();
     for d in tables.iter().flat_map(|t| t.iter()) {
-        if matches!(d.name, "help" | "version" | "config-file") {
+        if d.name == "config-file" {
             continue;
         }
         let name = internal_name(d.name);
-        let value = typed(v, d);
+        let value = typed(v, d)?;
         match out.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
             None => out.push((name, value)),
@@ -107,7 +99,7 @@ pub fn collect(
         out.retain(|(n, _)| *n != name);
         out.push((name, OptValue::Str(value.clone())));
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -118,8 +110,5 @@ mod tests {
     fn c_number_prefixes() {
         assert_eq!(strtod("1.5x"), 1.5);
         assert_eq!(strtod("abc"), 0.0);
-        assert_eq!(strtol("12abc"), 12.0);
-        assert_eq!(strtol("-3"), -3.0);
-        assert_eq!(strtol("x"), 0.0);
     }
 }
