@@ -950,7 +950,6 @@ fn parallel_prepare_prewarm_cleanup_on_pgsql() {
 }
 
 #[test]
-#[ignore = "rsysbench does not print `Initializing worker threads...` before a parallel command's threads (sysbench does, from sb_thread_create_workers)"]
 fn parallel_prepare_says_initializing_worker_threads() {
     parallel_on(Driver::Mysql, true);
     parallel_on(Driver::Pgsql, true);

@@ -389,7 +389,9 @@ function commit()
 end
 
 -- Runs the statement of `kind` on one random table `count` times; before
--- each run, fill(binds) sets its bind variables.
+-- each run, fill(binds) sets its bind variables. The fill functions are
+-- made once, here, not per event: LuaJIT does not compile a trace that
+-- creates a closure, and the whole event would run in the interpreter.
 local function repeat_on_random_table(kind, count, fill)
    local t = random_table()
    local s, binds = stmt[t][kind], param[t][kind]
@@ -399,19 +401,29 @@ local function repeat_on_random_table(kind, count, fill)
    end
 end
 
+local function fill_id(b)
+   b[1]:set(random_id())
+end
+
+-- A range from a random id, --range-size ids wide.
+local function fill_range(b)
+   local first = random_id()
+   b[1]:set(first)
+   b[2]:set(first + sysbench.opt.range_size - 1)
+end
+
+local function fill_c_and_id(b)
+   b[1]:set_rand_str(C_TEMPLATE)
+   b[2]:set(random_id())
+end
+
 function execute_point_selects()
-   repeat_on_random_table("point_selects", sysbench.opt.point_selects,
-                          function (b) b[1]:set(random_id()) end)
+   repeat_on_random_table("point_selects", sysbench.opt.point_selects, fill_id)
 end
 
 -- A range kind's option holds its count per transaction.
 local function execute_range(kind)
-   local width = sysbench.opt.range_size
-   repeat_on_random_table(kind, sysbench.opt[kind], function (b)
-      local first = random_id()
-      b[1]:set(first)
-      b[2]:set(first + width - 1)
-   end)
+   repeat_on_random_table(kind, sysbench.opt[kind], fill_range)
 end
 
 function execute_simple_ranges() execute_range("simple_ranges") end
@@ -420,16 +432,12 @@ function execute_order_ranges() execute_range("order_ranges") end
 function execute_distinct_ranges() execute_range("distinct_ranges") end
 
 function execute_index_updates()
-   repeat_on_random_table("index_updates", sysbench.opt.index_updates,
-                          function (b) b[1]:set(random_id()) end)
+   repeat_on_random_table("index_updates", sysbench.opt.index_updates, fill_id)
 end
 
 function execute_non_index_updates()
-   repeat_on_random_table("non_index_updates",
-                          sysbench.opt.non_index_updates, function (b)
-      b[1]:set_rand_str(C_TEMPLATE)
-      b[2]:set(random_id())
-   end)
+   repeat_on_random_table("non_index_updates", sysbench.opt.non_index_updates,
+                          fill_c_and_id)
 end
 
 -- Deletes a random row and inserts it again under the same id, with a new
