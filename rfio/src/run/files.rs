@@ -100,13 +100,28 @@ fn explicit_io_size(job: &Job, size: u64) -> bool {
     job.io_size.is_some_and(|s| pct_of(s, size) > 0)
 }
 
-/// Work out sizes, lay out missing files and open them.
+/// A job's files once sized and laid out, not opened yet ([`open_files`]).
+#[derive(Debug, Default)]
+pub struct Planned {
+    files: JobFiles,
+    /// Per file, as it was before this job's layout: its size and whether
+    /// it is a block device (None: it did not exist).
+    existing: Vec<Option<(u64, bool)>>,
+    diskless: bool,
+}
+
+/// Work out sizes and lay out missing or short files (fio's setup_files).
+/// fio does this for every job of the run, in job order, before any job
+/// starts (create_serialize, on by default): a job that needs a shared
+/// file longer lays it out again before the jobs before it have written
+/// anything, so none of their data is lost, with or without stonewall.
+/// The files are opened as the job starts ([`open_files`]).
 /// `notices` receives the lines fio prints while doing so, with their stream.
-pub fn setup(
+pub fn plan(
     job: &Job,
     diskless: bool,
     notices: &mut Vec<(Stream, String)>,
-) -> Result<JobFiles, SetupError> {
+) -> Result<Planned, SetupError> {
     if job.filenames.is_empty() {
         // A clone whose generated names its siblings took (job::expand):
         // no file, no I/O; without size= fio still asks for one.
@@ -118,7 +133,7 @@ pub fn setup(
                 in_job: false,
             });
         }
-        return Ok(JobFiles::default());
+        return Ok(Planned::default());
     }
     let nfiles = job.filenames.len().max(1);
     let existing: Vec<Option<(u64, bool)>> =
@@ -216,7 +231,11 @@ pub fn setup(
         };
         files.io_size = io_size(job, whole);
         files.wrap = files.io_size > whole || explicit_io_size(job, whole);
-        return Ok(files);
+        return Ok(Planned {
+            files,
+            existing,
+            diskless: true,
+        });
     }
     // Writing to a mounted block device destroys a file system: refuse
     // unless allow_mounted_write=1, as fio does.
@@ -307,7 +326,7 @@ pub fn setup(
         // (empty, mode 0600) when it opens it, and writes make it grow.
         let create_later = create_on_open(job, existing[i]);
         if !is_dev && file_size < need && !create_later {
-            to_layout.push((p.clone(), need));
+            to_layout.push((i, p.clone(), need));
         }
         let len = if is_blk {
             // fio never passes a block device's end: a sequential job stops
@@ -328,7 +347,7 @@ pub fn setup(
         ));
     }
     if !to_layout.is_empty() {
-        let bytes: u64 = to_layout.iter().map(|x| x.1).sum();
+        let bytes: u64 = to_layout.iter().map(|x| x.2).sum();
         // fio prints whole MiB, rounded down (64k shows as 0MiB), whatever
         // kb_base.
         let shown = format!("{}MiB", bytes >> 20);
@@ -347,9 +366,10 @@ pub fn setup(
         if job.readonly {
             // fio refuses each extend and goes on: a missing file then
             // fails to open, a short one is read past its end.
-            super::errors::refuse_extend(&to_layout, notices);
+            let paths: Vec<_> = to_layout.iter().map(|x| (x.1.clone(), x.2)).collect();
+            super::errors::refuse_extend(&paths, notices);
         }
-        for (p, size) in to_layout.iter().filter(|_| !job.readonly) {
+        for (_, p, size) in to_layout.iter().filter(|_| !job.readonly) {
             layout(job, p, *size).inspect_err(|e| {
                 if e.errno == libc::ENOSPC && !e.in_job {
                     notices.push((
@@ -359,6 +379,32 @@ pub fn setup(
                 }
             })?;
         }
+    }
+    files.paths = job.filenames.clone();
+    // size= caps what filesize= lays out (fio moves `size` bytes).
+    if job.size.is_some() && file_sizes.is_some() {
+        io_total = io_total.min(total);
+    }
+    files.io_size = io_size(job, io_total);
+    files.wrap = files.io_size > io_total || explicit_io_size(job, io_total);
+    Ok(Planned {
+        files,
+        existing,
+        diskless: false,
+    })
+}
+
+/// Open a job's planned files as the job starts (fio's td_io_open_file):
+/// create those `create_on_open` leaves to the job, drop their page cache
+/// (`invalidate`) and give the kernel the access pattern.
+pub fn open_files(job: &Job, planned: Planned) -> Result<JobFiles, SetupError> {
+    let Planned {
+        mut files,
+        existing,
+        diskless,
+    } = planned;
+    if diskless {
+        return Ok(files);
     }
     for (i, p) in job.filenames.iter().enumerate() {
         if create_on_open(job, existing[i]) {
@@ -387,13 +433,6 @@ pub fn setup(
         // SAFETY: advisory call on our own descriptor.
         unsafe { libc::posix_fadvise(fd, 0, 0, hint) };
     }
-    files.paths = job.filenames.clone();
-    // size= caps what filesize= lays out (fio moves `size` bytes).
-    if job.size.is_some() && file_sizes.is_some() {
-        io_total = io_total.min(total);
-    }
-    files.io_size = io_size(job, io_total);
-    files.wrap = files.io_size > io_total || explicit_io_size(job, io_total);
     Ok(files)
 }
 
