@@ -369,8 +369,9 @@ pub fn plan(
             let paths: Vec<_> = to_layout.iter().map(|x| (x.1.clone(), x.2)).collect();
             super::errors::refuse_extend(&paths, notices);
         }
-        for (_, p, size) in to_layout.iter().filter(|_| !job.readonly) {
-            layout(job, p, *size).inspect_err(|e| {
+        for (i, p, size) in to_layout.iter().filter(|_| !job.readonly) {
+            let old = existing[*i].map_or(0, |e| e.0);
+            layout(job, p, old, *size).inspect_err(|e| {
                 if e.errno == libc::ENOSPC && !e.in_job {
                     notices.push((
                         Stream::Stdout,
@@ -395,8 +396,9 @@ pub fn plan(
 }
 
 /// Open a job's planned files as the job starts (fio's td_io_open_file):
-/// create those `create_on_open` leaves to the job, drop their page cache
-/// (`invalidate`) and give the kernel the access pattern.
+/// create those `create_on_open` leaves to the job, drop what the page
+/// cache holds of each file's region (`invalidate`, regular files) and
+/// give the kernel the access pattern (fio's default fadvise_hint).
 pub fn open_files(job: &Job, planned: Planned) -> Result<JobFiles, SetupError> {
     let Planned {
         mut files,
@@ -419,21 +421,58 @@ pub fn open_files(job: &Job, planned: Planned) -> Result<JobFiles, SetupError> {
         let fd = open(job, p)?;
         files.fds.push(fd);
         files.regions[i].0 = fd;
-        if job.invalidate && !existing[i].is_some_and(|e| e.1) {
-            // SAFETY: advisory call on our own descriptor.
-            unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+        let (_, start, len) = files.regions[i];
+        let kind = kind(fd);
+        if job.invalidate && kind == libc::S_IFREG {
+            drop_cache(fd, start, len);
         }
-        // fio's default fadvise_hint: tell the kernel the access pattern
-        // (random I/O gets no readahead).
-        let hint = if job.pattern.random {
+        hint(job, kind, fd, start, len);
+    }
+    Ok(files)
+}
+
+/// The file type bits (`S_IFMT`) of `fd`, 0 when fstat fails.
+pub fn kind(fd: RawFd) -> libc::mode_t {
+    // SAFETY: fstat into a zeroed stat of our own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if fd < 0 || unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return 0;
+    }
+    st.st_mode & libc::S_IFMT
+}
+
+/// fio's default fadvise_hint, given each time it opens a file: tell the
+/// kernel the access pattern of the region (random I/O gets no
+/// readahead), for regular files and block devices. fio drops the page
+/// cache (`invalidate`) of regular files only: block devices need root and
+/// BLKFLSBUF, which rfio leaves alone; character devices and pipes have none.
+pub fn hint(job: &Job, kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
+    if kind == libc::S_IFREG || kind == libc::S_IFBLK {
+        let advice = if job.pattern.random {
             libc::POSIX_FADV_RANDOM
         } else {
             libc::POSIX_FADV_SEQUENTIAL
         };
         // SAFETY: advisory call on our own descriptor.
-        unsafe { libc::posix_fadvise(fd, 0, 0, hint) };
+        unsafe { libc::posix_fadvise(fd, start as libc::off_t, len as libc::off_t, advice) };
     }
-    Ok(files)
+}
+
+/// Tell the kernel to drop the cached pages of `len` bytes at `start` (0:
+/// to the end), as fio's file_invalidate_cache does at each pass over a
+/// file. Cold: once per file and pass, never per I/O.
+#[cold]
+pub fn drop_cache(fd: RawFd, start: u64, len: u64) {
+    // SAFETY: advisory call on a descriptor the job owns; a failure only
+    // leaves the cache as it was (fio goes on too).
+    unsafe {
+        libc::posix_fadvise(
+            fd,
+            start as libc::off_t,
+            len as libc::off_t,
+            libc::POSIX_FADV_DONTNEED,
+        )
+    };
 }
 
 /// `create_on_open` applies to a file that does not exist yet (mmap needs
@@ -442,7 +481,8 @@ fn create_on_open(job: &Job, existing: Option<(u64, bool)>) -> bool {
     job.create_on_open && existing.is_none() && job.engine != "mmap"
 }
 
-fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
+/// Lay out `p` to `size` bytes; `old_len` is its size before (0: new).
+fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError> {
     let func = format!("open({})", p.display());
     // fio (filesetup.c extend_file) removes a file that is too short before
     // laying it out again for a job that reads or writes: nothing of its
@@ -528,6 +568,9 @@ fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
         f.sync_all()
             .map_err(|e| SetupError::os("fsync".into(), &e))?;
     }
+    // fio drops the cache of what the layout added (its size before to the
+    // end), whatever the job's invalidate= says.
+    drop_cache(fd, old_len, size.saturating_sub(old_len));
     Ok(())
 }
 
