@@ -1198,8 +1198,8 @@ fn page_cache_is_dropped_at_each_pass_as_fio_drops_it() {
 }
 
 /// The fadvise64 calls a run makes, as (offset, length, advice) sorted
-/// (descriptor numbers and the clones' order aside), or None when strace
-/// cannot trace here.
+/// (descriptor numbers and the clones' order aside), and its BLKFLSBUF
+/// ioctls, or None when strace cannot trace here.
 fn fadvise_calls(bin: &Path, dir: &Path, args: &[&str]) -> Option<(Ran, Vec<String>)> {
     let strace = rbench_tests::on_path("strace")?;
     let trace = dir.join("fadvise.trace");
@@ -1207,7 +1207,7 @@ fn fadvise_calls(bin: &Path, dir: &Path, args: &[&str]) -> Option<(Ran, Vec<Stri
         "-f".to_string(),
         "-qq".into(),
         "-e".into(),
-        "trace=fadvise64".into(),
+        "trace=fadvise64,ioctl".into(),
         "-o".into(),
         trace.display().to_string(),
         bin.display().to_string(),
@@ -1225,6 +1225,11 @@ fn fadvise_calls(bin: &Path, dir: &Path, args: &[&str]) -> Option<(Ran, Vec<Stri
         .filter_map(|l| l.split_once("fadvise64(").map(|x| x.1))
         .filter_map(|l| l.split_once(')').map(|x| x.0))
         .map(|l| l.split_once(", ").map_or(l, |x| x.1).to_string())
+        .chain(
+            text.lines()
+                .filter(|l| l.contains("ioctl(") && l.contains("BLKFLSBUF"))
+                .map(|_| "BLKFLSBUF".to_string()),
+        )
         .collect();
     calls.sort();
     Some((r, calls))
@@ -1330,5 +1335,77 @@ fn fadvise_calls_match_fio() {
                 "{name} {rw}: {drops} drops for {passes} whole passes: {calls:?}"
             );
         }
+    }
+}
+
+/// A loop device over a sparse 4 MiB image in `dir`, detached on drop.
+struct LoopDev(String);
+
+impl LoopDev {
+    fn new(dir: &Path) -> Option<LoopDev> {
+        let image = dir.join("loop.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(4 << 20))
+            .expect("image");
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&image)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(LoopDev(
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        ))
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.0]).status();
+    }
+}
+
+/// On a block device fio flushes the buffer cache (BLKFLSBUF, as root)
+/// wherever it drops a file's cache: at each open, loop, io_size round and
+/// verify phase, under direct=1 too, never with invalidate=0; and hints
+/// the access pattern at each open. The same ioctls and fadvise64 calls
+/// from rfio (strace, a loop device; needs root, skips without it).
+#[test]
+fn block_devices_are_flushed_at_each_pass_as_fio_flushes_them() {
+    let Some(fio) = original("fio") else { return };
+    if rbench_tests::on_path("strace").is_none() {
+        eprintln!("note: strace is not installed; skipping");
+        return;
+    }
+    let dir = temp_dir("blkflsbuf");
+    let Some(dev) = LoopDev::new(&dir) else {
+        rbench_tests::fs::cannot("set up a loop device");
+        return;
+    };
+    let file = format!("--filename={}", dev.0);
+    let cases: &[&[&str]] = &[
+        &["--rw=read", "--loops=2"],
+        &["--rw=randread", "--io_size=3m"],
+        &["--rw=read", "--direct=1", "--loops=2"],
+        &["--rw=write", "--verify=crc32c", "--loops=2"],
+        &["--rw=read", "--invalidate=0", "--loops=2"],
+    ];
+    for extra in cases {
+        let mut args = vec![
+            "--name=x",
+            file.as_str(),
+            "--bs=4k",
+            "--size=1m",
+            "--output=/dev/null",
+        ];
+        args.extend_from_slice(extra);
+        let Some((theirs, want)) = fadvise_calls(&fio, &dir, &args) else {
+            eprintln!("note: strace cannot trace here; skipping");
+            return;
+        };
+        assert_eq!(theirs.code, 0, "fio {extra:?}: {}", theirs.stderr);
+        let (ours, got) = fadvise_calls(&our_bin("rfio"), &dir, &args).expect("strace");
+        assert_eq!(ours.code, 0, "rfio {extra:?}: {}", ours.stderr);
+        assert_eq!(got, want, "BLKFLSBUF and fadvise64 calls for {extra:?}");
     }
 }

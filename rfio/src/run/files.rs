@@ -423,10 +423,10 @@ pub fn open_files(job: &Job, planned: Planned) -> Result<JobFiles, SetupError> {
         files.regions[i].0 = fd;
         let (_, start, len) = files.regions[i];
         let kind = kind(fd);
-        if job.invalidate && kind == libc::S_IFREG {
-            drop_cache(fd, start, len);
+        if job.invalidate {
+            invalidate(kind, fd, start, len);
         }
-        hint(job, kind, fd, start, len);
+        hint(job.pattern.random, kind, fd, start, len);
     }
     Ok(files)
 }
@@ -443,12 +443,11 @@ pub fn kind(fd: RawFd) -> libc::mode_t {
 
 /// fio's default fadvise_hint, given each time it opens a file: tell the
 /// kernel the access pattern of the region (random I/O gets no
-/// readahead), for regular files and block devices. fio drops the page
-/// cache (`invalidate`) of regular files only: block devices need root and
-/// BLKFLSBUF, which rfio leaves alone; character devices and pipes have none.
-pub fn hint(job: &Job, kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
+/// readahead), for regular files and block devices.
+#[cold]
+pub fn hint(random: bool, kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
     if kind == libc::S_IFREG || kind == libc::S_IFBLK {
-        let advice = if job.pattern.random {
+        let advice = if random {
             libc::POSIX_FADV_RANDOM
         } else {
             libc::POSIX_FADV_SEQUENTIAL
@@ -458,9 +457,50 @@ pub fn hint(job: &Job, kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
     }
 }
 
+/// fio's file_invalidate_cache, at each pass over a file: a regular
+/// file's cached pages of its region dropped ([`drop_cache`]), a block
+/// device's buffer cache flushed ([`flush_device`]); character devices
+/// and pipes have none. Cold: once per file and pass, never per I/O.
+#[cold]
+pub fn invalidate(kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
+    if kind == libc::S_IFREG {
+        drop_cache(fd, start, len);
+    } else if kind == libc::S_IFBLK {
+        flush_device(fd);
+    }
+}
+
+/// BLKFLSBUF, `_IO(0x12, 97)`: write back and drop a block device's
+/// buffer cache (root only).
+const BLKFLSBUF: libc::c_ulong = 0x1261;
+
+/// Flush a block device's buffer cache as fio does: BLKFLSBUF, tried again
+/// for a quarter of a second while the device answers EAGAIN (multipath
+/// maps being updated); without root, fio's warning once and no flush.
+#[cold]
+pub fn flush_device(fd: RawFd) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    for _ in 0..=25 {
+        // SAFETY: an ioctl without argument on a descriptor the job owns.
+        if unsafe { libc::ioctl(fd, BLKFLSBUF as _, 0) } == 0 {
+            return;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EAGAIN) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            // SAFETY: geteuid has no preconditions.
+            Some(libc::EACCES) if unsafe { libc::geteuid() } != 0 => {
+                if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    eprintln!("fio: only root may flush block devices. Cache flush bypassed!");
+                }
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
 /// Tell the kernel to drop the cached pages of `len` bytes at `start` (0:
-/// to the end), as fio's file_invalidate_cache does at each pass over a
-/// file. Cold: once per file and pass, never per I/O.
+/// to the end) of a regular file.
 #[cold]
 pub fn drop_cache(fd: RawFd, start: u64, len: u64) {
     // SAFETY: advisory call on a descriptor the job owns; a failure only

@@ -116,7 +116,7 @@ pub struct Region {
     /// Non-uniform `random_distribution` over this region's blocks.
     sampler: Option<Sampler>,
     /// The file's type bits (S_IFMT): fio drops the page cache of
-    /// regular files at each pass (and hints files and block devices).
+    /// regular files and flushes block devices at each pass.
     kind: libc::mode_t,
 }
 
@@ -126,8 +126,8 @@ impl Region {
     /// service). Cold: once per pass over the file.
     #[cold]
     fn wrapped(&self, drop: bool) {
-        if drop && self.kind == libc::S_IFREG {
-            super::files::drop_cache(self.fd, self.base, self.len);
+        if drop {
+            super::files::invalidate(self.kind, self.fd, self.base, self.len);
         }
     }
 
@@ -137,25 +137,10 @@ impl Region {
     /// and the access pattern hinted again, as fio's td_io_open_file.
     #[cold]
     fn reopened(&self, job_invalidate: bool, random: bool) {
-        if job_invalidate && self.kind == libc::S_IFREG {
-            super::files::drop_cache(self.fd, self.base, self.len);
+        if job_invalidate {
+            super::files::invalidate(self.kind, self.fd, self.base, self.len);
         }
-        if self.kind == libc::S_IFREG || self.kind == libc::S_IFBLK {
-            let advice = if random {
-                libc::POSIX_FADV_RANDOM
-            } else {
-                libc::POSIX_FADV_SEQUENTIAL
-            };
-            // SAFETY: advisory call on a descriptor the job owns.
-            unsafe {
-                libc::posix_fadvise(
-                    self.fd,
-                    self.base as libc::off_t,
-                    self.len as libc::off_t,
-                    advice,
-                )
-            };
-        }
+        super::files::hint(random, self.kind, self.fd, self.base, self.len);
     }
 }
 

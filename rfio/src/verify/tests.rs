@@ -170,4 +170,6 @@ fn seeds_come_back_in_issue_order() {
     assert_eq!(super::issue_order_seeds(&list), vec![10, 11, 12, 13]);
     let list = [w(u32::MAX, 1), w(1, 3), w(0, 2), w(u32::MAX - 1, 0)];
     assert_eq!(super::issue_order_seeds(&list), vec![0, 1, 2, 3]);
+    // The sequence fits in the record's padding.
+    assert_eq!(std::mem::size_of::<Written>(), 32);
 }
