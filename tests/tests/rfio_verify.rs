@@ -1090,7 +1090,10 @@ fn jobs_sharing_a_file_keep_each_others_writes() {
         "--output=/dev/null",
     ];
     let cases: &[(&str, &[&str])] = &[
-        ("clones", &["--name=w", "--numjobs=2", "--offset_increment=1m"]),
+        (
+            "clones",
+            &["--name=w", "--numjobs=2", "--offset_increment=1m"],
+        ),
         ("one-group", &["--name=a", "--name=b", "--offset=1m"]),
         (
             "stonewall",
@@ -1190,7 +1193,9 @@ fn t0002_first_jobs_blocks_survive_a_later_layout() {
             }
             assert_eq!(r.code, 0, "{writer}'s pre run: {}", r.stderr);
             assert_eq!(
-                std::fs::metadata(dir.join("t0002file")).map(|m| m.len()).ok(),
+                std::fs::metadata(dir.join("t0002file"))
+                    .map(|m| m.len())
+                    .ok(),
                 Some(5 << 20),
                 "{writer}'s file"
             );
