@@ -1100,3 +1100,312 @@ fn file_service_order_of_sequential_jobs_matches_fio() {
         }
     }
 }
+
+/// Pages of `path` the page cache holds (mincore over a mapping of it).
+fn cached_pages(path: &Path) -> usize {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(path).expect("open file");
+    let len = f.metadata().expect("stat").len() as usize;
+    if len == 0 {
+        return 0;
+    }
+    // SAFETY: a read-only shared mapping of a file we hold open, unmapped
+    // below; mincore writes one byte per page into a vector that long.
+    unsafe {
+        let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+        let map = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            f.as_raw_fd(),
+            0,
+        );
+        assert_ne!(map, libc::MAP_FAILED, "mmap {}", path.display());
+        let mut vec = vec![0u8; len.div_ceil(page)];
+        let r = libc::mincore(map, len, vec.as_mut_ptr());
+        libc::munmap(map, len);
+        assert_eq!(r, 0, "mincore {}", path.display());
+        vec.iter().filter(|&&b| b & 1 == 1).count()
+    }
+}
+
+/// Whether this file system drops clean pages on POSIX_FADV_DONTNEED
+/// (tmpfs and ramfs keep them: their pages are the file).
+fn cache_drops_in(dir: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let p = dir.join("probe");
+    std::fs::write(&p, vec![7u8; 64 << 10]).expect("write probe");
+    let f = std::fs::File::open(&p).expect("open probe");
+    f.sync_all().expect("fsync probe");
+    // SAFETY: advisory call on a descriptor we own.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let kept = cached_pages(&p);
+    let _ = std::fs::remove_file(&p);
+    kept == 0
+}
+
+/// fio drops a file's page cache at each pass over it (each loop, each
+/// io_size round; issue 14), so buffered reads of a small file come from
+/// the device every pass. A random read job on a 1 MiB file (256 pages,
+/// no readahead under fio's POSIX_FADV_RANDOM hint) whose last pass
+/// reads 64 blocks leaves those 64 pages cached, not the whole file;
+/// invalidate=0 keeps what earlier passes read. Counted with mincore,
+/// after each tool, against the same expected count.
+#[test]
+fn page_cache_is_dropped_at_each_pass_as_fio_drops_it() {
+    let probe = temp_dir("cache-probe");
+    if !cache_drops_in(&probe) {
+        eprintln!(
+            "note: {} keeps pages on POSIX_FADV_DONTNEED (tmpfs?); skipping",
+            probe.display()
+        );
+        return;
+    }
+    let base = ["--name=x", "--filename=f", "--size=1m", "--bs=4k"];
+    let cases: &[(&[&str], usize)] = &[
+        // The second loop reads 64 blocks (number_ios counts over loops).
+        (&["--rw=randread", "--loops=2", "--number_ios=160"], 64),
+        // io_size: a second round of 64 blocks.
+        (&["--rw=randread", "--io_size=1280k"], 64),
+        (
+            &[
+                "--rw=randread",
+                "--loops=2",
+                "--number_ios=160",
+                "--invalidate=0",
+            ],
+            256,
+        ),
+    ];
+    let mut tools = vec![("rfio", our_bin("rfio"))];
+    if let Some(f) = original("fio") {
+        tools.push(("fio", f));
+    }
+    for (extra, want) in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        for (name, bin) in &tools {
+            let dir = temp_dir("cache");
+            let r = run_in(bin, &dir, &args);
+            assert_eq!(r.code, 0, "{name} {extra:?}: {}", r.stderr);
+            assert_eq!(
+                cached_pages(&dir.join("f")),
+                *want,
+                "{name} {extra:?}: pages cached after the run"
+            );
+        }
+    }
+}
+
+/// The fadvise64 calls a run makes, as (offset, length, advice) sorted
+/// (descriptor numbers and the clones' order aside), and its BLKFLSBUF
+/// ioctls, or None when strace cannot trace here.
+fn fadvise_calls(bin: &Path, dir: &Path, args: &[&str]) -> Option<(Ran, Vec<String>)> {
+    let strace = rbench_tests::on_path("strace")?;
+    let trace = dir.join("fadvise.trace");
+    let mut full = vec![
+        "-f".to_string(),
+        "-qq".into(),
+        "-e".into(),
+        "trace=fadvise64,ioctl".into(),
+        "-o".into(),
+        trace.display().to_string(),
+        bin.display().to_string(),
+    ];
+    full.extend(args.iter().map(|s| s.to_string()));
+    let full: Vec<&str> = full.iter().map(String::as_str).collect();
+    let r = run_in(&strace, dir, &full);
+    let text = std::fs::read_to_string(&trace).ok()?;
+    let _ = std::fs::remove_file(&trace);
+    if r.stderr.contains("ptrace") && text.is_empty() {
+        return None;
+    }
+    let mut calls: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split_once("fadvise64(").map(|x| x.1))
+        .filter_map(|l| l.split_once(')').map(|x| x.0))
+        .map(|l| l.split_once(", ").map_or(l, |x| x.1).to_string())
+        .chain(
+            text.lines()
+                .filter(|l| l.contains("ioctl(") && l.contains("BLKFLSBUF"))
+                .map(|_| "BLKFLSBUF".to_string()),
+        )
+        .collect();
+    calls.sort();
+    Some((r, calls))
+}
+
+/// The same fadvise calls as fio (strace): where each pass over a file
+/// drops its page cache (layout, open, each loop, each io_size round, the
+/// verify phase, a non-uniform file service starting a file over, reopened
+/// files hinted again), with the same ranges; invalidate=0 keeps only the
+/// layout's; direct=1 drops at reopens only. time_based wraps in place:
+/// one drop per pass over the file, for both tools.
+#[test]
+fn fadvise_calls_match_fio() {
+    let Some(fio) = original("fio") else { return };
+    if rbench_tests::on_path("strace").is_none() {
+        if std::env::var("RBENCH_REQUIRE_ORIGINALS").as_deref() == Ok("1") {
+            panic!("strace is required (RBENCH_REQUIRE_ORIGINALS=1) but is not installed");
+        }
+        eprintln!("note: strace is not installed; skipping");
+        return;
+    }
+    let base = ["--name=x", "--bs=4k", "--output-format=json"];
+    let cases: &[&[&str]] = &[
+        &["--filename=f", "--size=1m", "--rw=read", "--loops=3"],
+        &["--filename=f", "--size=1m", "--rw=randread", "--io_size=3m"],
+        &["--filename=f", "--size=1m", "--rw=randrw", "--io_size=3m"],
+        &[
+            "--filename=f",
+            "--size=1m",
+            "--rw=write",
+            "--verify=crc32c",
+            "--loops=2",
+        ],
+        &[
+            "--filename=f",
+            "--size=1m",
+            "--rw=randread",
+            "--loops=2",
+            "--invalidate=0",
+        ],
+        &["--nrfiles=2", "--size=2m", "--rw=read", "--loops=2"],
+        &[
+            "--nrfiles=2",
+            "--size=2m",
+            "--rw=randread",
+            "--file_service_type=zipf",
+            "--number_ios=2000",
+        ],
+        &[
+            "--filename=f",
+            "--size=1m",
+            "--rw=write",
+            "--numjobs=2",
+            "--offset_increment=1m",
+        ],
+        &[
+            "--filename=f",
+            "--size=1m",
+            "--rw=read",
+            "--direct=1",
+            "--loops=2",
+        ],
+    ];
+    for extra in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let d1 = temp_dir("fadvise-fio");
+        let Some((theirs, want)) = fadvise_calls(&fio, &d1, &args) else {
+            eprintln!("note: strace cannot trace here; skipping");
+            return;
+        };
+        if theirs.code != 0 && theirs.stderr.contains("O_DIRECT") {
+            continue;
+        }
+        assert_eq!(theirs.code, 0, "fio {extra:?}: {}", theirs.stderr);
+        let d2 = temp_dir("fadvise-rfio");
+        let (ours, got) = fadvise_calls(&our_bin("rfio"), &d2, &args).expect("strace");
+        assert_eq!(ours.code, 0, "rfio {extra:?}: {}", ours.stderr);
+        assert_eq!(got, want, "fadvise64 calls for {extra:?}");
+    }
+    // time_based: each wrap drops the file's cache (fio's
+    // loop_cache_invalidate); besides the layout's and the open's, one per
+    // pass completed (the last pass may end just before its wrap).
+    for rw in ["--rw=read", "--rw=randread"] {
+        let args = [
+            "--name=x",
+            "--filename=f",
+            "--size=1m",
+            "--bs=4k",
+            rw,
+            "--time_based",
+            "--runtime=300ms",
+            "--output-format=json",
+        ];
+        for (name, bin) in [("fio", fio.clone()), ("rfio", our_bin("rfio"))] {
+            let dir = temp_dir("fadvise-tb");
+            let (r, calls) = fadvise_calls(&bin, &dir, &args).expect("strace");
+            assert_eq!(r.code, 0, "{name} {rw}: {}", r.stderr);
+            let doc = parse_json(&r.stdout);
+            let passes = doc["jobs"][0]["read"]["io_bytes"].as_u64().unwrap_or(0) >> 20;
+            let drops = calls.iter().filter(|c| c.ends_with("DONTNEED")).count() as u64;
+            assert!(
+                passes > 0 && (passes + 1..=passes + 2).contains(&drops),
+                "{name} {rw}: {drops} drops for {passes} whole passes: {calls:?}"
+            );
+        }
+    }
+}
+
+/// A loop device over a sparse 4 MiB image in `dir`, detached on drop.
+struct LoopDev(String);
+
+impl LoopDev {
+    fn new(dir: &Path) -> Option<LoopDev> {
+        let image = dir.join("loop.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(4 << 20))
+            .expect("image");
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&image)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(LoopDev(
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        ))
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.0]).status();
+    }
+}
+
+/// On a block device fio flushes the buffer cache (BLKFLSBUF, as root)
+/// wherever it drops a file's cache: at each open, loop, io_size round and
+/// verify phase, under direct=1 too, never with invalidate=0; and hints
+/// the access pattern at each open. The same ioctls and fadvise64 calls
+/// from rfio (strace, a loop device; needs root, skips without it).
+#[test]
+fn block_devices_are_flushed_at_each_pass_as_fio_flushes_them() {
+    let Some(fio) = original("fio") else { return };
+    if rbench_tests::on_path("strace").is_none() {
+        eprintln!("note: strace is not installed; skipping");
+        return;
+    }
+    let dir = temp_dir("blkflsbuf");
+    let Some(dev) = LoopDev::new(&dir) else {
+        rbench_tests::fs::cannot("set up a loop device");
+        return;
+    };
+    let file = format!("--filename={}", dev.0);
+    let cases: &[&[&str]] = &[
+        &["--rw=read", "--loops=2"],
+        &["--rw=randread", "--io_size=3m"],
+        &["--rw=read", "--direct=1", "--loops=2"],
+        &["--rw=write", "--verify=crc32c", "--loops=2"],
+        &["--rw=read", "--invalidate=0", "--loops=2"],
+    ];
+    for extra in cases {
+        let mut args = vec![
+            "--name=x",
+            file.as_str(),
+            "--bs=4k",
+            "--size=1m",
+            "--output=/dev/null",
+        ];
+        args.extend_from_slice(extra);
+        let Some((theirs, want)) = fadvise_calls(&fio, &dir, &args) else {
+            eprintln!("note: strace cannot trace here; skipping");
+            return;
+        };
+        assert_eq!(theirs.code, 0, "fio {extra:?}: {}", theirs.stderr);
+        let (ours, got) = fadvise_calls(&our_bin("rfio"), &dir, &args).expect("strace");
+        assert_eq!(ours.code, 0, "rfio {extra:?}: {}", ours.stderr);
+        assert_eq!(got, want, "BLKFLSBUF and fadvise64 calls for {extra:?}");
+    }
+}

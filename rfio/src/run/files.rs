@@ -100,13 +100,28 @@ fn explicit_io_size(job: &Job, size: u64) -> bool {
     job.io_size.is_some_and(|s| pct_of(s, size) > 0)
 }
 
-/// Work out sizes, lay out missing files and open them.
+/// A job's files once sized and laid out, not opened yet ([`open_files`]).
+#[derive(Debug, Default)]
+pub struct Planned {
+    files: JobFiles,
+    /// Per file, as it was before this job's layout: its size and whether
+    /// it is a block device (None: it did not exist).
+    existing: Vec<Option<(u64, bool)>>,
+    diskless: bool,
+}
+
+/// Work out sizes and lay out missing or short files (fio's setup_files).
+/// fio does this for every job of the run, in job order, before any job
+/// starts (create_serialize, on by default): a job that needs a shared
+/// file longer lays it out again before the jobs before it have written
+/// anything, so none of their data is lost, with or without stonewall.
+/// The files are opened as the job starts ([`open_files`]).
 /// `notices` receives the lines fio prints while doing so, with their stream.
-pub fn setup(
+pub fn plan(
     job: &Job,
     diskless: bool,
     notices: &mut Vec<(Stream, String)>,
-) -> Result<JobFiles, SetupError> {
+) -> Result<Planned, SetupError> {
     if job.filenames.is_empty() {
         // A clone whose generated names its siblings took (job::expand):
         // no file, no I/O; without size= fio still asks for one.
@@ -118,7 +133,7 @@ pub fn setup(
                 in_job: false,
             });
         }
-        return Ok(JobFiles::default());
+        return Ok(Planned::default());
     }
     let nfiles = job.filenames.len().max(1);
     let existing: Vec<Option<(u64, bool)>> =
@@ -216,7 +231,11 @@ pub fn setup(
         };
         files.io_size = io_size(job, whole);
         files.wrap = files.io_size > whole || explicit_io_size(job, whole);
-        return Ok(files);
+        return Ok(Planned {
+            files,
+            existing,
+            diskless: true,
+        });
     }
     // Writing to a mounted block device destroys a file system: refuse
     // unless allow_mounted_write=1, as fio does.
@@ -307,7 +326,7 @@ pub fn setup(
         // (empty, mode 0600) when it opens it, and writes make it grow.
         let create_later = create_on_open(job, existing[i]);
         if !is_dev && file_size < need && !create_later {
-            to_layout.push((p.clone(), need));
+            to_layout.push((i, p.clone(), need));
         }
         let len = if is_blk {
             // fio never passes a block device's end: a sequential job stops
@@ -328,7 +347,7 @@ pub fn setup(
         ));
     }
     if !to_layout.is_empty() {
-        let bytes: u64 = to_layout.iter().map(|x| x.1).sum();
+        let bytes: u64 = to_layout.iter().map(|x| x.2).sum();
         // fio prints whole MiB, rounded down (64k shows as 0MiB), whatever
         // kb_base.
         let shown = format!("{}MiB", bytes >> 20);
@@ -347,10 +366,12 @@ pub fn setup(
         if job.readonly {
             // fio refuses each extend and goes on: a missing file then
             // fails to open, a short one is read past its end.
-            super::errors::refuse_extend(&to_layout, notices);
+            let paths: Vec<_> = to_layout.iter().map(|x| (x.1.clone(), x.2)).collect();
+            super::errors::refuse_extend(&paths, notices);
         }
-        for (p, size) in to_layout.iter().filter(|_| !job.readonly) {
-            layout(job, p, *size).inspect_err(|e| {
+        for (i, p, size) in to_layout.iter().filter(|_| !job.readonly) {
+            let old = existing[*i].map_or(0, |e| e.0);
+            layout(job, p, old, *size).inspect_err(|e| {
                 if e.errno == libc::ENOSPC && !e.in_job {
                     notices.push((
                         Stream::Stdout,
@@ -359,6 +380,33 @@ pub fn setup(
                 }
             })?;
         }
+    }
+    files.paths = job.filenames.clone();
+    // size= caps what filesize= lays out (fio moves `size` bytes).
+    if job.size.is_some() && file_sizes.is_some() {
+        io_total = io_total.min(total);
+    }
+    files.io_size = io_size(job, io_total);
+    files.wrap = files.io_size > io_total || explicit_io_size(job, io_total);
+    Ok(Planned {
+        files,
+        existing,
+        diskless: false,
+    })
+}
+
+/// Open a job's planned files as the job starts (fio's td_io_open_file):
+/// create those `create_on_open` leaves to the job, drop what the page
+/// cache holds of each file's region (`invalidate`, regular files) and
+/// give the kernel the access pattern (fio's default fadvise_hint).
+pub fn open_files(job: &Job, planned: Planned) -> Result<JobFiles, SetupError> {
+    let Planned {
+        mut files,
+        existing,
+        diskless,
+    } = planned;
+    if diskless {
+        return Ok(files);
     }
     for (i, p) in job.filenames.iter().enumerate() {
         if create_on_open(job, existing[i]) {
@@ -373,28 +421,98 @@ pub fn setup(
         let fd = open(job, p)?;
         files.fds.push(fd);
         files.regions[i].0 = fd;
-        if job.invalidate && !existing[i].is_some_and(|e| e.1) {
-            // SAFETY: advisory call on our own descriptor.
-            unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+        let (_, start, len) = files.regions[i];
+        let kind = kind(fd);
+        if job.invalidate {
+            invalidate(kind, fd, start, len);
         }
-        // fio's default fadvise_hint: tell the kernel the access pattern
-        // (random I/O gets no readahead).
-        let hint = if job.pattern.random {
+        hint(job.pattern.random, kind, fd, start, len);
+    }
+    Ok(files)
+}
+
+/// The file type bits (`S_IFMT`) of `fd`, 0 when fstat fails.
+pub fn kind(fd: RawFd) -> libc::mode_t {
+    // SAFETY: fstat into a zeroed stat of our own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if fd < 0 || unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return 0;
+    }
+    st.st_mode & libc::S_IFMT
+}
+
+/// fio's default fadvise_hint, given each time it opens a file: tell the
+/// kernel the access pattern of the region (random I/O gets no
+/// readahead), for regular files and block devices.
+#[cold]
+pub fn hint(random: bool, kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
+    if kind == libc::S_IFREG || kind == libc::S_IFBLK {
+        let advice = if random {
             libc::POSIX_FADV_RANDOM
         } else {
             libc::POSIX_FADV_SEQUENTIAL
         };
         // SAFETY: advisory call on our own descriptor.
-        unsafe { libc::posix_fadvise(fd, 0, 0, hint) };
+        unsafe { libc::posix_fadvise(fd, start as libc::off_t, len as libc::off_t, advice) };
     }
-    files.paths = job.filenames.clone();
-    // size= caps what filesize= lays out (fio moves `size` bytes).
-    if job.size.is_some() && file_sizes.is_some() {
-        io_total = io_total.min(total);
+}
+
+/// fio's file_invalidate_cache, at each pass over a file: a regular
+/// file's cached pages of its region dropped ([`drop_cache`]), a block
+/// device's buffer cache flushed ([`flush_device`]); character devices
+/// and pipes have none. Cold: once per file and pass, never per I/O.
+#[cold]
+pub fn invalidate(kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
+    if kind == libc::S_IFREG {
+        drop_cache(fd, start, len);
+    } else if kind == libc::S_IFBLK {
+        flush_device(fd);
     }
-    files.io_size = io_size(job, io_total);
-    files.wrap = files.io_size > io_total || explicit_io_size(job, io_total);
-    Ok(files)
+}
+
+/// BLKFLSBUF, `_IO(0x12, 97)`: write back and drop a block device's
+/// buffer cache (root only).
+const BLKFLSBUF: libc::c_ulong = 0x1261;
+
+/// Flush a block device's buffer cache as fio does: BLKFLSBUF, tried again
+/// for a quarter of a second while the device answers EAGAIN (multipath
+/// maps being updated); without root, fio's warning once and no flush.
+#[cold]
+pub fn flush_device(fd: RawFd) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    for _ in 0..=25 {
+        // SAFETY: an ioctl without argument on a descriptor the job owns.
+        if unsafe { libc::ioctl(fd, BLKFLSBUF as _, 0) } == 0 {
+            return;
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::EAGAIN) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            // SAFETY: geteuid has no preconditions.
+            Some(libc::EACCES) if unsafe { libc::geteuid() } != 0 => {
+                if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    eprintln!("fio: only root may flush block devices. Cache flush bypassed!");
+                }
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
+/// Tell the kernel to drop the cached pages of `len` bytes at `start` (0:
+/// to the end) of a regular file.
+#[cold]
+pub fn drop_cache(fd: RawFd, start: u64, len: u64) {
+    // SAFETY: advisory call on a descriptor the job owns; a failure only
+    // leaves the cache as it was (fio goes on too).
+    unsafe {
+        libc::posix_fadvise(
+            fd,
+            start as libc::off_t,
+            len as libc::off_t,
+            libc::POSIX_FADV_DONTNEED,
+        )
+    };
 }
 
 /// `create_on_open` applies to a file that does not exist yet (mmap needs
@@ -403,7 +521,8 @@ fn create_on_open(job: &Job, existing: Option<(u64, bool)>) -> bool {
     job.create_on_open && existing.is_none() && job.engine != "mmap"
 }
 
-fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
+/// Lay out `p` to `size` bytes; `old_len` is its size before (0: new).
+fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError> {
     let func = format!("open({})", p.display());
     // fio (filesetup.c extend_file) removes a file that is too short before
     // laying it out again for a job that reads or writes: nothing of its
@@ -489,6 +608,9 @@ fn layout(job: &Job, p: &Path, size: u64) -> Result<(), SetupError> {
         f.sync_all()
             .map_err(|e| SetupError::os("fsync".into(), &e))?;
     }
+    // fio drops the cache of what the layout added (its size before to the
+    // end), whatever the job's invalidate= says.
+    drop_cache(fd, old_len, size.saturating_sub(old_len));
     Ok(())
 }
 

@@ -104,6 +104,15 @@ pub fn run_all(
         // fio's exitall is program-wide: one job with it makes every job's
         // end stop the others (its exitall_on_terminate).
         let exitall_anywhere = jobs.iter().any(|j| j.exitall);
+        // fio sizes and lays out the files of every job, in thread order
+        // (clones counting down, job::expand), before any job starts
+        // (create_serialize): a later job (or clone) that needs a shared
+        // file longer lays it out before an earlier one writes to it.
+        let mut planned: Vec<Option<files::Planned>> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, job)| plan_job(job, &mut runs[i], &progress[i], notice))
+            .collect();
         let mut start = 0;
         while start < jobs.len() {
             let mut end = start + 1;
@@ -112,6 +121,7 @@ pub fn run_all(
             }
             run_segment(
                 &jobs[start..end],
+                &mut planned[start..end],
                 &mut runs[start..end],
                 &progress[start..end],
                 t0,
@@ -174,8 +184,89 @@ fn periodic_reports(
     }
 }
 
+/// Size and lay out one job's files ([`files::plan`]); a failure is
+/// reported as fio reports it, and the job does not run.
+fn plan_job(
+    job: &Job,
+    out: &mut Option<JobRun>,
+    progress: &eta::Progress,
+    notice: &mut dyn FnMut(Stream, &str),
+) -> Option<files::Planned> {
+    let traits = engine::traits(&job.engine);
+    let mut lines = Vec::new();
+    let planned = files::plan(job, traits.diskless, &mut lines);
+    for (stream, l) in &lines {
+        notice(*stream, l);
+    }
+    planned
+        .map_err(|e| setup_failed(e, out, progress, notice))
+        .ok()
+}
+
+/// Report a job's setup failure (layout or open) as fio does and record
+/// the job's outcome.
+fn setup_failed(
+    e: files::SetupError,
+    out: &mut Option<JobRun>,
+    progress: &eta::Progress,
+    notice: &mut dyn FnMut(Stream, &str),
+) {
+    if let Some(m) = &e.message {
+        notice(Stream::Stderr, m);
+    }
+    let (stream, pid, line) = if e.in_job {
+        (Stream::Stdout, std::process::id(), 805)
+    } else if e.func == "write" {
+        // A failed layout write (fio's extend_file).
+        (Stream::Stderr, 0, 240)
+    } else if e.func == "fstat" {
+        // A file that cannot be looked at (fio's get_file_sizes).
+        (Stream::Stderr, 0, 455)
+    } else if e.func == "unlink" {
+        // A too-short "file" that cannot be removed (a directory).
+        (Stream::Stderr, 0, 150)
+    } else {
+        (Stream::Stderr, 0, 1155)
+    };
+    // errno 0: a layout a signal stopped, or a failure fio
+    // reports without an error code (errors::quiet_setup_failure).
+    if e.errno != 0 {
+        notice(
+            stream,
+            &format!(
+                "fio: pid={pid}, err={}/file:filesetup.c:{line}, func={}, error={}\n",
+                e.errno,
+                e.func,
+                strerror(e.errno)
+            ),
+        );
+    }
+    let mut stats = ThreadStats {
+        error: e.errno,
+        ..ThreadStats::default()
+    };
+    if e.in_job {
+        // fio's job reaps once, finding nothing, on its way out.
+        stats.complete_map[0] = 1;
+        stats.complete_calls = 1;
+    }
+    progress
+        .setup_failed
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    *out = Some(JobRun {
+        stats,
+        pid: 0,
+        finished: SystemTime::now(),
+        error_context: None,
+        // fio fails an open inside the job, which ran as far as
+        // that (its disk stats and JSON latency keys show).
+        setup_failed: !e.in_job,
+    });
+}
+
 fn run_segment(
     jobs: &[Job],
+    planned: &mut [Option<files::Planned>],
     out: &mut [Option<JobRun>],
     progress: &[eta::Progress],
     t0: std::time::Instant,
@@ -186,15 +277,13 @@ fn run_segment(
     // steadystate with group_reporting: the group's window, for its jobs.
     steadystate::register(jobs, progress, t0);
     let mut prepared = Vec::new();
-    // Jobs are in fio's thread order (clones counting down, job::expand),
-    // which decides which clone lays out a shared file.
     for (i, job) in jobs.iter().enumerate() {
+        // Laid out before any job ran; a job whose layout failed does not.
+        let Some(plan) = planned[i].take() else {
+            continue;
+        };
         let traits = engine::traits(&job.engine);
-        let mut lines = Vec::new();
-        let files = files::setup(job, traits.diskless, &mut lines);
-        for (stream, l) in &lines {
-            notice(*stream, l);
-        }
+        let files = files::open_files(job, plan);
         if let Some(l) = files
             .as_ref()
             .ok()
@@ -205,57 +294,7 @@ fn run_segment(
         let files = match files {
             Ok(f) => f,
             Err(e) => {
-                if let Some(m) = &e.message {
-                    notice(Stream::Stderr, m);
-                }
-                let (stream, pid, line) = if e.in_job {
-                    (Stream::Stdout, std::process::id(), 805)
-                } else if e.func == "write" {
-                    // A failed layout write (fio's extend_file).
-                    (Stream::Stderr, 0, 240)
-                } else if e.func == "fstat" {
-                    // A file that cannot be looked at (fio's get_file_sizes).
-                    (Stream::Stderr, 0, 455)
-                } else if e.func == "unlink" {
-                    // A too-short "file" that cannot be removed (a directory).
-                    (Stream::Stderr, 0, 150)
-                } else {
-                    (Stream::Stderr, 0, 1155)
-                };
-                // errno 0: a layout a signal stopped, or a failure fio
-                // reports without an error code (errors::quiet_setup_failure).
-                if e.errno != 0 {
-                    notice(
-                        stream,
-                        &format!(
-                            "fio: pid={pid}, err={}/file:filesetup.c:{line}, func={}, error={}\n",
-                            e.errno,
-                            e.func,
-                            strerror(e.errno)
-                        ),
-                    );
-                }
-                let mut stats = ThreadStats {
-                    error: e.errno,
-                    ..ThreadStats::default()
-                };
-                if e.in_job {
-                    // fio's job reaps once, finding nothing, on its way out.
-                    stats.complete_map[0] = 1;
-                    stats.complete_calls = 1;
-                }
-                progress[i]
-                    .setup_failed
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-                out[i] = Some(JobRun {
-                    stats,
-                    pid: 0,
-                    finished: SystemTime::now(),
-                    error_context: None,
-                    // fio fails an open inside the job, which ran as far as
-                    // that (its disk stats and JSON latency keys show).
-                    setup_failed: !e.in_job,
-                });
+                setup_failed(e, &mut out[i], &progress[i], notice);
                 continue;
             }
         };

@@ -115,6 +115,33 @@ pub struct Region {
     exhausted: bool,
     /// Non-uniform `random_distribution` over this region's blocks.
     sampler: Option<Sampler>,
+    /// The file's type bits (S_IFMT): fio drops the page cache of
+    /// regular files and flushes block devices at each pass.
+    kind: libc::mode_t,
+}
+
+impl Region {
+    /// The file starts over within a run (fio's fio_file_reset, then its
+    /// loop_cache_invalidate when `drop`: time_based, a non-uniform file
+    /// service). Cold: once per pass over the file.
+    #[cold]
+    fn wrapped(&self, drop: bool) {
+        if drop {
+            super::files::invalidate(self.kind, self.fd, self.base, self.len);
+        }
+    }
+
+    /// The file starts over where fio closes it and opens it again (a new
+    /// loop or io_size round, the verify phase, a non-uniform file
+    /// service): the cache dropped (`invalidate`, even under direct=1)
+    /// and the access pattern hinted again, as fio's td_io_open_file.
+    #[cold]
+    fn reopened(&self, job_invalidate: bool, random: bool) {
+        if job_invalidate {
+            super::files::invalidate(self.kind, self.fd, self.base, self.len);
+        }
+        super::files::hint(random, self.kind, self.fd, self.base, self.len);
+    }
 }
 
 pub struct Picker {
@@ -166,6 +193,11 @@ pub struct Picker {
     reseed: bool,
     /// zonemode=strided (run/zones.rs).
     zones: Option<super::zones::Zones>,
+    /// `invalidate` (fio's invalidate_cache): drop a file's page cache as
+    /// a pass over it starts; `direct` leaves out the drops fio makes
+    /// within a run (its loop_cache_invalidate), not those of a reopen.
+    invalidate: bool,
+    direct: bool,
 }
 
 /// The size of an open file (None for the null engine's -1 or a device
@@ -211,6 +243,7 @@ impl Picker {
                     fd,
                     start,
                     len,
+                    kind: super::files::kind(fd),
                     file_size: file_size(fd).unwrap_or(start + len),
                     base: start,
                     span,
@@ -270,6 +303,8 @@ impl Picker {
                 .flatten(),
             plain: plain.map(|d| (d, grain)),
             reseed: job.randrepeat && job.randseed.is_none(),
+            invalidate: job.invalidate,
+            direct: job.direct,
             zones,
             regions,
             next_region: 0,
@@ -324,6 +359,23 @@ impl Picker {
         }
         if let Some(m) = &mut self.fiomap {
             m.reset();
+        }
+    }
+
+    /// A pass over every file starts (time_based, loops, io_size rounds,
+    /// verify): drop what the page cache holds of each file's region, as
+    /// fio does. `reopened`: where fio closes and reopens the files (a new
+    /// loop or round, the verify phase), which drops the cache even under
+    /// direct=1; otherwise fio's loop_cache_invalidate, which does not.
+    /// Cold: once per pass.
+    #[cold]
+    pub fn drop_caches(&self, reopened: bool) {
+        for r in &self.regions {
+            if reopened {
+                r.reopened(self.invalidate, self.random);
+            } else {
+                r.wrapped(self.invalidate && !self.direct);
+            }
         }
     }
 
@@ -508,6 +560,7 @@ impl Picker {
                     m.reset_file(fi);
                     got = m.offset(fi, d);
                     r.pos = [r.start; 3];
+                    r.wrapped(self.invalidate && !self.direct);
                 }
                 match got {
                     Some(o) if o < r.len => r.base + o,
@@ -516,6 +569,8 @@ impl Picker {
                             m.reset_file(fi);
                         }
                         r.pos = [r.start; 3];
+                        // fio closes the file and opens it again.
+                        r.reopened(self.invalidate, self.random);
                         continue;
                     }
                     _ => {
@@ -556,6 +611,7 @@ impl Picker {
                 if m.wraps_sequential() && r.pos[d] >= r.start + r.len {
                     // time_based with one file: back to its start.
                     r.pos[d] = r.start;
+                    r.wrapped(self.invalidate && !self.direct);
                 }
                 let mut rel = if r.pos[d] - r.start < m.real_size(fi) {
                     Some(r.pos[d] - r.base)
@@ -567,6 +623,7 @@ impl Picker {
                     // starts over (its random draw is tried again).
                     m.reset_file(fi);
                     r.pos = [r.start; 3];
+                    r.wrapped(self.invalidate && !self.direct);
                     rel = m.offset(fi, d);
                 }
                 match rel.filter(|&o| o < r.len) {
@@ -574,6 +631,7 @@ impl Picker {
                     None if restart_files => {
                         m.reset_file(fi);
                         r.pos = [r.start; 3];
+                        r.reopened(self.invalidate, self.random);
                         continue;
                     }
                     None => {
@@ -628,6 +686,7 @@ impl Picker {
                     if let Some(m) = self.fiomap.as_mut().filter(|_| restart_files) {
                         m.reset_file(fi);
                         r.pos = [r.start; 3];
+                        r.reopened(self.invalidate, self.random);
                         continue;
                     }
                     r.exhausted = true;
@@ -642,6 +701,7 @@ impl Picker {
                     if restart_files {
                         m.reset_file(fi);
                         r.pos = [r.start; 3];
+                        r.reopened(self.invalidate, self.random);
                         continue;
                     }
                     r.exhausted = true;

@@ -435,6 +435,13 @@ pub fn run(
                         } else {
                             picker.new_loop();
                         }
+                        // fio drops each file's cache as it starts over:
+                        // one file (or a random map) wraps in place, more
+                        // files (and io_size rounds) are closed and opened
+                        // again.
+                        picker.drop_caches(
+                            !time_based || (files.regions.len() > 1 && !job.pattern.random),
+                        );
                         got = picker.next(io);
                     }
                     if !got {
@@ -461,7 +468,14 @@ pub fn run(
                                 }
                             }
                             picker.new_loop();
-                            got = (time_based || issued_bytes < io_limit) && picker.next(io);
+                            got = time_based || issued_bytes < io_limit;
+                            if got {
+                                // fio closes the files between loops; its
+                                // next I/O opens them again, which drops
+                                // their cache.
+                                picker.drop_caches(true);
+                                got = picker.next(io);
+                            }
                         }
                     }
                     if !got {
@@ -771,6 +785,9 @@ pub fn run(
                     base_ns: verify_log_base(ns(clock.now()), measure_start),
                     per_io_rates,
                 };
+                // fio closes the files before it verifies; reading them
+                // back opens them again, which drops their cache.
+                picker.drop_caches(true);
                 if let Err(e) =
                     v.final_pass(&mut *engine, &mut units, traits.sync, &mut st, &mut log)
                 {
@@ -816,6 +833,7 @@ pub fn run(
                 base_ns: verify_log_base(ns(clock.now()), measure_start),
                 per_io_rates,
             };
+            picker.drop_caches(true);
             if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st, &mut log) {
                 error = Some(e.into_io_error(traits.sync));
             }

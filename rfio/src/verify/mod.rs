@@ -55,6 +55,10 @@ struct Written {
     len: u32,
     numberio: u16,
     trimmed: trim::Trimmed,
+    /// The write's place in issue order (fio logs a write before it
+    /// issues it; completions at depth > 1 come back in another order).
+    /// Wraps: only compared within one pass ([`issue_order_seeds`]).
+    seq: u32,
 }
 
 /// What one block is expected to be.
@@ -91,8 +95,8 @@ pub struct Verifier<'a> {
     thread: u16,
     paths: &'a [PathBuf],
     fds: &'a [RawFd],
-    /// Seed and numberio of the write each unit carries.
-    unit_writes: Vec<(u64, u16)>,
+    /// Seed, numberio and issue sequence of the write each unit carries.
+    unit_writes: Vec<(u64, u16, u32)>,
     writes: u64,
     history: Vec<Written>,
     /// History entries already checked by verify_backlog.
@@ -154,7 +158,7 @@ impl<'a> Verifier<'a> {
             thread: job.number as u16,
             paths,
             fds,
-            unit_writes: vec![(0, 0); units],
+            unit_writes: vec![(0, 0, 0); units],
             writes: 0,
             history: Vec::with_capacity(if writes {
                 expected_writes.min(1 << 20) as usize
@@ -195,6 +199,7 @@ impl<'a> Verifier<'a> {
         // SAFETY: the unit's buffer holds at least `len` bytes.
         let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
         let numberio = self.writes as u16;
+        let seq = self.writes as u32;
         self.writes += 1;
         self.tally.sealed_bytes += io.len as u64;
         let seed = match &self.spec.pattern {
@@ -209,7 +214,7 @@ impl<'a> Verifier<'a> {
             }
         };
         if let Some(slot) = self.unit_writes.get_mut(idx) {
-            *slot = (seed, numberio);
+            *slot = (seed, numberio, seq);
         }
         let now = rbench_common::clock::now_ns();
         self.write_headers(buf, io.offset, seed, numberio, now);
@@ -260,7 +265,7 @@ impl<'a> Verifier<'a> {
         }
         match io.kind {
             IoKind::Write if !self.spec.only => {
-                let (seed, numberio) = self.unit_writes.get(idx).copied().unwrap_or_default();
+                let (seed, numberio, seq) = self.unit_writes.get(idx).copied().unwrap_or_default();
                 self.history.push(Written {
                     offset: io.offset,
                     seed,
@@ -268,6 +273,7 @@ impl<'a> Verifier<'a> {
                     len: io.len as u32,
                     numberio,
                     trimmed: trim::Trimmed::No,
+                    seq,
                 });
                 if let Some(t) = self.trim.as_mut() {
                     t.logged(self.history.len() - 1, io.file as u32, io.offset);
@@ -447,6 +453,7 @@ impl<'a> Verifier<'a> {
                 len: io.len as u32,
                 numberio: 0,
                 trimmed: trim::Trimmed::No,
+                seq: self.history.len() as u32,
             });
         }
         // fio dry-runs and verifies once per loop: the same blocks again.
@@ -586,7 +593,7 @@ impl<'a> Verifier<'a> {
         // fio reads its writes back by offset, the k-th read wants the k-th
         // write's seed, and fails when that block holds another.
         let seeds: Option<Vec<u64>> =
-            (self.check_seed && self.overlaps).then(|| list.iter().map(|w| w.seed).collect());
+            (self.check_seed && self.overlaps).then(|| issue_order_seeds(&list));
         if self.overlaps {
             // Later writes of a block replace earlier ones (fio's rbtree).
             list.sort_by_key(|w| (w.file, w.offset));
@@ -623,6 +630,21 @@ impl<'a> Verifier<'a> {
         self.spent_ns += rbench_common::clock::now_ns().saturating_sub(t0);
         r
     }
+}
+
+/// The seeds of `list` (completed writes, in completion order) in the
+/// order the writes were issued, the order fio drew them from its verify
+/// state: at depth > 1 a write may complete before one issued earlier.
+/// Sequence numbers wrap; a pass holds far fewer than 2^31 writes, so
+/// their distance from the first one orders them.
+fn issue_order_seeds(list: &[Written]) -> Vec<u64> {
+    let base = list.first().map_or(0, |w| w.seq);
+    let mut by_issue: Vec<(i32, u64)> = list
+        .iter()
+        .map(|w| (w.seq.wrapping_sub(base) as i32, w.seed))
+        .collect();
+    by_issue.sort_unstable_by_key(|x| x.0);
+    by_issue.into_iter().map(|x| x.1).collect()
 }
 
 /// Whether fio keeps the job's writes in a list in write order (its files

@@ -28,7 +28,7 @@ fn verifier<'a>(spec: &'a Spec, paths: &'a [PathBuf]) -> Verifier<'a> {
         thread: 1,
         paths,
         fds: &[],
-        unit_writes: vec![(0, 0); 1],
+        unit_writes: vec![(0, 0, 0); 1],
         writes: 0,
         history: Vec::new(),
         checked: 0,
@@ -58,7 +58,7 @@ fn sealed(v: &mut Verifier<'_>, len: usize, offset: u64) -> (Vec<u8>, Expect) {
     io.offset = offset;
     let mut fill = Filler::from_content(Content::default());
     v.seal(0, &io, &mut fill);
-    let (seed, numberio) = v.unit_writes[0];
+    let (seed, numberio, seq) = v.unit_writes[0];
     let w = Written {
         offset,
         seed,
@@ -66,6 +66,7 @@ fn sealed(v: &mut Verifier<'_>, len: usize, offset: u64) -> (Vec<u8>, Expect) {
         len: len as u32,
         numberio,
         trimmed: super::trim::Trimmed::No,
+        seq,
     };
     (buf, v.expect_of(&w))
 }
@@ -148,4 +149,27 @@ proptest! {
         bad[i] ^= 0x5a;
         prop_assert!(v.check(&mut bad, 0, at, e).is_err());
     }
+}
+
+/// Writes that complete out of issue order (depth > 1) still give their
+/// seeds in issue order, the order fio draws them again, also where the
+/// sequence numbers wrap.
+#[test]
+fn seeds_come_back_in_issue_order() {
+    let w = |seq: u32, seed: u64| Written {
+        offset: seed * 4096,
+        seed,
+        file: 0,
+        len: 4096,
+        numberio: seq as u16,
+        trimmed: super::trim::Trimmed::No,
+        seq,
+    };
+    // Completed 2, 0, 1, 3.
+    let list = [w(2, 12), w(0, 10), w(1, 11), w(3, 13)];
+    assert_eq!(super::issue_order_seeds(&list), vec![10, 11, 12, 13]);
+    let list = [w(u32::MAX, 1), w(1, 3), w(0, 2), w(u32::MAX - 1, 0)];
+    assert_eq!(super::issue_order_seeds(&list), vec![0, 1, 2, 3]);
+    // The sequence fits in the record's padding.
+    assert_eq!(std::mem::size_of::<Written>(), 32);
 }
