@@ -54,6 +54,68 @@ impl Rng {
     }
 }
 
+/// glibc's random() after srandom(seed) (its default TYPE_3 generator: an
+/// additive feedback generator over 31 words, first filled by a
+/// Park-Miller LCG). sysbench seeds each worker's xoroshiro128+ from it, so
+/// with it rsysbench's scripts draw sysbench's numbers for a given
+/// --rand-seed.
+pub struct GlibcRandom {
+    state: [u32; 31],
+    f: usize,
+    r: usize,
+}
+
+impl GlibcRandom {
+    pub fn new(seed: u32) -> Self {
+        let mut state = [0u32; 31];
+        let mut word = i64::from(if seed == 0 { 1 } else { seed });
+        state[0] = word as u32;
+        for slot in state.iter_mut().skip(1) {
+            // 16807 * word % (2^31 - 1), without overflow (Schrage).
+            let hi = word / 127_773;
+            let lo = word % 127_773;
+            word = 16_807 * lo - 2_836 * hi;
+            if word < 0 {
+                word += 2_147_483_647;
+            }
+            *slot = word as u32;
+        }
+        let mut g = Self { state, f: 3, r: 0 };
+        for _ in 0..310 {
+            g.next();
+        }
+        g
+    }
+
+    /// The next random(): 31 bits.
+    pub fn next(&mut self) -> u32 {
+        let v = self.state[self.f].wrapping_add(self.state[self.r]);
+        self.state[self.f] = v;
+        self.f = (self.f + 1) % 31;
+        self.r = (self.r + 1) % 31;
+        v >> 1
+    }
+
+    /// A thread's xoroshiro128+ state as sysbench's sb_rand_thread_init
+    /// makes it: two 64-bit words of two random() calls each.
+    pub fn thread_state(&mut self) -> Rng {
+        let mut word = || (u64::from(self.next()) << 32) | u64::from(self.next());
+        let s0 = word();
+        let s1 = word();
+        Rng::from_state(s0, s1)
+    }
+}
+
+impl Rng {
+    /// A generator in a given state (an all-zero state would stay zero).
+    pub fn from_state(s0: u64, s1: u64) -> Self {
+        Self {
+            s0,
+            s1: if s0 == 0 && s1 == 0 { 1 } else { s1 },
+        }
+    }
+}
+
 /// Which distribution `sb_rand_default` draws from (--rand-type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RandType {
@@ -226,6 +288,15 @@ mod tests {
                 assert!((10..=20).contains(&v), "{kind:?} gave {v}");
             }
         }
+    }
+
+    #[test]
+    fn glibc_random_matches_glibc() {
+        // srandom(1): glibc's documented first outputs.
+        let mut g = GlibcRandom::new(1);
+        assert_eq!(g.next(), 1_804_289_383);
+        assert_eq!(g.next(), 846_930_886);
+        assert_eq!(g.next(), 1_681_692_777);
     }
 
     #[test]

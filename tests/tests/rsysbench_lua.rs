@@ -2116,7 +2116,6 @@ fn rand_seed_repeats_the_draws() {
 }
 
 #[test]
-#[ignore = "the same --rand-seed draws other values than sysbench's (sysbench seeds each thread's xoroshiro128+ from glibc random() after srandom(seed))"]
 fn rand_seed_draws_what_sysbench_draws() {
     let d = scripts(&[("seeded.lua", SEEDED)]);
     let args = [

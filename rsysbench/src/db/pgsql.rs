@@ -9,7 +9,6 @@
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::io::Write;
 use std::ptr::{null, null_mut};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use pq_sys as pq;
 
@@ -108,13 +107,13 @@ fn open(cfg: &Config) -> *mut pq::PGconn {
     c
 }
 
-/// A statement name no other statement of this process has.
+/// A statement name as sysbench's pgsql driver makes it: two draws from
+/// the calling thread's generator, each as a C int (so a seeded run's
+/// later draws are sysbench's too). Names are per connection in
+/// PostgreSQL; two equal draws in one connection are as unlikely as there.
 fn unique_name() -> CString {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let seed = std::process::id() as u64;
-    let a = (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33) as i32;
-    CString::new(format!("sbstmt{a}{n}")).unwrap_or_default()
+    let (a, b) = crate::lua::context::with_rng(|r| (r.next_u64() as i32, r.next_u64() as i32));
+    CString::new(format!("sbstmt{a}{b}")).unwrap_or_default()
 }
 
 /// Classify a result as sysbench's pgsql_check_status(): fills `con.rs`,

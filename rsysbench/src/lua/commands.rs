@@ -99,6 +99,7 @@ pub fn run_script(
 ) -> Result<i32> {
     let seed = crate::rng::run_seed(s.rand_seed);
     super::ffi::configure_rand(rand_spec(cl), seed);
+    super::ffi::configure_histogram(s.percentile > 0);
     crate::db::configure(&cl.values)?;
     super::context::seed_rng(seed, s.threads as usize);
     let argv: Vec<String> = std::env::args().collect();
@@ -131,6 +132,7 @@ pub fn run_script(
         script: Arc::new(script),
         options: Arc::new(super::options::collect(&cl.values, &tables, &extra)?),
         legacy_globals: declared.is_none(),
+        worker_rngs: std::sync::OnceLock::new(),
     };
     dispatch(&command, &test, &gstate, s, log)
 }

@@ -116,6 +116,11 @@ pub fn seed_rng(seed: u64, thread: usize) {
     RNG.with(|r| *r.borrow_mut() = crate::rng::Rng::for_thread(seed, thread));
 }
 
+/// Give the calling thread this generator state.
+pub fn set_rng(rng: crate::rng::Rng) {
+    RNG.with(|r| *r.borrow_mut() = rng);
+}
+
 /// Draw from the calling thread's generator.
 #[inline]
 pub fn with_rng<R>(f: impl FnOnce(&mut crate::rng::Rng) -> R) -> R {

@@ -17,6 +17,15 @@ use crate::options::{Kind, OptDef};
 use crate::rng::{RandSpec, UniqueSequence};
 
 static RAND_SPEC: OnceLock<RandSpec> = OnceLock::new();
+/// Whether the latency histogram is kept (--percentile > 0): sysbench's
+/// histogram update draws one number from the thread's generator (to pick
+/// a slot), so an event then costs one draw, as there.
+static HISTOGRAM_DRAWS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Whether each event's latency goes into the histogram (--percentile > 0).
+pub fn configure_histogram(on: bool) {
+    HISTOGRAM_DRAWS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
 static UNIQUE: OnceLock<UniqueSequence> = OnceLock::new();
 
 /// Set the --rand-* parameters and the unique sequence's seed (once, before
@@ -48,6 +57,9 @@ pub extern "C" fn sb_event_start(_thread_id: c_int) {
 #[no_mangle]
 pub extern "C" fn sb_event_stop(_thread_id: c_int) {
     context::event_loop(|lp| lp.event_stop());
+    if HISTOGRAM_DRAWS.load(std::sync::atomic::Ordering::Relaxed) {
+        context::with_rng(|r| r.next_u64());
+    }
 }
 
 #[no_mangle]

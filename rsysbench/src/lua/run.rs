@@ -220,6 +220,7 @@ pub fn run(test: &LuaTest, gstate: &Lua, s: &Settings, log: &Log) -> Result<i32>
         return Ok(1);
     }
     crate::app::print_run_mode(s, log);
+    let _ = test.worker_rngs.set(sysbench_worker_rngs(s));
     log.notice("Initializing worker threads...\n");
     let scale = SysbenchHistogram::new();
     let ctx = Context {
@@ -275,6 +276,29 @@ pub fn run(test: &LuaTest, gstate: &Lua, s: &Settings, log: &Log) -> Result<i32>
         return Ok(1);
     }
     Ok(signal.map_or(0, |sig| 128 + sig))
+}
+
+/// The workers' generators as sysbench seeds them: srandom(--rand-seed, or
+/// the time) when the run starts, then four random() calls per thread in
+/// the order sysbench starts its threads (the reporting, event-generating
+/// and checkpoint threads first, when there are any; then the workers).
+/// With one worker a script draws the numbers sysbench's would.
+fn sysbench_worker_rngs(s: &Settings) -> Vec<crate::rng::Rng> {
+    let seed = if s.rand_seed != 0 {
+        s.rand_seed
+    } else {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_secs() as u32)
+    };
+    let mut libc = crate::rng::GlibcRandom::new(seed);
+    let background = usize::from(s.report_interval > 0)
+        + usize::from(s.rate > 0)
+        + usize::from(!s.checkpoints.is_empty());
+    for _ in 0..background {
+        libc.thread_state();
+    }
+    (0..s.threads).map(|_| libc.thread_state()).collect()
 }
 
 /// The final report: the script's cumulative hook, or ours.

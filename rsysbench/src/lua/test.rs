@@ -18,6 +18,9 @@ pub struct LuaTest {
     pub script: Arc<Script>,
     pub options: Arc<Vec<(String, OptValue)>>,
     pub legacy_globals: bool,
+    /// Each worker's generator, drawn as sysbench draws them at the start
+    /// of `run` (see [`crate::rng::GlibcRandom`]); set by the run.
+    pub worker_rngs: std::sync::OnceLock<Vec<crate::rng::Rng>>,
 }
 
 pub struct LuaWorker {
@@ -63,7 +66,10 @@ impl Test for LuaTest {
     type Worker<'a> = LuaWorker;
 
     fn worker(&self, thread: usize, seed: u64) -> Option<LuaWorker> {
-        super::context::seed_rng(seed, thread);
+        match self.worker_rngs.get().and_then(|r| r.get(thread)) {
+            Some(rng) => super::context::set_rng(rng.clone()),
+            None => super::context::seed_rng(seed, thread),
+        }
         let tid = thread as i32;
         let lua = self.state_for(tid)?;
         if state::has_function(&lua, "thread_init") {
