@@ -17,6 +17,7 @@ complete -c rfio -l plot-from -r -d 'rfio: with --plot, chart this fio log inste
 complete -c rfio -l inflate-log -r -F -d 'Inflate and output compressed log'
 complete -c rfio -l bandwidth-log -d 'Generate aggregate bandwidth logs'
 complete -c rfio -l version -d 'Print version info and exit'
+complete -c rfio -l rbench-version -d 'Print rfio\'s own version'
 complete -c rfio -l help -d 'Print this page'
 complete -c rfio -l cmdhelp -d 'Print command help, "all" for all of them'
 complete -c rfio -l enghelp -d 'Print ioengine help, or list available ioengines'

@@ -21,7 +21,7 @@ version_shape() {
         rmbw) echo 'rmbw [0-9]*.[0-9]*.[0-9]* (mbw 1.2.2 compatible)' ;;
         rsysbench) echo 'sysbench 1.0.20' ;;
         riperf) echo 'iperf 3.12 (riperf [0-9]*, rbench)' ;;
-        rfio) echo 'fio-3.33 (rfio [0-9]*, rbench)' ;;
+        rfio) echo 'fio-3.33' ;;
         *) echo '*' ;;
     esac
 }

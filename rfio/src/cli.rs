@@ -111,6 +111,7 @@ fn unrecognized(prog: &str, arg: &str, name: &str, engine: Option<&str>) -> Fail
 
 const PROGRAM_FLAGS: &[&str] = &[
     "version",
+    "rbench-version",
     "help",
     "cmdhelp",
     "enghelp",
@@ -271,14 +272,12 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
         };
         let p = &mut plan.program;
         match name {
-            "version" => {
-                // fio's first word (`fio-3.33`) for scripts that parse it,
-                // then which tool this is.
-                return Err(Failure::done(concat!(
-                    "fio-3.33 (rfio ",
-                    env!("CARGO_PKG_VERSION"),
-                    ", rbench)\n"
-                )));
+            // Exactly fio's line: scripts cut it (`cut -d- -f2`, blktests).
+            "version" => return Err(Failure::done("fio-3.33\n".to_string())),
+            "rbench-version" => {
+                return Err(Failure::done(
+                    concat!("rfio ", env!("CARGO_PKG_VERSION"), " (rbench)\n").to_string(),
+                ))
             }
             // rfio's own: the man page, generated from the option table.
             "generate-man" => return Err(Failure::done(crate::man::render())),

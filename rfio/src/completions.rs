@@ -80,6 +80,11 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         "Generate aggregate bandwidth logs",
     ),
     ("version", Value::None, "Print version info and exit"),
+    (
+        "rbench-version",
+        Value::None,
+        "Print rfio's own version (rbench)",
+    ),
     ("help", Value::None, "Print this page"),
     (
         "cmdhelp",

@@ -64,7 +64,8 @@ pub fn render() -> String {
          name: _bw, _iops, _lat, _clat, _slat, _clat_hist): bandwidth.svg, iops.svg, \
          latency.svg (averaged rows as they are, per\\-I/O rows summed or as p50/p99 per \
          100 ms), LOG_percentiles.svg per histogram log and clat_distribution.svg.\n.TP\n\\fB\\-\\-version\\fR\nPrint \
-         fio\\-3.33 (rfio, rbench): fio's first word, then which tool this is.\n",
+         fio\\-3.33, exactly fio's line (scripts cut it).\n.TP\n\\fB\\-\\-rbench\\-version\\fR\n\
+         Print rfio's own version: rfio VERSION (rbench).\n",
     );
     s.push_str(".SH JOB OPTIONS\n");
     s.push_str(&man_options());

@@ -153,7 +153,24 @@ fn bash_completes_what_the_parsers_accept() {
     assert_eq!(bash_offers("rmbw", &["rmbw", "--thr"]), ["--threads="]);
     assert_eq!(
         bash_offers("rsysbench", &["rsysbench", ""]),
-        ["fileio", "cpu", "memory", "threads", "mutex"]
+        [
+            "fileio",
+            "cpu",
+            "memory",
+            "threads",
+            "mutex",
+            "bulk_insert",
+            "oltp_delete",
+            "oltp_insert",
+            "oltp_point_select",
+            "oltp_read_only",
+            "oltp_read_write",
+            "oltp_update_index",
+            "oltp_update_non_index",
+            "oltp_write_only",
+            "select_random_points",
+            "select_random_ranges"
+        ]
     );
     assert_eq!(
         bash_offers(

@@ -188,6 +188,10 @@ const USAGE: &[(&str, &str)] = &[
         "--plot-from=log",
         "rfio: with --plot, chart this fio/rfio log (repeatable); no job runs",
     ),
+    (
+        "--rbench-version",
+        "rfio: print rfio's own version (--version prints fio's line, as scripts expect)",
+    ),
 ];
 
 /// `--help` text: version, then `PROG [options]…` (argv[0], as fio prints it).
