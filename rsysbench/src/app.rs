@@ -84,7 +84,9 @@ fn run(argv: &[String], machine: bool) -> Result<i32> {
         err(&format!("{note}\n"));
     }
     if cl.values.flag("help") {
-        out(&crate::help::general());
+        out(&crate::help::general(std::io::IsTerminal::is_terminal(
+            &std::io::stdout(),
+        )));
         return Ok(0);
     }
     if cl.values.flag("version") {
@@ -151,7 +153,10 @@ fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32
         Builtin::Cpu => execute(b, Cpu::init(v)?, cl, s, log),
         Builtin::Memory => {
             let m = Memory::init(v, s.threads)?;
-            if let Some(llc) = m.fits_in_cache() {
+            // For a person at a terminal only: scripts (and sysbench's own
+            // suite) read stderr too, and sysbench prints nothing there.
+            let person = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            if let Some(llc) = m.fits_in_cache().filter(|_| person) {
                 err(&format!(
                     "rsysbench: note: the memory block ({} bytes{}) fits in the CPU cache ({} bytes): \
                      this measures cache bandwidth, not RAM (use a larger --memory-block-size)\n",

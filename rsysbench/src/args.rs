@@ -122,14 +122,17 @@ impl Values {
 
     /// A size option, read as sysbench reads it (leading digits, then one
     /// K/M/G/T suffix, anything after it ignored; no digits or another
-    /// suffix reads 0, `512B` included). Where that is not what the text
-    /// says, a warning on stderr names the option and the value used.
+    /// suffix reads 0, `512B` included). Where the run goes on with a value
+    /// the text does not say, a warning on stderr names the option and it.
     pub fn size(&self, name: &str) -> Result<u64> {
         let Some(v) = self.raw(name) else {
             return Ok(0);
         };
         let n = sysbench_size(&v);
-        if parse_size(&v).ok() != Some(n) {
+        // A size read as 0 is then refused with sysbench's own message (or
+        // means "none" as there): the warning is for runs that go on with
+        // a value the text does not say.
+        if n != 0 && parse_size(&v).ok() != Some(n) {
             warn_once(
                 name,
                 &format!(

@@ -3,13 +3,18 @@
 use crate::options::{self, render_table};
 use crate::tests::Builtin;
 
-/// sysbench's `--help` text, plus rsysbench's own options table.
-pub fn general() -> String {
+/// sysbench's `--help` text; with `extensions`, plus rsysbench's own
+/// options table (shown to a person at a terminal: scripts and sysbench's
+/// own suite compare the whole text with sysbench's).
+pub fn general(extensions: bool) -> String {
     let mut s = String::from(
         "Usage:\n  sysbench [options]... [testname] [command]\n\n\
          Commands implemented by most tests: prepare run cleanup help\n\n",
     );
     for t in options::HELP_TABLES {
+        if !extensions && std::ptr::eq(t.options, options::EXTENSION) {
+            continue;
+        }
         if let Some(title) = t.title {
             s.push_str(title);
             s.push('\n');

@@ -53,7 +53,7 @@ pub fn render() -> String {
     m.push_str(".SH TESTS\n");
     for (b, text) in [
         (Builtin::Cpu, "Each event checks every number from 3 to --cpu-max-prime for primality by trial division up to its square root, with the same instructions as sysbench's build (64-bit division). Report: events per second."),
-        (Builtin::Memory, "Each event reads, writes or walks one block of --memory-block-size bytes as 8-byte words, in order or at random word indexes. Each thread does total/block/threads events; --events does not apply. With --memory-scope=global all threads share one block. A note goes to stderr when the block fits in the CPU cache. Report: operations and MiB transferred per second."),
+        (Builtin::Memory, "Each event reads, writes or walks one block of --memory-block-size bytes as 8-byte words, in order or at random word indexes. Each thread does total/block/threads events; --events does not apply. With --memory-scope=global all threads share one block. A note goes to stderr, when it is a terminal, if the block fits in the CPU cache. Report: operations and MiB transferred per second."),
         (Builtin::Threads, "Each event locks one of --thread-locks mutexes (chosen round robin) and, --thread-yields times, locks it, yields the CPU and unlocks it."),
         (Builtin::Mutex, "One event per thread: --mutex-locks times, pick a random mutex of --mutex-num, spin --mutex-loops empty iterations, lock it, increment a shared counter, unlock."),
         (Builtin::Fileio, "prepare creates test_file.0 to test_file.N-1 in the current directory, --file-total-size/N bytes each; run issues sequential or random reads and writes (--file-test-mode) with periodic fsync sweeps over all files; cleanup removes the files. Only files named test_file.N are created or removed."),
@@ -127,7 +127,7 @@ pub fn render() -> String {
         "DIFFERENCES FROM SYSBENCH 1.0.20",
         &[
             "Where sysbench hangs or silently accepts nonsense, rsysbench stops with a message: a negative --time, --events, --rate or --report-interval; --memory-total-size=0; a memory run whose per-thread share total/block/threads is 0; --thread-locks=0, --mutex-num=0, --mutex-locks=0; a --file-total-size smaller than --file-num (0-byte files); an unparsable --file-rw-ratio or --rand-pareto-h; --rand-spec-iter <= 0, --rand-spec-pct outside 0..100, --rand-spec-res outside 0..99 or --rand-pareto-h outside (0, 1).",
-            "Sizes are read as sysbench reads them (1X, 1.5K, -1 or 512B as 0, 1Kfoo as 1K), with a warning on stderr naming the option and the value used. --file-io-mode=async uses Linux native AIO directly (the system calls libaio wraps). --memory-hugetlb maps the block with MAP_HUGETLB. SIGINT and SIGTERM end the run with a report. The header names the bundled LuaJIT as upstream builds do.",
+            "Sizes are read as sysbench reads them (1X, 1.5K, -1 or 512B as 0, 1Kfoo as 1K), with a warning on stderr naming the option and the value used when the run goes on with it. --file-io-mode=async uses Linux native AIO directly (the system calls libaio wraps). --memory-hugetlb maps the block with MAP_HUGETLB. SIGINT and SIGTERM end the run with a report. The header names the bundled LuaJIT as upstream builds do.",
             "Measuring costs less: per-thread counters without atomic read-modify-write and the CPU's time stamp counter instead of two clock_gettime() calls per event, so tests with very short events (memory with small blocks) report more events per second than sysbench on the same work.",
         ],
     ));
