@@ -3,6 +3,7 @@
 //! signal-driven stop flag and the terminal status line.
 
 pub mod aio;
+pub mod chart;
 pub mod clock;
 pub mod completions;
 pub mod cpu;

@@ -11,8 +11,8 @@
 //! * histogram logs: `<log>_percentiles.svg` (p50, p90, p99, p99.9 of each
 //!   row) and `clat_distribution.svg` (all rows merged).
 
-use super::svg::{self, Chart, Series};
 use super::{unit, BYTE_UNITS, DIRS, IOPS_UNITS, NS_UNITS};
+use rbench_common::chart::{escape, render, Chart, Series};
 use std::path::Path;
 
 /// Per-I/O rows are summarised over windows of this length.
@@ -426,15 +426,15 @@ pub fn write(dir: &str, logs: &[String]) -> Result<(), String> {
          img{max-width:100%}</style></head>\n<body>\n<h1>rfio log charts</h1>\n<ul>\n",
     );
     for path in logs {
-        page.push_str(&format!("<li>{}</li>\n", svg::escape(path)));
+        page.push_str(&format!("<li>{}</li>\n", escape(path)));
     }
     page.push_str("</ul>\n");
     for (file, chart) in &charts {
-        std::fs::write(dir.join(file), svg::render(chart)).map_err(fail)?;
+        std::fs::write(dir.join(file), render(chart)).map_err(fail)?;
         page.push_str(&format!(
             "<h2>{}</h2>\n<p><a href=\"{1}\"><img src=\"{1}\" alt=\"{0}\"></a></p>\n",
-            svg::escape(&chart.title),
-            svg::escape(file)
+            escape(&chart.title),
+            escape(file)
         ));
     }
     page.push_str("</body>\n</html>\n");

@@ -10,16 +10,16 @@
 //!
 //! The windows are those of `log_avg_msec` when set, else 100 ms. Job
 //! threads hand their [`trace::Trace`] here when they end; the charts are
-//! drawn once every job is done. Nothing is written outside DIR.
+//! drawn once every job is done (by the chart module shared with bench-all's
+//! page, `rbench_common::chart`). Nothing is written outside DIR.
 
 pub mod from_logs;
-pub mod svg;
 pub mod trace;
 
 use crate::result::Report;
+use rbench_common::chart::{escape, render, unit, Chart, Series};
 use std::path::Path;
 use std::sync::Mutex;
-use svg::{Chart, Series};
 use trace::{Trace, PERCENTILES};
 
 /// Traces of the jobs that ended, handed over by their threads.
@@ -46,18 +46,6 @@ pub fn prepare(dir: &str) -> Result<(), String> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("rfio: cannot create plot directory '{dir}': {e}\n"))
-}
-
-/// The unit (name, size) to show values up to `max` in: the largest of
-/// `units` (ascending) that `max` reaches, else the first.
-fn unit(max: f64, units: &[(&'static str, f64)]) -> (&'static str, f64) {
-    let mut pick = units[0];
-    for &u in units {
-        if max >= u.1 {
-            pick = u;
-        }
-    }
-    pick
 }
 
 const BYTE_UNITS: [(&str, f64); 4] = [
@@ -188,7 +176,7 @@ fn distribution_chart(traces: &[Trace]) -> Chart {
 
 /// The index page: the final results per reporting unit, then the charts.
 fn index(report: &Report, charts: &[(String, String)]) -> String {
-    let e = svg::escape;
+    let e = escape;
     let mut s = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">\
          <title>rfio run</title>\n<style>body{font-family:sans-serif;margin:2em}\
@@ -266,7 +254,7 @@ pub fn write(dir: &str, report: &Report, traces: &[Trace]) -> std::io::Result<()
     let dir = Path::new(dir);
     let mut listed = Vec::new();
     for (file, chart) in &charts {
-        std::fs::write(dir.join(file), svg::render(chart))?;
+        std::fs::write(dir.join(file), render(chart))?;
         listed.push((file.clone(), chart.title.clone()));
     }
     std::fs::write(dir.join("index.html"), index(report, &listed))
