@@ -15,8 +15,8 @@ use crate::options;
 use crate::report::{Reporter, RunInfo};
 use crate::result::Context;
 use crate::settings::Settings;
-use crate::tests::{cpu::Cpu, fileio::Fileio, memory::Memory, mutex::Mutex, threads::Threads};
-use crate::tests::{Builtin, Test};
+use crate::builtin::{cpu::Cpu, fileio::Fileio, memory::Memory, mutex::Mutex, threads::Threads};
+use crate::builtin::{Builtin, Test};
 
 /// sysbench's header line, naming the LuaJIT really bundled (its
 /// `jit.version`, e.g. `LuaJIT 2.1.1788856981`), as upstream builds name

@@ -368,7 +368,7 @@ mod tests {
         ) {
             if let Ok(mut cl) = parse(&args) {
                 let _ = crate::settings::Settings::read(&cl.values, &mut |_| {});
-                for b in crate::tests::Builtin::ALL {
+                for b in crate::builtin::Builtin::ALL {
                     let _ = take_test_options(&mut cl, b.options());
                     for d in b.options() {
                         let _ = cl.values.int(d.name);

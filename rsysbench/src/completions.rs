@@ -3,7 +3,7 @@
 //! --generate-completions=bash|zsh|fish`, committed under `completions/`.
 
 use crate::options::{self, Kind, OptDef};
-use crate::tests::Builtin;
+use crate::builtin::Builtin;
 use rbench_common::completions::{self, output_format_choices, Opt, Shell, Spec, Value, Word};
 
 /// The commands sysbench's built-in tests take.

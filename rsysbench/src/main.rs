@@ -19,7 +19,7 @@ mod rng;
 mod runner;
 mod settings;
 mod stats;
-mod tests;
+mod builtin;
 mod workloads;
 
 fn main() {

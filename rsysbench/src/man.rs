@@ -3,7 +3,7 @@
 //! rsysbench man_page` rewrites the file; otherwise the test checks it.
 
 use crate::options::{self, OptDef};
-use crate::tests::Builtin;
+use crate::builtin::Builtin;
 
 fn esc(s: &str) -> String {
     s.replace('\\', "\\\\")

@@ -18,7 +18,7 @@ use crate::log::Log;
 use crate::result::{Context, Interval, Summary};
 use crate::settings::Settings;
 use crate::stats::{Slot, ThreadSnap};
-use crate::tests::{Test, Worker};
+use crate::builtin::{Test, Worker};
 
 /// sysbench's event queue size for --rate.
 const MAX_QUEUE_LEN: usize = 131_072;

@@ -12,7 +12,7 @@ use super::state::{self, Loaded, Script};
 use crate::log::{self, Level};
 use crate::result::TestKind;
 use crate::stats::Slot;
-use crate::tests::{ModeLine, Test, Worker};
+use crate::builtin::{ModeLine, Test, Worker};
 
 pub struct LuaTest {
     pub script: Arc<Script>,

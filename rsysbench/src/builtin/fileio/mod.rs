@@ -24,7 +24,7 @@ use crate::log::{Level, Log};
 use crate::result::TestKind;
 use crate::rng::Rng;
 use crate::settings::Settings;
-use crate::tests::{ModeLine, Test};
+use crate::builtin::{ModeLine, Test};
 
 use io::{errno_text, file_name, open_raw, Buffer, Map};
 use params::{IoMode, Mode, Params};

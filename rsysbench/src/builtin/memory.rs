@@ -13,7 +13,7 @@ use crate::log::Level;
 use crate::result::TestKind;
 use crate::rng::Rng;
 use crate::stats::Slot;
-use crate::tests::{ModeLine, Test, Worker};
+use crate::builtin::{ModeLine, Test, Worker};
 
 const WORD: u64 = 8;
 
@@ -290,7 +290,7 @@ impl MemoryWorker<'_> {
     #[inline(always)]
     fn seq_none(&self) {
         for _ in self.words {
-            crate::tests::compiler_barrier();
+            crate::builtin::compiler_barrier();
         }
     }
 

@@ -9,7 +9,7 @@ use crate::error::{Fail, Result};
 use crate::log::Level;
 use crate::result::TestKind;
 use crate::stats::Slot;
-use crate::tests::{ModeLine, Test, Worker};
+use crate::builtin::{ModeLine, Test, Worker};
 
 pub struct Cpu {
     max_prime: u64,

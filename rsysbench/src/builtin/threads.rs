@@ -10,7 +10,7 @@ use crate::log::Level;
 use crate::pmutex::PthreadMutex;
 use crate::result::TestKind;
 use crate::stats::Slot;
-use crate::tests::{ModeLine, Test, Worker};
+use crate::builtin::{ModeLine, Test, Worker};
 
 pub struct Threads {
     yields: u32,

@@ -7,7 +7,7 @@ use crate::aio;
 use crate::log::Log;
 use crate::rng::Rng;
 use crate::stats::{Counter, Slot};
-use crate::tests::Worker;
+use crate::builtin::Worker;
 
 use super::io::{errno_text, Buffer};
 use super::params::IoMode;

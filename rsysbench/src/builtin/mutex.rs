@@ -11,7 +11,7 @@ use crate::pmutex::PthreadMutex;
 use crate::result::TestKind;
 use crate::rng::Rng;
 use crate::stats::Slot;
-use crate::tests::{ModeLine, Test, Worker};
+use crate::builtin::{ModeLine, Test, Worker};
 
 /// sysbench's thread_lock: a mutex followed by 256 bytes of padding, so
 /// the array has the same footprint and cache behaviour.
@@ -111,7 +111,7 @@ impl Worker for MutexWorker<'_> {
         for _ in 0..self.m.nlocks {
             let i = self.rng.uniform(0, n - 1) as usize;
             for _ in 0..self.m.loops {
-                crate::tests::compiler_barrier();
+                crate::builtin::compiler_barrier();
             }
             let l = &self.m.locks[i].m;
             l.lock();
