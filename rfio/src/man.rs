@@ -23,6 +23,31 @@ const EXAMPLES: [(&str, &str); 4] = [
     ),
 ];
 
+/// `--` and `-` as groff wants them in a page.
+fn roff(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('-', "\\-")
+}
+
+/// Every program option `--help` lists that the hand-written part of the
+/// page does not describe yet, with `--help`'s own words (the same table).
+fn usage_not_described(page: &str) -> String {
+    let mut out = String::new();
+    for (flag, help) in crate::options::help::USAGE {
+        let (name, arg) = flag.split_once('=').unwrap_or((flag, ""));
+        let bold = format!("\\fB{}\\fR", roff(name));
+        if page.contains(&bold) || out.contains(&bold) {
+            continue;
+        }
+        let arg = if arg.is_empty() {
+            String::new()
+        } else {
+            format!("=\\fI{}\\fR", roff(arg))
+        };
+        out.push_str(&format!(".TP\n{bold}{arg}\n{}\n", roff(help)));
+    }
+    out
+}
+
 pub fn render() -> String {
     let mut s = String::new();
     s.push_str(".TH RFIO 1 \"\" \"rfio 0.1.0 (fio 3.33 compatible)\" \"User Commands\"\n");
@@ -67,6 +92,7 @@ pub fn render() -> String {
          fio\\-3.33, exactly fio's line (scripts cut it).\n.TP\n\\fB\\-\\-rbench\\-version\\fR\n\
          Print rfio's own version: rfio VERSION (rbench).\n",
     );
+    s.push_str(&usage_not_described(&s));
     s.push_str(".SH JOB OPTIONS\n");
     s.push_str(&man_options());
     s.push_str(".SH EXIT STATUS\n0 on success; 1 for bad input; otherwise the number of jobs that ended with an error (128 more after SIGINT/SIGTERM).\n");

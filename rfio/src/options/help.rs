@@ -124,7 +124,7 @@ pub fn enghelp(which: Option<&str>) -> Failure {
 }
 
 /// The program options rfio reads, in fio's `--help` layout.
-const USAGE: &[(&str, &str)] = &[
+pub const USAGE: &[(&str, &str)] = &[
     ("--parse-only", "Parse options only, don't start any IO"),
     ("--output", "Write output to file"),
     ("--bandwidth-log", "Generate aggregate bandwidth logs"),
