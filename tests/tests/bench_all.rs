@@ -1,6 +1,7 @@
 //! `./bench-all`, the suite's one-command machine benchmark: a `--quick` run
-//! under dash measures every section with positive numbers, writes its CSVs
-//! and report.md, and leaves no server or test file behind; `--only` runs only
+//! under dash measures every section with positive numbers, writes its CSVs,
+//! report.md and report.html (bench-report's page; tests/bench_report.rs
+//! loads it in a browser), and leaves no server or test file behind; `--only` runs only
 //! what it names; failures and fallbacks are said, never hidden. The tools are
 //! the debug builds (RBENCH_BIN_DIR), so `cargo build --workspace` first.
 
@@ -87,6 +88,36 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<HashMap<String, String>>) {
         "{}: a second header row",
         path.display()
     );
+    (header, rows)
+}
+
+/// A CSV whose cells may be quoted (facts.csv: values hold commas), as
+/// (header, rows of cells).
+fn read_csv_quoted(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let body = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let cells = |line: &str| {
+        let (mut out, mut cell, mut quoted, mut chars) =
+            (Vec::new(), String::new(), false, line.chars().peekable());
+        while let Some(c) = chars.next() {
+            match (c, quoted) {
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    cell.push('"');
+                }
+                ('"', _) => quoted = !quoted,
+                (',', false) => out.push(std::mem::take(&mut cell)),
+                _ => cell.push(c),
+            }
+        }
+        out.push(cell);
+        out
+    };
+    let mut lines = body.lines().map(cells);
+    let header = lines.next().expect("a header row");
+    let rows: Vec<Vec<String>> = lines.collect();
+    for r in &rows {
+        assert_eq!(r.len(), header.len(), "{}: row {r:?}", path.display());
+    }
     (header, rows)
 }
 
@@ -217,6 +248,15 @@ fn quick_run_measures_every_section_and_cleans_up() {
             "{r:?}"
         );
         assert!(["io_uring", "libaio", "psync"].contains(&r["ioengine"].as_str()));
+        let (p50, p95, p99) = (
+            num(r, "clat_p50_us"),
+            num(r, "clat_p95_us"),
+            num(r, "clat_p99_us"),
+        );
+        assert!(
+            0.0 < p50 && p50 <= p95 && p95 <= p99,
+            "clat percentiles: {r:?}"
+        );
     }
 
     // mem: mbw's three tests on one thread, STREAM triad on all CPUs.
@@ -273,6 +313,38 @@ fn quick_run_measures_every_section_and_cleans_up() {
     ] {
         assert!(out_dir.join("raw").join(f).is_file(), "raw/{f} missing");
     }
+    // The page beside report.md: every section's charts, its path said.
+    let page = out_dir.join("report.html");
+    let html = fs::read_to_string(&page).unwrap_or_else(|e| panic!("report.html: {e}"));
+    for chart in [
+        "cpu-events",
+        "cpu-efficiency",
+        "disk-iops",
+        "disk-bandwidth",
+        "disk-clat",
+        "mem-bandwidth",
+        "net-throughput",
+        "net-udp-loss",
+    ] {
+        assert!(
+            html.contains(&format!("data-chart=\"{chart}\"")),
+            "report.html lacks {chart}"
+        );
+    }
+    assert!(html.contains(kernel.trim()), "report.html lacks the kernel");
+    assert!(
+        stderr.contains(&format!("page: {}", page.display())),
+        "the page's path is not said:\n{stderr}"
+    );
+    let (h, facts) = read_csv_quoted(&out_dir.join("facts.csv"));
+    assert_eq!(h, ["key", "fact", "value"]);
+    assert!(
+        facts
+            .iter()
+            .any(|f| f[0] == "cpus_online" && f[2] == ncpu.to_string()),
+        "{facts:?}"
+    );
+
     // Progress went to stderr, and the test file's directory was removed.
     assert!(stderr.contains("left)"), "no progress on stderr:\n{stderr}");
     let left: Vec<_> = fs::read_dir(&data_dir).unwrap().collect();
@@ -304,6 +376,11 @@ fn only_mem_runs_only_the_memory_section() {
     assert!(report.contains("## Memory"));
     for s in ["## CPU", "## Disk", "## Network"] {
         assert!(!report.contains(s), "report.md has {s} with --only mem");
+    }
+    let html = fs::read_to_string(tmp.join("report.html")).unwrap();
+    assert!(html.contains("data-chart=\"mem-bandwidth\""));
+    for s in ["cpu-events", "disk-iops", "net-throughput"] {
+        assert!(!html.contains(s), "report.html has {s} with --only mem");
     }
     let stderr = text(&out.stderr);
     for tool in ["rsysbench", "rfio", "riperf"] {
@@ -341,7 +418,7 @@ fn help_and_bad_options() {
 fn fake_bin_dir(tag: &str, name: &str, script: &str) -> PathBuf {
     use std::os::unix::fs::{symlink, PermissionsExt};
     let dir = temp_dir(tag);
-    for tool in ["rsysbench", "rfio", "rmbw", "riperf"] {
+    for tool in ["rsysbench", "rfio", "rmbw", "riperf", "bench-report"] {
         if tool != name {
             symlink(target_dir().join(tool), dir.join(tool)).unwrap();
         }
