@@ -34,7 +34,7 @@ const CHARTS: [&str; 8] = [
     "net-udp-loss",
 ];
 
-/// Screenshot size: the fixture's page (about 4,700 px tall at 1280 px)
+/// Screenshot size: the fixture's page (about 4,400 px tall at 1280 px)
 /// fits with room to spare.
 const WIDTH: usize = 1280;
 const HEIGHT: usize = 6000;

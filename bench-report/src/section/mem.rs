@@ -28,7 +28,13 @@ pub fn view(s: &Section<Mem>) -> View {
         categories: rows.iter().map(|r| r.test.to_uppercase()).collect(),
         notes: rows
             .iter()
-            .map(|r| format!("{}, {} MiB", plural(r.threads, "thread"), r.array_mib))
+            .map(|r| {
+                format!(
+                    "{}, {} MiB arrays",
+                    plural(r.threads, "thread"),
+                    r.array_mib
+                )
+            })
             .collect(),
         series: vec![
             Bars {
