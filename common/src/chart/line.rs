@@ -14,8 +14,9 @@ const BOTTOM: f64 = H - 60.0;
 const FONT: f64 = 12.0;
 /// Series of at most this many points get a dot on each.
 const MARKED: usize = 16;
-/// Legend entries shown; the rest are counted.
-const LEGEND_MAX: usize = 24;
+/// Legend entries shown (as many as fit above the x axis label, 18 px
+/// each); the rest are counted on the line after.
+const LEGEND_MAX: usize = 22;
 
 /// One line of a chart.
 pub struct Series {
