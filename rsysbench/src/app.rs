@@ -9,14 +9,14 @@ use rbench_common::histogram::SysbenchHistogram;
 use rbench_common::output::OutputFormat;
 
 use crate::args::{self, CommandLine};
+use crate::builtin::{cpu::Cpu, fileio::Fileio, memory::Memory, mutex::Mutex, threads::Threads};
+use crate::builtin::{Builtin, Test};
 use crate::error::{Fail, Result, Stream};
 use crate::log::{Level, Log};
 use crate::options;
 use crate::report::{Reporter, RunInfo};
 use crate::result::Context;
 use crate::settings::Settings;
-use crate::builtin::{cpu::Cpu, fileio::Fileio, memory::Memory, mutex::Mutex, threads::Threads};
-use crate::builtin::{Builtin, Test};
 
 /// sysbench's header line, naming the LuaJIT really bundled (its
 /// `jit.version`, e.g. `LuaJIT 2.1.1788856981`), as upstream builds name

@@ -2,8 +2,8 @@
 //! parser, `--help`, `<test> help` and the man page use): `rsysbench
 //! --generate-completions=bash|zsh|fish`, committed under `completions/`.
 
-use crate::options::{self, Kind, OptDef};
 use crate::builtin::Builtin;
+use crate::options::{self, Kind, OptDef};
 use rbench_common::completions::{self, output_format_choices, Opt, Shell, Spec, Value, Word};
 
 /// The commands sysbench's built-in tests take.

@@ -1,7 +1,7 @@
 //! `--help` and `<test> help`, generated from the option tables (spec §1).
 
-use crate::options::{self, render_table};
 use crate::builtin::Builtin;
+use crate::options::{self, render_table};
 
 /// sysbench's `--help` text; with `extensions`, plus rsysbench's own
 /// options table (shown to a person at a terminal: scripts and sysbench's

@@ -3,6 +3,7 @@
 mod aio;
 mod app;
 mod args;
+mod builtin;
 mod completions;
 mod db;
 mod error;
@@ -19,7 +20,6 @@ mod rng;
 mod runner;
 mod settings;
 mod stats;
-mod builtin;
 mod workloads;
 
 fn main() {

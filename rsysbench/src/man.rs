@@ -2,8 +2,8 @@
 //! drift from the parser and `--help`. `RSYSBENCH_WRITE_MAN=1 cargo test -p
 //! rsysbench man_page` rewrites the file; otherwise the test checks it.
 
-use crate::options::{self, OptDef};
 use crate::builtin::Builtin;
+use crate::options::{self, OptDef};
 
 fn esc(s: &str) -> String {
     s.replace('\\', "\\\\")

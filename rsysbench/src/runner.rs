@@ -14,11 +14,11 @@ use rbench_common::clock::FastClock;
 use rbench_common::histogram::SysbenchHistogram;
 use rbench_common::stop;
 
+use crate::builtin::{Test, Worker};
 use crate::log::Log;
 use crate::result::{Context, Interval, Summary};
 use crate::settings::Settings;
 use crate::stats::{Slot, ThreadSnap};
-use crate::builtin::{Test, Worker};
 
 /// sysbench's event queue size for --rate.
 const MAX_QUEUE_LEN: usize = 131_072;

@@ -36,7 +36,10 @@ fn rsysbench_version_parses_as_sysbench_does() {
     // What scripts do: `awk '{print $2}'`, `^sysbench ([0-9.]+)`.
     assert_eq!(words, ["sysbench", "1.0.20"], "{ours}");
     let own = first_line(Command::new(our_bin("rsysbench")).arg("--rbench-version"));
-    assert_eq!(own, format!("rsysbench {} (rbench)", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        own,
+        format!("rsysbench {} (rbench)", env!("CARGO_PKG_VERSION"))
+    );
     if let Some(sb) = original("sysbench") {
         let theirs = first_line(Command::new(sb).arg("--version"));
         assert_eq!(theirs, ours);

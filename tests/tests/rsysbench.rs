@@ -141,7 +141,11 @@ fn help_lists_the_same_options_and_defaults() {
     if let Some(script) = rbench_tests::on_path("script") {
         let cmd = format!("{} --help", our_bin("rsysbench").display());
         let tty = run_in(&script, None, &["-qec", &cmd, "/dev/null"]);
-        assert!(tty.out.contains("rsysbench options (not in sysbench):"), "{}", tty.out);
+        assert!(
+            tty.out.contains("rsysbench options (not in sysbench):"),
+            "{}",
+            tty.out
+        );
         assert!(tty.out.contains("--output-format=STRING"), "{}", tty.out);
     }
     if let Some(sb) = sysbench() {

@@ -5,11 +5,11 @@
 use std::hint::black_box;
 
 use crate::args::Values;
+use crate::builtin::{ModeLine, Test, Worker};
 use crate::error::{Fail, Result};
 use crate::log::Level;
 use crate::result::TestKind;
 use crate::stats::Slot;
-use crate::builtin::{ModeLine, Test, Worker};
 
 pub struct Cpu {
     max_prime: u64,

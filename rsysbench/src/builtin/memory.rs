@@ -8,12 +8,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::args::Values;
+use crate::builtin::{ModeLine, Test, Worker};
 use crate::error::{Fail, Result};
 use crate::log::Level;
 use crate::result::TestKind;
 use crate::rng::Rng;
 use crate::stats::Slot;
-use crate::builtin::{ModeLine, Test, Worker};
 
 const WORD: u64 = 8;
 

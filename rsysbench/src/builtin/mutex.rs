@@ -5,13 +5,13 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::args::Values;
+use crate::builtin::{ModeLine, Test, Worker};
 use crate::error::{Fail, Result};
 use crate::log::Level;
 use crate::pmutex::PthreadMutex;
 use crate::result::TestKind;
 use crate::rng::Rng;
 use crate::stats::Slot;
-use crate::builtin::{ModeLine, Test, Worker};
 
 /// sysbench's thread_lock: a mutex followed by 256 bytes of padding, so
 /// the array has the same footprint and cache behaviour.

@@ -5,12 +5,12 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::args::Values;
+use crate::builtin::{ModeLine, Test, Worker};
 use crate::error::{Fail, Result};
 use crate::log::Level;
 use crate::pmutex::PthreadMutex;
 use crate::result::TestKind;
 use crate::stats::Slot;
-use crate::builtin::{ModeLine, Test, Worker};
 
 pub struct Threads {
     yields: u32,

@@ -9,10 +9,10 @@ use mlua::Lua;
 
 use super::options::OptValue;
 use super::state::{self, Loaded, Script};
+use crate::builtin::{ModeLine, Test, Worker};
 use crate::log::{self, Level};
 use crate::result::TestKind;
 use crate::stats::Slot;
-use crate::builtin::{ModeLine, Test, Worker};
 
 pub struct LuaTest {
     pub script: Arc<Script>,

@@ -19,12 +19,12 @@ use rbench_common::units::sysbench::format_size;
 
 use crate::aio;
 use crate::args::Values;
+use crate::builtin::{ModeLine, Test};
 use crate::error::{Fail, Result};
 use crate::log::{Level, Log};
 use crate::result::TestKind;
 use crate::rng::Rng;
 use crate::settings::Settings;
-use crate::builtin::{ModeLine, Test};
 
 use io::{errno_text, file_name, open_raw, Buffer, Map};
 use params::{IoMode, Mode, Params};

@@ -4,10 +4,10 @@
 use std::os::fd::AsRawFd;
 
 use crate::aio;
+use crate::builtin::Worker;
 use crate::log::Log;
 use crate::rng::Rng;
 use crate::stats::{Counter, Slot};
-use crate::builtin::Worker;
 
 use super::io::{errno_text, Buffer};
 use super::params::IoMode;
