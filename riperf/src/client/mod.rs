@@ -414,7 +414,14 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                         .extra_top
                         .push(("extra_data".into(), e.clone().into()));
                 }
-                match peer_res.and_then(|p| p.server_output.clone()) {
+                // A real iperf3 server keeps `get_server_output` set from an
+                // earlier client that asked: 3.12 shows (and keeps for -J)
+                // the server's output only when this client asked for it.
+                let asked = cfg.get_server_output;
+                match peer_res
+                    .filter(|_| asked)
+                    .and_then(|p| p.server_output.clone())
+                {
                     Some(ServerOutput::Text(t)) => {
                         if report.is_text() {
                             report.out.raw("\nServer output:\n");
@@ -497,7 +504,9 @@ fn wait_running(
         }
         let now = now_ns();
         let mut deadline = session.next_deadline().min(end_ns);
-        if limited {
+        // -F: the end of the file ends the test too.
+        let file_send = cfg.file.is_some() && (!cfg.reverse || cfg.bidir);
+        if limited || file_send {
             deadline = deadline.min(now + 2_000_000);
         }
         let wait = Duration::from_nanos(deadline.saturating_sub(now).min(200_000_000));
@@ -522,6 +531,15 @@ fn wait_running(
             return Ok(None);
         }
         let _ = session.tick(report);
+        if !session.omitting
+            && file_send
+            && session
+                .shared
+                .file_eof
+                .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return Ok(None);
+        }
         if !session.omitting && limited {
             let (sent, recv) = session.counted();
             let bytes_done = cfg.bytes != 0 && (sent >= cfg.bytes || recv >= cfg.bytes);

@@ -612,13 +612,15 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 "-F/--file is supported with TCP only by riperf".into(),
             ));
         }
-        // iperf3: a file sent from the client sets -n to its size when no
-        // end condition is given.
-        if let (Some(f), false, false) = (&c.file, c.reverse, duration_set) {
+        // iperf3: -F sets -n to the file's size when no end condition is
+        // given, in -R too (the size of the file before it is rewritten).
+        if let (Some(f), false) = (&c.file, duration_set) {
             if c.bytes == 0 && c.blocks == 0 {
                 match std::fs::metadata(f) {
                     Ok(m) if m.len() > 0 => c.bytes = m.len(),
                     Ok(_) => {}
+                    // -R writes the file: it need not exist yet.
+                    Err(_) if c.reverse => {}
                     Err(_) => {
                         return Err(UsageError::Fatal(
                             "unable to open -F file: No such file or directory".into(),

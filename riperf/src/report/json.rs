@@ -287,7 +287,30 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
                     ("bits_per_second", bps(st.bytes_received, receiver_time)),
                     ("sender", st.sender.into()),
                 ];
-                streams.push(obj(vec![("sender", obj(sv)), ("receiver", obj(rv))]));
+                let mut one = vec![("sender", obj(sv))];
+                if let Some((name, size)) = &s.file {
+                    // 3.12: whole percents, truncated; an empty file is 100%.
+                    let pct = |b: u64| {
+                        if *size > 0 {
+                            (b as f64 / *size as f64 * 100.0) as i64
+                        } else {
+                            100
+                        }
+                    };
+                    one.push((
+                        "diskfile",
+                        obj(vec![
+                            ("sent", st.bytes_sent.into()),
+                            ("received", st.bytes_received.into()),
+                            ("size", (*size).into()),
+                            ("percent_sent", pct(st.bytes_sent).into()),
+                            ("percent_received", pct(st.bytes_received).into()),
+                            ("filename", name.clone().into()),
+                        ]),
+                    ));
+                }
+                one.push(("receiver", obj(rv)));
+                streams.push(obj(one));
             }
         }
         let reverse = ctx.bidir && (ctx.is_client != must_send);
