@@ -375,3 +375,11 @@ impl Session {
         })
     }
 }
+
+/// A session given up on an error still has its stream threads waiting or
+/// running: they stop (the process may go on, as a server does).
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shared.set_phase(phase::DONE);
+    }
+}

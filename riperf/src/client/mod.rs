@@ -229,12 +229,29 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 Some(s) => s,
                 None => {
                     // Our side decided the test is over.
-                    session.end_deferred();
-                    session.wait_acked(Duration::from_secs(1));
+                    let send_end = |ctrl: &mut Ctrl| {
+                        ctrl.send_state(State::TestEnd).map_err(|e| {
+                            format!("unable to send control message: {}", e.to_string_c())
+                        })
+                    };
+                    if cfg.bytes != 0 || cfg.blocks != 0 {
+                        // -n/-k: the receiver's count should hold every
+                        // byte sent: the senders finish their write and
+                        // the peer acknowledges it (bounded) first.
+                        session.end_deferred();
+                        session.wait_acked(Duration::from_secs(1));
+                        send_end(&mut ctrl)?;
+                    } else {
+                        // A timed test ends at -t, as in 3.12: TEST_END
+                        // goes now, and the senders' writes in progress
+                        // finish after it. Waiting for them (a paced
+                        // --fq-rate queue, -P 128 threads) pushed the
+                        // receiver's last interval past -t.
+                        session.shared.set_phase(crate::stream::phase::ENDING);
+                        send_end(&mut ctrl)?;
+                        session.end_deferred();
+                    }
                     local_end_done = true;
-                    ctrl.send_state(State::TestEnd).map_err(|e| {
-                        format!("unable to send control message: {}", e.to_string_c())
-                    })?;
                     continue;
                 }
             }
@@ -344,12 +361,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                         cfg.tos
                     ));
                 }
-            }
-            State::TestStart => {
-                if let Some(c) = cfg.affinity {
-                    rbench_common::cpu::pin_current_thread(c)
-                        .map_err(|_| "unable to set CPU affinity: Invalid argument".to_string())?;
-                }
+                // The stream threads start now, waiting for TEST_RUNNING:
+                // the server's clock starts when it sends TEST_RUNNING, right
+                // after TEST_START, so spawning them on TEST_START (-P 128
+                // on a busy machine: tens of ms) started ours late and our
+                // TEST_END went past the server's -t.
                 let streams = std::mem::take(&mut session.streams);
                 let mut started = Vec::new();
                 let bodies = std::mem::take(&mut session.pending);
@@ -361,6 +377,12 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                     started.push(s);
                 }
                 session.streams = started;
+            }
+            State::TestStart => {
+                if let Some(c) = cfg.affinity {
+                    rbench_common::cpu::pin_current_thread(c)
+                        .map_err(|_| "unable to set CPU affinity: Invalid argument".to_string())?;
+                }
             }
             State::TestRunning => session.start(),
             State::ExchangeResults => {
