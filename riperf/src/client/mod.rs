@@ -225,7 +225,7 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
     let mut local_end_done = false;
     loop {
         let st = if session.running() && !local_end_done {
-            match wait_running(cfg, &mut ctrl, &mut session, report)? {
+            match wait_running(cfg, blksize, &mut ctrl, &mut session, report)? {
                 Some(s) => s,
                 None => {
                     // Our side decided the test is over.
@@ -493,6 +493,7 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
 /// the control connection. `Ok(None)` when this side ends the test.
 fn wait_running(
     cfg: &Config,
+    blksize: i64,
     ctrl: &mut Ctrl,
     session: &mut Session,
     report: &mut Report,
@@ -571,7 +572,7 @@ fn wait_running(
                     .total_blocks
                     .load(std::sync::atomic::Ordering::Relaxed)
                     >= cfg.blocks
-                    || recv >= cfg.blocks * cfg.blksize.max(1) as u64);
+                    || recv >= cfg.blocks * blksize.max(1) as u64);
             if bytes_done || blocks_done || session.all_senders_finished() {
                 return Ok(None);
             }
