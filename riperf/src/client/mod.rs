@@ -218,6 +218,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
     info.peer_host = cfg.host.clone();
     info.peer_port = cfg.port;
     info.cookie = cookie.text();
+    info.on_connect = Some(report::OnConnect {
+        tcp: cfg.protocol == Protocol::Tcp,
+        mss: cfg.mss,
+        rate: cfg.rate,
+    });
     info.tcp_mss = if cfg.mss > 0 { cfg.mss } else { ctrl_mss };
     let shared = TestShared::new(cfg.bytes, cfg.blocks);
     let mut session = Session::new(shared.clone(), cfg.interval, cfg.omit, udp);
@@ -281,11 +286,23 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
         };
         match st {
             State::ParamExchange => {
+                if cfg.verbose {
+                    // 3.12 prints these with printf: on stdout, also with -J
+                    // or --logfile, without -T or --timestamps prefixes.
+                    let mut o = std::io::stdout().lock();
+                    let _ = writeln!(o, "Control connection MSS {ctrl_mss}");
+                    if udp && cfg.blksize == 0 {
+                        let _ = writeln!(o, "Setting UDP block size to {blksize}");
+                    }
+                    let _ = o.flush();
+                }
+                if udp && ctrl_mss > 0 && blksize > ctrl_mss {
+                    eprintln!(
+                        "warning: UDP block size {blksize} exceeds TCP MSS {ctrl_mss}, may result in fragmentation / drops"
+                    );
+                }
                 if report.is_text() {
                     if cfg.verbose {
-                        report
-                            .out
-                            .line(&format!("Control connection MSS {ctrl_mss}"));
                         report.out.line(&format!("Time: {time_s}"));
                     }
                     report.out.line(&format!(
@@ -323,6 +340,9 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 })?;
             }
             State::CreateStreams => {
+                if cfg.protocol == Protocol::Sctp {
+                    return Err(sctp_stream_error());
+                }
                 create_streams(
                     cfg,
                     &cookie,
@@ -487,6 +507,20 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
             _ => return Err("received an unknown control message".into()),
         }
     }
+}
+
+/// A server that takes an SCTP test: 3.12 fails to make its socket where
+/// the kernel has no SCTP; riperf has no SCTP streams at all.
+fn sctp_stream_error() -> String {
+    // SAFETY: socket(2) with constant arguments; the fd is closed below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_SCTP) };
+    if fd < 0 {
+        let e = std::io::Error::last_os_error();
+        return format!("unable to connect stream: {}", e.to_string_c());
+    }
+    // SAFETY: our own fresh descriptor.
+    unsafe { libc::close(fd) };
+    "unable to connect stream: riperf has no SCTP support".into()
 }
 
 /// While the test runs: wake for interval ticks, watch the end conditions and

@@ -18,6 +18,8 @@ pub const MIN_UDP_BLOCKSIZE: i64 = 16;
 pub const MAX_BURST: i64 = 1000;
 pub const MAX_MSS: i64 = 9 * 1024;
 pub const DEFAULT_TCP_BLKSIZE: i64 = 128 * 1024;
+/// 3.12's default -l for --sctp.
+pub const DEFAULT_SCTP_BLKSIZE: i64 = 64 * 1024;
 pub const DEFAULT_UDP_RATE: u64 = 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,10 @@ pub struct Config {
     pub max_parallel: i64,
     pub verbose: bool,
     pub output: OutputKind,
+    /// Lines 3.12 prints to stdout while it parses the command line.
+    pub notices: Vec<String>,
+    /// 3.12's `warning: …` lines (stderr) about flags that clash.
+    pub warnings: Vec<String>,
     pub logfile: Option<String>,
     pub forceflush: bool,
     pub timestamps: Option<String>,
@@ -118,6 +124,8 @@ impl Default for Config {
             max_parallel: MAX_STREAMS,
             verbose: false,
             output: OutputKind::Text,
+            notices: Vec::new(),
+            warnings: Vec::new(),
             logfile: None,
             forceflush: false,
             timestamps: None,
@@ -410,7 +418,14 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 }
                 c.host = v;
             }
-            Opt::Sctp | Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
+            // --sctp goes to the server as 3.12 sends it (where the kernel
+            // has no SCTP a 3.12 server answers with its listener error);
+            // riperf itself has no SCTP streams.
+            Opt::Sctp => {
+                c.protocol = Protocol::Sctp;
+                client_flag = true;
+            }
+            Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
             Opt::Udp => {
                 c.protocol = Protocol::Udp;
                 client_flag = true;
@@ -448,6 +463,8 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 client_flag = true;
             }
             Opt::NoFqSocketPacing => {
+                c.notices
+                    .push("Warning:  --no-fq-socket-pacing is deprecated".into());
                 c.fqrate = 0;
                 client_flag = true;
             }
@@ -648,7 +665,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             }
             _ => {
                 if c.blksize == 0 {
-                    c.blksize = DEFAULT_TCP_BLKSIZE;
+                    c.blksize = if c.protocol == Protocol::Sctp {
+                        DEFAULT_SCTP_BLKSIZE
+                    } else {
+                        DEFAULT_TCP_BLKSIZE
+                    };
                 }
                 if c.blksize <= 0 || c.blksize > MAX_BLOCKSIZE {
                     return Err(p("block size too large (maximum = 1048576 bytes)"));
@@ -658,6 +679,20 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     }
     if c.ipv4_only && c.ipv6_only {
         c.ipv4_only = false;
+    }
+    if matches!(c.output, OutputKind::Json | OutputKind::JsonStream) {
+        if c.format != 'a' {
+            c.warnings
+                .push("Report format (-f) flag ignored with JSON output (-J)".into());
+        }
+        if c.verbose {
+            c.warnings
+                .push("Verbose output (-v) may interfere with JSON output (-J)".into());
+        }
+        if c.debug > 0 {
+            c.warnings
+                .push("Debug output (-d) may interfere with JSON output (-J)".into());
+        }
     }
     Ok(Command::Run(Box::new(c)))
 }

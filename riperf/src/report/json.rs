@@ -34,6 +34,32 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
     m.insert("version".into(), "iperf 3.12".into());
     m.insert("system_info".into(), info.system_info.clone().into());
     let Some(t) = &info.test else {
+        if let (true, Some(oc)) = (is_client, &info.on_connect) {
+            m.insert(
+                "timestamp".into(),
+                obj(vec![
+                    ("time", info.time.clone().into()),
+                    ("timesecs", info.timesecs.into()),
+                ]),
+            );
+            m.insert(
+                "connecting_to".into(),
+                obj(vec![
+                    ("host", info.peer_host.clone().into()),
+                    ("port", info.peer_port.into()),
+                ]),
+            );
+            m.insert("cookie".into(), info.cookie.clone().into());
+            if oc.tcp {
+                let key = if oc.mss > 0 {
+                    "tcp_mss"
+                } else {
+                    "tcp_mss_default"
+                };
+                m.insert(key.into(), info.tcp_mss.into());
+            }
+            m.insert("target_bitrate".into(), oc.rate.into());
+        }
         return Value::Object(m);
     };
     let timestamp = obj(vec![

@@ -44,6 +44,8 @@ const BANNER_RULE: &str = "-----------------------------------------------------
 /// A failed test: what to tell the client (SERVER_ERROR code) and the log.
 pub(crate) struct TestError {
     i_errno: Option<i32>,
+    /// The errno sent beside `i_errno` (0: none).
+    errno: i32,
     msg: String,
     /// Printed as `iperf3: <msg>` (iperf3's iperf_err), not `iperf3: error - <msg>`.
     plain: bool,
@@ -53,6 +55,7 @@ impl TestError {
     fn log(msg: impl Into<String>) -> TestError {
         TestError {
             i_errno: None,
+            errno: 0,
             msg: msg.into(),
             plain: false,
         }
@@ -60,6 +63,7 @@ impl TestError {
     fn code(n: i32) -> TestError {
         TestError {
             i_errno: Some(n),
+            errno: 0,
             msg: crate::protocol::errors::message(n).0,
             plain: false,
         }
@@ -69,6 +73,7 @@ impl TestError {
     fn client_closed() -> TestError {
         TestError {
             i_errno: None,
+            errno: 0,
             msg: "the client has unexpectedly closed the connection".into(),
             plain: true,
         }
@@ -103,6 +108,15 @@ fn listen(cfg: &Config) -> std::io::Result<TcpListener> {
 
 /// Run the server until `-1` ends it or a signal stops it; the exit status.
 pub fn run(cfg: &Config) -> u8 {
+    // -A: 3.12 pins the server process before it listens and exits when
+    // the CPU cannot be used (stream threads still spread from it).
+    if let Some(c) = cfg.affinity {
+        if rbench_common::cpu::pin_current_thread(c).is_err() {
+            eprintln!("iperf3: error - unable to set CPU affinity: Invalid argument");
+            eprintln!("iperf3: exiting");
+            return 1;
+        }
+    }
     let listener = match listen(cfg) {
         Ok(l) => l,
         Err(e) => {
@@ -267,7 +281,7 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
             if let Some(n) = e.i_errno {
                 let mut b = vec![State::ServerError.to_byte()];
                 b.extend_from_slice(&n.to_be_bytes());
-                b.extend_from_slice(&0i32.to_be_bytes());
+                b.extend_from_slice(&e.errno.to_be_bytes());
                 let _ = ctrl.stream.write_all(&b);
             }
             if !e.msg.is_empty() {
@@ -289,7 +303,22 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
 
 fn validate(p: &TestParams, max_parallel: i64) -> Result<(), TestError> {
     if p.protocol == Protocol::Sctp {
-        return Err(TestError::code(131));
+        // 3.12 fails to make its SCTP listener where the kernel has no
+        // SCTP; riperf has no SCTP streams even where it has.
+        // SAFETY: socket(2) with constant arguments; the fd is closed below.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_SCTP) };
+        if fd >= 0 {
+            // SAFETY: our own fresh descriptor.
+            unsafe { libc::close(fd) };
+            return Err(TestError::code(131));
+        }
+        let e = std::io::Error::last_os_error();
+        return Err(TestError {
+            i_errno: Some(code::IESTREAMLISTEN),
+            errno: e.raw_os_error().unwrap_or(0),
+            msg: format!("unable to start stream listener: {}", e.to_string_c()),
+            plain: false,
+        });
     }
     if !(1..=max_parallel).contains(&p.parallel) {
         return Err(TestError::code(code::IENUMSTREAMS));
@@ -347,6 +376,7 @@ fn run_test(
             }
             other => TestError {
                 i_errno: Some(code::IERECVPARAMS),
+                errno: 0,
                 msg: format!("unable to receive parameters from client: {other}"),
                 plain: false,
             },
