@@ -307,9 +307,18 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     Some((a, b)) => (a, Some(b)),
                     None => (v.as_str(), None),
                 };
-                c.affinity = Some(atoi(a).max(0) as usize);
+                // 3.12: a number (strtol base 0) in 0..=1024, else refused.
+                let cpu = strtol0(a).filter(|n| (0..=1024).contains(n));
+                let Some(cpu) = cpu else {
+                    return Err(p("unable to set CPU affinity: "));
+                };
+                c.affinity = Some(cpu as usize);
                 if let Some(b) = b {
-                    c.server_affinity = Some(atoi(b));
+                    let n = atoi(b);
+                    if !(0..=1024).contains(&n) {
+                        return Err(p("unable to set CPU affinity: "));
+                    }
+                    c.server_affinity = Some(n);
                     client_flag = true;
                 }
             }
