@@ -52,7 +52,10 @@ fn rows(out: &str) -> Vec<Row> {
 }
 
 fn expected(file: &str) -> Option<&'static str> {
-    EXPECTED.iter().find(|(f, _)| *f == file).map(|(_, why)| *why)
+    EXPECTED
+        .iter()
+        .find(|(f, _)| *f == file)
+        .map(|(_, why)| *why)
 }
 
 /// The first lines of a kept diff, for the failure message.
@@ -102,7 +105,11 @@ fn sysbench_cram_suite() {
     let rows = rows(&stdout);
     if rows.is_empty() {
         // run.sh skips (exit 0, a note) without cram or a sysbench tree.
-        assert_eq!(code, Some(0), "run.sh reported no files:\n{stdout}\n{stderr}");
+        assert_eq!(
+            code,
+            Some(0),
+            "run.sh reported no files:\n{stdout}\n{stderr}"
+        );
         eprintln!("note: run.sh ran no files: {}", stdout.trim());
         return;
     }

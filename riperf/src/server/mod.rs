@@ -509,11 +509,15 @@ fn run_test(
     }
     let mut busy = BusyGuard::start(listener);
     send(ctrl, State::TestStart)?;
-    session.start();
+    // TEST_RUNNING goes out before our senders start: once they run (-R
+    // -P 128) they could hold this thread off the CPU before the send,
+    // starting the client's clock late (a sending server's end then read
+    // 2 s for -t 1). Receivers count from the start already.
     if let Err(e) = send(ctrl, State::TestRunning) {
         session.stop();
         return Err(e);
     }
+    session.start();
     let r = running_loop(cfg, &p, ctrl, &mut session, report, &mut busy);
     if let Some(b) = busy.as_mut() {
         b.stop();
@@ -598,13 +602,16 @@ fn running_loop(
             _ => return Err(TestError::log("received an unknown control message")),
         }
     }
+    // TEST_END: the test ends now (stopping the busy guard first, a
+    // thread on a 20 ms poll, pushed a sending server's end past -t under
+    // load: 1.06 s for -R -P 8 -t 1, 1.9 s with -P 128).
+    session.end(report, true);
     // The test is over: the next client waits in the backlog rather than
     // being refused while results are exchanged.
     if let Some(b) = busy.as_mut() {
         b.stop();
     }
-    // TEST_END: the summary first (the server never shows peer numbers).
-    session.end(report, true);
+    // The summary first (the server never shows peer numbers).
     session.shutdown_streams();
     print_summary(session, report, udp, cfg.file.as_deref())?;
     ctrl.send_state(State::ExchangeResults).map_err(|e| {
