@@ -12,7 +12,10 @@ fn out(s: &str) {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut argv = std::env::args();
+    // getopt names the program as it was invoked (3.12: argv[0]).
+    let prog = argv.next().unwrap_or_else(|| "iperf3".into());
+    let args: Vec<String> = argv.collect();
     // Hidden, for packaging: the completion scripts made from the option table.
     if let Some(shell) = args
         .iter()
@@ -44,7 +47,7 @@ fn main() -> ExitCode {
         }
         Ok(Command::Run(c)) => c,
         Err(UsageError::Getopt(m)) => {
-            eprintln!("iperf3: {m}");
+            eprintln!("{prog}: {m}");
             eprint!("{}", options::table::usage_long());
             return ExitCode::from(1);
         }
@@ -58,6 +61,12 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    for n in &cfg.notices {
+        out(&format!("{n}\n"));
+    }
+    for w in &cfg.warnings {
+        eprintln!("warning: {w}");
+    }
     rbench_common::stop::install();
     // A peer that vanishes must not kill us with SIGPIPE.
     // SAFETY: ignoring SIGPIPE is process-wide and always allowed.

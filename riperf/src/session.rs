@@ -79,6 +79,15 @@ impl Session {
         self.sampler.is_some()
     }
 
+    /// Whether the omit period ends on an interval boundary (within 1 ms).
+    fn omit_on_tick(&self) -> bool {
+        if self.interval_ns == 0 {
+            return false;
+        }
+        let r = self.omit_ns % self.interval_ns;
+        r < 1_000_000 || self.interval_ns - r < 1_000_000
+    }
+
     /// The next moment the loop must wake up for.
     pub fn next_deadline(&self) -> u64 {
         self.next_tick
@@ -88,13 +97,19 @@ impl Session {
     /// Returns the bytes of a regular (not omitted) interval it closed.
     pub fn tick(&mut self, report: &mut Report) -> Option<u64> {
         let now = now_ns();
+        let on_tick = self.omit_on_tick();
         let sampler = self.sampler.as_mut()?;
         if now < self.next_tick {
             return None;
         }
         let omit_end = self.start_ns + self.omit_ns;
         if self.omitting && now >= omit_end {
-            if let Some(iv) = sampler.sample(&self.streams, now, true) {
+            // 3.12 ends the omit period by resetting its counters and
+            // timers: the part of an interval cut off there is dropped,
+            // unprinted (`-O 2 -i .3`: six omitted intervals, not seven).
+            // Only an interval ending at the omit end is shown.
+            let sample = sampler.sample(&self.streams, now, true);
+            if let Some(iv) = sample.filter(|_| on_tick) {
                 report.interval(&iv);
             }
             sampler.reset_for_omit(&self.streams, now);
@@ -373,5 +388,13 @@ impl Session {
             receiver_congestion: None,
             file: None,
         })
+    }
+}
+
+/// A session given up on an error still has its stream threads waiting or
+/// running: they stop (the process may go on, as a server does).
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shared.set_phase(phase::DONE);
     }
 }

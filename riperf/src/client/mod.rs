@@ -218,6 +218,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
     info.peer_host = cfg.host.clone();
     info.peer_port = cfg.port;
     info.cookie = cookie.text();
+    info.on_connect = Some(report::OnConnect {
+        tcp: cfg.protocol == Protocol::Tcp,
+        mss: cfg.mss,
+        rate: cfg.rate,
+    });
     info.tcp_mss = if cfg.mss > 0 { cfg.mss } else { ctrl_mss };
     let shared = TestShared::new(cfg.bytes, cfg.blocks);
     let mut session = Session::new(shared.clone(), cfg.interval, cfg.omit, udp);
@@ -225,16 +230,33 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
     let mut local_end_done = false;
     loop {
         let st = if session.running() && !local_end_done {
-            match wait_running(cfg, &mut ctrl, &mut session, report)? {
+            match wait_running(cfg, blksize, &mut ctrl, &mut session, report)? {
                 Some(s) => s,
                 None => {
                     // Our side decided the test is over.
-                    session.end_deferred();
-                    session.wait_acked(Duration::from_secs(1));
+                    let send_end = |ctrl: &mut Ctrl| {
+                        ctrl.send_state(State::TestEnd).map_err(|e| {
+                            format!("unable to send control message: {}", e.to_string_c())
+                        })
+                    };
+                    if cfg.bytes != 0 || cfg.blocks != 0 {
+                        // -n/-k: the receiver's count should hold every
+                        // byte sent: the senders finish their write and
+                        // the peer acknowledges it (bounded) first.
+                        session.end_deferred();
+                        session.wait_acked(Duration::from_secs(1));
+                        send_end(&mut ctrl)?;
+                    } else {
+                        // A timed test ends at -t, as in 3.12: TEST_END
+                        // goes now, and the senders' writes in progress
+                        // finish after it. Waiting for them (a paced
+                        // --fq-rate queue, -P 128 threads) pushed the
+                        // receiver's last interval past -t.
+                        session.shared.set_phase(crate::stream::phase::ENDING);
+                        send_end(&mut ctrl)?;
+                        session.end_deferred();
+                    }
                     local_end_done = true;
-                    ctrl.send_state(State::TestEnd).map_err(|e| {
-                        format!("unable to send control message: {}", e.to_string_c())
-                    })?;
                     continue;
                 }
             }
@@ -264,11 +286,23 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
         };
         match st {
             State::ParamExchange => {
+                if cfg.verbose {
+                    // 3.12 prints these with printf: on stdout, also with -J
+                    // or --logfile, without -T or --timestamps prefixes.
+                    let mut o = std::io::stdout().lock();
+                    let _ = writeln!(o, "Control connection MSS {ctrl_mss}");
+                    if udp && cfg.blksize == 0 {
+                        let _ = writeln!(o, "Setting UDP block size to {blksize}");
+                    }
+                    let _ = o.flush();
+                }
+                if udp && ctrl_mss > 0 && blksize > ctrl_mss {
+                    eprintln!(
+                        "warning: UDP block size {blksize} exceeds TCP MSS {ctrl_mss}, may result in fragmentation / drops"
+                    );
+                }
                 if report.is_text() {
                     if cfg.verbose {
-                        report
-                            .out
-                            .line(&format!("Control connection MSS {ctrl_mss}"));
                         report.out.line(&format!("Time: {time_s}"));
                     }
                     report.out.line(&format!(
@@ -306,6 +340,9 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 })?;
             }
             State::CreateStreams => {
+                if cfg.protocol == Protocol::Sctp {
+                    return Err(sctp_stream_error());
+                }
                 create_streams(
                     cfg,
                     &cookie,
@@ -344,12 +381,11 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                         cfg.tos
                     ));
                 }
-            }
-            State::TestStart => {
-                if let Some(c) = cfg.affinity {
-                    rbench_common::cpu::pin_current_thread(c)
-                        .map_err(|_| "unable to set CPU affinity: Invalid argument".to_string())?;
-                }
+                // The stream threads start now, waiting for TEST_RUNNING:
+                // the server's clock starts when it sends TEST_RUNNING, right
+                // after TEST_START, so spawning them on TEST_START (-P 128
+                // on a busy machine: tens of ms) started ours late and our
+                // TEST_END went past the server's -t.
                 let streams = std::mem::take(&mut session.streams);
                 let mut started = Vec::new();
                 let bodies = std::mem::take(&mut session.pending);
@@ -361,6 +397,12 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                     started.push(s);
                 }
                 session.streams = started;
+            }
+            State::TestStart => {
+                if let Some(c) = cfg.affinity {
+                    rbench_common::cpu::pin_current_thread(c)
+                        .map_err(|_| "unable to set CPU affinity: Invalid argument".to_string())?;
+                }
             }
             State::TestRunning => session.start(),
             State::ExchangeResults => {
@@ -414,7 +456,14 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                         .extra_top
                         .push(("extra_data".into(), e.clone().into()));
                 }
-                match peer_res.and_then(|p| p.server_output.clone()) {
+                // A real iperf3 server keeps `get_server_output` set from an
+                // earlier client that asked: 3.12 shows (and keeps for -J)
+                // the server's output only when this client asked for it.
+                let asked = cfg.get_server_output;
+                match peer_res
+                    .filter(|_| asked)
+                    .and_then(|p| p.server_output.clone())
+                {
                     Some(ServerOutput::Text(t)) => {
                         if report.is_text() {
                             report.out.raw("\nServer output:\n");
@@ -460,10 +509,25 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
     }
 }
 
+/// A server that takes an SCTP test: 3.12 fails to make its socket where
+/// the kernel has no SCTP; riperf has no SCTP streams at all.
+fn sctp_stream_error() -> String {
+    // SAFETY: socket(2) with constant arguments; the fd is closed below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_SCTP) };
+    if fd < 0 {
+        let e = std::io::Error::last_os_error();
+        return format!("unable to connect stream: {}", e.to_string_c());
+    }
+    // SAFETY: our own fresh descriptor.
+    unsafe { libc::close(fd) };
+    "unable to connect stream: riperf has no SCTP support".into()
+}
+
 /// While the test runs: wake for interval ticks, watch the end conditions and
 /// the control connection. `Ok(None)` when this side ends the test.
 fn wait_running(
     cfg: &Config,
+    blksize: i64,
     ctrl: &mut Ctrl,
     session: &mut Session,
     report: &mut Report,
@@ -497,7 +561,9 @@ fn wait_running(
         }
         let now = now_ns();
         let mut deadline = session.next_deadline().min(end_ns);
-        if limited {
+        // -F: the end of the file ends the test too.
+        let file_send = cfg.file.is_some() && (!cfg.reverse || cfg.bidir);
+        if limited || file_send {
             deadline = deadline.min(now + 2_000_000);
         }
         let wait = Duration::from_nanos(deadline.saturating_sub(now).min(200_000_000));
@@ -522,6 +588,15 @@ fn wait_running(
             return Ok(None);
         }
         let _ = session.tick(report);
+        if !session.omitting
+            && file_send
+            && session
+                .shared
+                .file_eof
+                .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return Ok(None);
+        }
         if !session.omitting && limited {
             let (sent, recv) = session.counted();
             let bytes_done = cfg.bytes != 0 && (sent >= cfg.bytes || recv >= cfg.bytes);
@@ -531,7 +606,7 @@ fn wait_running(
                     .total_blocks
                     .load(std::sync::atomic::Ordering::Relaxed)
                     >= cfg.blocks
-                    || recv >= cfg.blocks * cfg.blksize.max(1) as u64);
+                    || recv >= cfg.blocks * blksize.max(1) as u64);
             if bytes_done || blocks_done || session.all_senders_finished() {
                 return Ok(None);
             }

@@ -71,6 +71,13 @@ pub fn create_streams(
         } else {
             !cfg.reverse
         };
+        // --cport P: stream i binds P+i (3.12; --bidir's receiving streams
+        // follow the sending ones, so no two streams share a port).
+        let cport = if cfg.cport != 0 {
+            cfg.cport.wrapping_add(i as u16)
+        } else {
+            0
+        };
         #[allow(clippy::type_complexity)]
         let (fd, local, io, keep): (
             i32,
@@ -78,7 +85,7 @@ pub fn create_streams(
             Box<dyn StreamIo>,
             Arc<dyn std::any::Any + Send + Sync>,
         ) = if udp {
-            let s = udp_connect(peer, bind_ip, cfg.cport, &opts, blksize)?;
+            let s = udp_connect(peer, bind_ip, cport, &opts, blksize)?;
             let local = s.local_addr().map_err(|e| e.to_string_c())?;
             let fd = s.as_raw_fd();
             let s = Arc::new(s);
@@ -94,14 +101,13 @@ pub fn create_streams(
                 Ok(())
             };
             let to = net::with_flowlabel(peer, label);
-            let mut t = net::connect_tcp(&[to], bind_ip, cfg.cport, None, &prepare).map_err(
-                |e| match e {
+            let mut t =
+                net::connect_tcp(&[to], bind_ip, cport, None, &prepare).map_err(|e| match e {
                     net::ConnectError::Io(e) => {
                         format!("unable to connect stream: {}", e.to_string_c())
                     }
                     net::ConnectError::Option(n) => server_error_text(n, 0),
-                },
-            )?;
+                })?;
             t.write_all(cookie.as_bytes())
                 .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
             let local = t.local_addr().map_err(|e| e.to_string_c())?;

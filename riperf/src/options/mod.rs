@@ -18,6 +18,8 @@ pub const MIN_UDP_BLOCKSIZE: i64 = 16;
 pub const MAX_BURST: i64 = 1000;
 pub const MAX_MSS: i64 = 9 * 1024;
 pub const DEFAULT_TCP_BLKSIZE: i64 = 128 * 1024;
+/// 3.12's default -l for --sctp.
+pub const DEFAULT_SCTP_BLKSIZE: i64 = 64 * 1024;
 pub const DEFAULT_UDP_RATE: u64 = 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,10 @@ pub struct Config {
     pub max_parallel: i64,
     pub verbose: bool,
     pub output: OutputKind,
+    /// Lines 3.12 prints to stdout while it parses the command line.
+    pub notices: Vec<String>,
+    /// 3.12's `warning: …` lines (stderr) about flags that clash.
+    pub warnings: Vec<String>,
     pub logfile: Option<String>,
     pub forceflush: bool,
     pub timestamps: Option<String>,
@@ -118,6 +124,8 @@ impl Default for Config {
             max_parallel: MAX_STREAMS,
             verbose: false,
             output: OutputKind::Text,
+            notices: Vec::new(),
+            warnings: Vec::new(),
             logfile: None,
             forceflush: false,
             timestamps: None,
@@ -299,9 +307,18 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     Some((a, b)) => (a, Some(b)),
                     None => (v.as_str(), None),
                 };
-                c.affinity = Some(atoi(a).max(0) as usize);
+                // 3.12: a number (strtol base 0) in 0..=1024, else refused.
+                let cpu = strtol0(a).filter(|n| (0..=1024).contains(n));
+                let Some(cpu) = cpu else {
+                    return Err(p("unable to set CPU affinity: "));
+                };
+                c.affinity = Some(cpu as usize);
                 if let Some(b) = b {
-                    c.server_affinity = Some(atoi(b));
+                    let n = atoi(b);
+                    if !(0..=1024).contains(&n) {
+                        return Err(p("unable to set CPU affinity: "));
+                    }
+                    c.server_affinity = Some(n);
                     client_flag = true;
                 }
             }
@@ -410,7 +427,14 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 }
                 c.host = v;
             }
-            Opt::Sctp | Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
+            // --sctp goes to the server as 3.12 sends it (where the kernel
+            // has no SCTP a 3.12 server answers with its listener error);
+            // riperf itself has no SCTP streams.
+            Opt::Sctp => {
+                c.protocol = Protocol::Sctp;
+                client_flag = true;
+            }
+            Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
             Opt::Udp => {
                 c.protocol = Protocol::Udp;
                 client_flag = true;
@@ -448,6 +472,8 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 client_flag = true;
             }
             Opt::NoFqSocketPacing => {
+                c.notices
+                    .push("Warning:  --no-fq-socket-pacing is deprecated".into());
                 c.fqrate = 0;
                 client_flag = true;
             }
@@ -612,13 +638,15 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 "-F/--file is supported with TCP only by riperf".into(),
             ));
         }
-        // iperf3: a file sent from the client sets -n to its size when no
-        // end condition is given.
-        if let (Some(f), false, false) = (&c.file, c.reverse, duration_set) {
+        // iperf3: -F sets -n to the file's size when no end condition is
+        // given, in -R too (the size of the file before it is rewritten).
+        if let (Some(f), false) = (&c.file, duration_set) {
             if c.bytes == 0 && c.blocks == 0 {
                 match std::fs::metadata(f) {
                     Ok(m) if m.len() > 0 => c.bytes = m.len(),
                     Ok(_) => {}
+                    // -R writes the file: it need not exist yet.
+                    Err(_) if c.reverse => {}
                     Err(_) => {
                         return Err(UsageError::Fatal(
                             "unable to open -F file: No such file or directory".into(),
@@ -646,7 +674,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             }
             _ => {
                 if c.blksize == 0 {
-                    c.blksize = DEFAULT_TCP_BLKSIZE;
+                    c.blksize = if c.protocol == Protocol::Sctp {
+                        DEFAULT_SCTP_BLKSIZE
+                    } else {
+                        DEFAULT_TCP_BLKSIZE
+                    };
                 }
                 if c.blksize <= 0 || c.blksize > MAX_BLOCKSIZE {
                     return Err(p("block size too large (maximum = 1048576 bytes)"));
@@ -656,6 +688,20 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     }
     if c.ipv4_only && c.ipv6_only {
         c.ipv4_only = false;
+    }
+    if matches!(c.output, OutputKind::Json | OutputKind::JsonStream) {
+        if c.format != 'a' {
+            c.warnings
+                .push("Report format (-f) flag ignored with JSON output (-J)".into());
+        }
+        if c.verbose {
+            c.warnings
+                .push("Verbose output (-v) may interfere with JSON output (-J)".into());
+        }
+        if c.debug > 0 {
+            c.warnings
+                .push("Debug output (-d) may interfere with JSON output (-J)".into());
+        }
     }
     Ok(Command::Run(Box::new(c)))
 }

@@ -64,6 +64,7 @@ pub fn message(i_errno: i32) -> (String, bool) {
         148 => ("unable to set TCP USER_TIMEOUT", true),
         200 => ("unable to create a new stream", true),
         201 => ("unable to initialize stream", true),
+        131 => ("protocol does not exist", false),
         202 => ("unable to start stream listener", true),
         203 => ("unable to connect stream", true),
         204 => ("unable to accept stream connection", true),

@@ -34,6 +34,32 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
     m.insert("version".into(), "iperf 3.12".into());
     m.insert("system_info".into(), info.system_info.clone().into());
     let Some(t) = &info.test else {
+        if let (true, Some(oc)) = (is_client, &info.on_connect) {
+            m.insert(
+                "timestamp".into(),
+                obj(vec![
+                    ("time", info.time.clone().into()),
+                    ("timesecs", info.timesecs.into()),
+                ]),
+            );
+            m.insert(
+                "connecting_to".into(),
+                obj(vec![
+                    ("host", info.peer_host.clone().into()),
+                    ("port", info.peer_port.into()),
+                ]),
+            );
+            m.insert("cookie".into(), info.cookie.clone().into());
+            if oc.tcp {
+                let key = if oc.mss > 0 {
+                    "tcp_mss"
+                } else {
+                    "tcp_mss_default"
+                };
+                m.insert(key.into(), info.tcp_mss.into());
+            }
+            m.insert("target_bitrate".into(), oc.rate.into());
+        }
         return Value::Object(m);
     };
     let timestamp = obj(vec![
@@ -287,7 +313,30 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
                     ("bits_per_second", bps(st.bytes_received, receiver_time)),
                     ("sender", st.sender.into()),
                 ];
-                streams.push(obj(vec![("sender", obj(sv)), ("receiver", obj(rv))]));
+                let mut one = vec![("sender", obj(sv))];
+                if let Some((name, size)) = &s.file {
+                    // 3.12: whole percents, truncated; an empty file is 100%.
+                    let pct = |b: u64| {
+                        if *size > 0 {
+                            (b as f64 / *size as f64 * 100.0) as i64
+                        } else {
+                            100
+                        }
+                    };
+                    one.push((
+                        "diskfile",
+                        obj(vec![
+                            ("sent", st.bytes_sent.into()),
+                            ("received", st.bytes_received.into()),
+                            ("size", (*size).into()),
+                            ("percent_sent", pct(st.bytes_sent).into()),
+                            ("percent_received", pct(st.bytes_received).into()),
+                            ("filename", name.clone().into()),
+                        ]),
+                    ));
+                }
+                one.push(("receiver", obj(rv)));
+                streams.push(obj(one));
             }
         }
         let reverse = ctx.bidir && (ctx.is_client != must_send);

@@ -86,6 +86,18 @@ pub struct StartInfo {
     pub sndbuf_actual: i64,
     pub rcvbuf_actual: i64,
     pub test: Option<TestDesc>,
+    /// Client: what 3.12 puts in `start` on connecting, before the test is
+    /// described (a test the server refuses still shows it).
+    pub on_connect: Option<OnConnect>,
+}
+
+/// The `start` keys a 3.12 client adds when the control connection is up.
+#[derive(Debug, Clone, Default)]
+pub struct OnConnect {
+    /// TCP (3.12: SOCK_STREAM): the tcp_mss keys are added.
+    pub tcp: bool,
+    pub mss: i64,
+    pub rate: u64,
 }
 
 /// One stream's end-of-test view: both directions, as far as known.

@@ -44,6 +44,8 @@ const BANNER_RULE: &str = "-----------------------------------------------------
 /// A failed test: what to tell the client (SERVER_ERROR code) and the log.
 pub(crate) struct TestError {
     i_errno: Option<i32>,
+    /// The errno sent beside `i_errno` (0: none).
+    errno: i32,
     msg: String,
     /// Printed as `iperf3: <msg>` (iperf3's iperf_err), not `iperf3: error - <msg>`.
     plain: bool,
@@ -53,6 +55,7 @@ impl TestError {
     fn log(msg: impl Into<String>) -> TestError {
         TestError {
             i_errno: None,
+            errno: 0,
             msg: msg.into(),
             plain: false,
         }
@@ -60,6 +63,7 @@ impl TestError {
     fn code(n: i32) -> TestError {
         TestError {
             i_errno: Some(n),
+            errno: 0,
             msg: crate::protocol::errors::message(n).0,
             plain: false,
         }
@@ -69,6 +73,7 @@ impl TestError {
     fn client_closed() -> TestError {
         TestError {
             i_errno: None,
+            errno: 0,
             msg: "the client has unexpectedly closed the connection".into(),
             plain: true,
         }
@@ -103,6 +108,15 @@ fn listen(cfg: &Config) -> std::io::Result<TcpListener> {
 
 /// Run the server until `-1` ends it or a signal stops it; the exit status.
 pub fn run(cfg: &Config) -> u8 {
+    // -A: 3.12 pins the server process before it listens and exits when
+    // the CPU cannot be used (stream threads still spread from it).
+    if let Some(c) = cfg.affinity {
+        if rbench_common::cpu::pin_current_thread(c).is_err() {
+            eprintln!("iperf3: error - unable to set CPU affinity: Invalid argument");
+            eprintln!("iperf3: exiting");
+            return 1;
+        }
+    }
     let listener = match listen(cfg) {
         Ok(l) => l,
         Err(e) => {
@@ -267,7 +281,7 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
             if let Some(n) = e.i_errno {
                 let mut b = vec![State::ServerError.to_byte()];
                 b.extend_from_slice(&n.to_be_bytes());
-                b.extend_from_slice(&0i32.to_be_bytes());
+                b.extend_from_slice(&e.errno.to_be_bytes());
                 let _ = ctrl.stream.write_all(&b);
             }
             if !e.msg.is_empty() {
@@ -289,7 +303,22 @@ fn serve_one(cfg: &Config, listener: &TcpListener, stream: TcpStream, out: Out) 
 
 fn validate(p: &TestParams, max_parallel: i64) -> Result<(), TestError> {
     if p.protocol == Protocol::Sctp {
-        return Err(TestError::code(131));
+        // 3.12 fails to make its SCTP listener where the kernel has no
+        // SCTP; riperf has no SCTP streams even where it has.
+        // SAFETY: socket(2) with constant arguments; the fd is closed below.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_SCTP) };
+        if fd >= 0 {
+            // SAFETY: our own fresh descriptor.
+            unsafe { libc::close(fd) };
+            return Err(TestError::code(131));
+        }
+        let e = std::io::Error::last_os_error();
+        return Err(TestError {
+            i_errno: Some(code::IESTREAMLISTEN),
+            errno: e.raw_os_error().unwrap_or(0),
+            msg: format!("unable to start stream listener: {}", e.to_string_c()),
+            plain: false,
+        });
     }
     if !(1..=max_parallel).contains(&p.parallel) {
         return Err(TestError::code(code::IENUMSTREAMS));
@@ -347,6 +376,7 @@ fn run_test(
             }
             other => TestError {
                 i_errno: Some(code::IERECVPARAMS),
+                errno: 0,
                 msg: format!("unable to receive parameters from client: {other}"),
                 plain: false,
             },
@@ -479,11 +509,15 @@ fn run_test(
     }
     let mut busy = BusyGuard::start(listener);
     send(ctrl, State::TestStart)?;
-    session.start();
+    // TEST_RUNNING goes out before our senders start: once they run (-R
+    // -P 128) they could hold this thread off the CPU before the send,
+    // starting the client's clock late (a sending server's end then read
+    // 2 s for -t 1). Receivers count from the start already.
     if let Err(e) = send(ctrl, State::TestRunning) {
         session.stop();
         return Err(e);
     }
+    session.start();
     let r = running_loop(cfg, &p, ctrl, &mut session, report, &mut busy);
     if let Some(b) = busy.as_mut() {
         b.stop();
@@ -568,13 +602,16 @@ fn running_loop(
             _ => return Err(TestError::log("received an unknown control message")),
         }
     }
+    // TEST_END: the test ends now (stopping the busy guard first, a
+    // thread on a 20 ms poll, pushed a sending server's end past -t under
+    // load: 1.06 s for -R -P 8 -t 1, 1.9 s with -P 128).
+    session.end(report, true);
     // The test is over: the next client waits in the backlog rather than
     // being refused while results are exchanged.
     if let Some(b) = busy.as_mut() {
         b.stop();
     }
-    // TEST_END: the summary first (the server never shows peer numbers).
-    session.end(report, true);
+    // The summary first (the server never shows peer numbers).
     session.shutdown_streams();
     print_summary(session, report, udp, cfg.file.as_deref())?;
     ctrl.send_state(State::ExchangeResults).map_err(|e| {

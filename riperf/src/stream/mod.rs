@@ -38,6 +38,9 @@ pub struct TestShared {
     overshoot: bool,
     /// The budget no longer applies (an overshooting server after the grace).
     unlimited: AtomicBool,
+    /// `-F`: a sender read its file to the end (3.12 then ends a client's
+    /// test, whatever `-t` says).
+    pub file_eof: AtomicBool,
 }
 
 /// How long an overshooting server waits for TEST_END once the budget is spent.
@@ -58,6 +61,7 @@ impl TestShared {
             total_blocks: AtomicU64::new(0),
             overshoot,
             unlimited: AtomicBool::new(false),
+            file_eof: AtomicBool::new(false),
         })
     }
 

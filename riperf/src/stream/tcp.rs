@@ -175,7 +175,10 @@ impl TcpSender {
                 }
             }
             let mut n = match f.read(&mut buf) {
-                Ok(0) | Err(_) => return,
+                Ok(0) | Err(_) => {
+                    test.file_eof.store(true, Ordering::SeqCst);
+                    return;
+                }
                 Ok(n) => n,
             };
             if test.limited() {
