@@ -201,6 +201,17 @@ pub fn sysbench_size(s: &str) -> u64 {
     }
 }
 
+/// Warn that size option `name`, given as `raw`, was read as 0 (for a test
+/// that goes on with that 0 instead of refusing it).
+pub fn warn_size_read_as_zero(name: &str, raw: &str) {
+    if parse_size(raw).ok() != Some(0) {
+        warn_once(
+            name,
+            &format!("rsysbench: warning: --{name}={raw} read as 0, as sysbench 1.0.20 reads it"),
+        );
+    }
+}
+
 /// Print a parsing warning for option `name` once per run.
 fn warn_once(name: &str, text: &str) {
     static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());

@@ -112,12 +112,11 @@ impl Memory {
                 "Invalid value for memory-block-size: {raw}"
             )));
         }
+        // 0 (or a size sysbench reads as 0) is no limit: the run ends at --time.
         let total_size = v.size("memory-total-size")?;
         if total_size == 0 {
-            // sysbench runs without limit here (and a bad suffix reads as 0).
-            return Err(Fail::fatal(
-                "Invalid value for memory-total-size: 0 (give a size such as 100G; rsysbench does not run an unlimited memory test)",
-            ));
+            let raw = v.string("memory-total-size").unwrap_or_default();
+            crate::args::warn_size_read_as_zero("memory-total-size", &raw);
         }
         let local = choice(v, "memory-scope", &["global", "local"])? == "local";
         let hugetlb = v.flag("memory-hugetlb");
@@ -127,7 +126,10 @@ impl Memory {
             _ => Oper::None,
         };
         let random = choice(v, "memory-access-mode", &["seq", "rnd"])? == "rnd";
-        let per_thread = total_size / block_size / u64::from(threads);
+        let per_thread = match total_size {
+            0 => u64::MAX,
+            t => t / block_size / u64::from(threads),
+        };
         if per_thread == 0 {
             return Err(Fail::fatal(format!(
                 "--memory-total-size={total_size} is less than --memory-block-size={block_size} \
