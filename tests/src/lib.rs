@@ -10,6 +10,7 @@
 //! and mounted file systems are in [`fs`].
 
 pub mod fs;
+pub mod sql;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

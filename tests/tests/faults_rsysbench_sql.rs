@@ -15,29 +15,7 @@ use rbench_tests::{
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// `--db-driver=NAME` and the server's options, or None (after a note).
-fn server(driver: &str) -> Option<Vec<String>> {
-    let var = if driver == "mysql" {
-        "RBENCH_MYSQL_ARGS"
-    } else {
-        "RBENCH_PGSQL_ARGS"
-    };
-    match std::env::var(var) {
-        Ok(a) if !a.trim().is_empty() => Some(
-            std::iter::once(format!("--db-driver={driver}"))
-                .chain(a.split_whitespace().map(str::to_string))
-                .collect(),
-        ),
-        _ => {
-            assert!(
-                std::env::var("RBENCH_REQUIRE_ORIGINALS").as_deref() != Ok("1"),
-                "{var} is required (RBENCH_REQUIRE_ORIGINALS=1)"
-            );
-            eprintln!("note: {var} not set; skipping");
-            None
-        }
-    }
-}
+use rbench_tests::sql::server_args as server;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rbench-faults-sql-{}-{name}", std::process::id()));

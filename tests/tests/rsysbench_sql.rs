@@ -35,33 +35,11 @@ impl Driver {
             Driver::Pgsql => "pgsql",
         }
     }
-    fn env(self) -> &'static str {
-        match self {
-            Driver::Mysql => "RBENCH_MYSQL_ARGS",
-            Driver::Pgsql => "RBENCH_PGSQL_ARGS",
-        }
-    }
 }
 
 /// The driver's options, or None (after a note) without a server.
 fn server_args(d: Driver) -> Option<Vec<String>> {
-    match std::env::var(d.env()) {
-        Ok(a) if !a.trim().is_empty() => {
-            let mut v = vec![format!("--db-driver={}", d.name())];
-            v.extend(a.split_whitespace().map(str::to_string));
-            Some(v)
-        }
-        _ => {
-            if std::env::var("RBENCH_REQUIRE_ORIGINALS").as_deref() == Ok("1") {
-                panic!("{} is required (RBENCH_REQUIRE_ORIGINALS=1)", d.env());
-            }
-            eprintln!(
-                "note: {} not set (eval \"$(tests/db/servers.sh env DIR)\"); skipping",
-                d.env()
-            );
-            None
-        }
-    }
+    rbench_tests::sql::server_args(d.name())
 }
 
 /// Output as compared: numbers, pointers and the LuaJIT in the header
