@@ -5,7 +5,8 @@ use crate::failure::Failure;
 use crate::options::help;
 use crate::report::{self, normal};
 use crate::result;
-use crate::run::{self, diskstats, Stream};
+use crate::run::files::diskstats;
+use crate::run::{self, Stream};
 use rbench_common::units::fio::SizeOrPercent;
 use std::fs::File;
 use std::io::Write;
@@ -235,8 +236,8 @@ pub fn main(args: &[String]) -> i32 {
     // --bandwidth-log: sampled where fio's status code runs.
     let agg = p.bandwidth_log.then(|| {
         let sampling =
-            run::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
-        run::agglog::AggLog::new(sampling)
+            run::logs::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
+        run::logs::agglog::AggLog::new(sampling)
     });
     // fio's JSON report takes an aggregate sample (its forced ETA).
     let agg_report_sample = |runs: &[run::JobRun]| {

@@ -314,7 +314,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                     "plot" => p.plot = Some(v),
                     "plot-from" => p.plot_from.push(v),
                     // fio inflates the log to stdout and exits at once.
-                    "inflate-log" => return Err(crate::run::logzip::inflate_file(&v)),
+                    "inflate-log" => return Err(crate::run::logs::logzip::inflate_file(&v)),
                     "output-format" => set_output_format(p, &v)?,
                     "terse-version" => match v.parse() {
                         Ok(n @ 2..=5) => p.terse_version = n,

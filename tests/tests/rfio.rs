@@ -1036,7 +1036,7 @@ fn filesize_sizes_each_file_and_size_caps_it() {
         assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
     }
     // A range: each file's size is drawn from it, the same sizes as fio
-    // draws (run/filesize.rs), and, without size=, the job writes them all.
+    // draws (run/files/filesize.rs), and, without size=, the job writes them all.
     let args = [
         "--name=x",
         "--filesize=1m-3m",

@@ -147,12 +147,12 @@ impl Kind {
     /// Parse `s` for option `name`.
     pub fn parse(self, name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> {
         // fio's `Nz` (zones, §2.1.4): size, io_size, offset and
-        // offset_increment take it (run/zones.rs sizes it); other numbers
+        // offset_increment take it (run/offsets/zones.rs sizes it); other numbers
         // refuse it with fio's line.
         if s.ends_with('z') {
             match self {
                 Kind::Size { pct: true } => {
-                    return crate::run::zones::zone_count(name, s)
+                    return crate::run::offsets::zones::zone_count(name, s)
                         .map(|_| Value::Text(s.to_string()))
                         .map_err(|e| ValueError {
                             detail: Some(e),

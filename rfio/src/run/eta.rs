@@ -48,7 +48,7 @@ pub struct Progress {
     pub snapshot: Mutex<Option<ThreadStats>>,
     /// steadystate: the window of the job's group (set when its segment
     /// starts; submitter threads share their job's).
-    pub ss_group: std::sync::OnceLock<std::sync::Arc<super::steadystate::Group>>,
+    pub ss_group: std::sync::OnceLock<std::sync::Arc<super::pacing::steadystate::Group>>,
 }
 
 impl Progress {
@@ -179,7 +179,7 @@ pub fn draw(
             .collect();
         let running = states.iter().filter(|&&s| s != b'P' && s != b'_').count();
         let mut line = format!("Jobs: {running} (f={running})");
-        line.push_str(&super::throttle::eta_limits(
+        line.push_str(&super::pacing::throttle::eta_limits(
             jobs.iter()
                 .zip(&states)
                 .filter(|(_, &s)| s != b'P' && s != b'_')
