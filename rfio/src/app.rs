@@ -1,6 +1,6 @@
 //! The program: parse, set up, run, report; errors printed once, here.
 
-use crate::cli::{self, Plan};
+use crate::cli::{self, Plan, Stop};
 use crate::failure::Failure;
 use crate::options::help;
 use crate::report::{self, normal};
@@ -146,11 +146,37 @@ fn render(
     s
 }
 
+/// The command line and job files as fio reads them ([`cli::parse`]), with
+/// the two answers that need more than the options: `--inflate-log`
+/// inflates the log and exits, and a job file's error follows the header
+/// lines of the jobs before it.
+pub fn read_plan(args: &[String]) -> Result<Plan, Failure> {
+    match cli::parse(args) {
+        Ok(plan) => Ok(plan),
+        Err(Stop::Failure(f)) => Err(f),
+        Err(Stop::InflateLog(path)) => Err(run::logs::logzip::inflate_file(&path)),
+        Err(Stop::JobFile {
+            mut failure,
+            before,
+        }) => {
+            if before.program.normal {
+                if let Ok(jobs) = crate::job::expand(&before) {
+                    failure.stdout.insert_str(0, &normal::job_lines(&jobs));
+                }
+            }
+            Err(failure)
+        }
+    }
+}
+
 pub fn main(args: &[String]) -> i32 {
-    let plan: Plan = match cli::parse(args) {
+    let plan: Plan = match read_plan(args) {
         Ok(p) => p,
         Err(f) => return fail(f),
     };
+    if let Some(ms) = plan.program.eta_interval_ms {
+        run::eta::set_interval_ms(ms);
+    }
     let p = &plan.program;
     if !p.plot_from.is_empty() {
         // rfio's own: charts of existing logs, no job runs.
