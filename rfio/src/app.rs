@@ -1,11 +1,12 @@
 //! The program: parse, set up, run, report; errors printed once, here.
 
-use crate::cli::{self, Plan};
+use crate::cli::{self, Plan, Stop};
 use crate::failure::Failure;
 use crate::options::help;
 use crate::report::{self, normal};
 use crate::result;
-use crate::run::{self, diskstats, Stream};
+use crate::run::files::diskstats;
+use crate::run::{self, Stream};
 use rbench_common::units::fio::SizeOrPercent;
 use std::fs::File;
 use std::io::Write;
@@ -145,11 +146,37 @@ fn render(
     s
 }
 
+/// The command line and job files as fio reads them ([`cli::parse`]), with
+/// the two answers that need more than the options: `--inflate-log`
+/// inflates the log and exits, and a job file's error follows the header
+/// lines of the jobs before it.
+pub fn read_plan(args: &[String]) -> Result<Plan, Failure> {
+    match cli::parse(args) {
+        Ok(plan) => Ok(plan),
+        Err(Stop::Failure(f)) => Err(f),
+        Err(Stop::InflateLog(path)) => Err(run::logs::logzip::inflate_file(&path)),
+        Err(Stop::JobFile {
+            mut failure,
+            before,
+        }) => {
+            if before.program.normal {
+                if let Ok(jobs) = crate::job::expand(&before) {
+                    failure.stdout.insert_str(0, &normal::job_lines(&jobs));
+                }
+            }
+            Err(failure)
+        }
+    }
+}
+
 pub fn main(args: &[String]) -> i32 {
-    let plan: Plan = match cli::parse(args) {
+    let plan: Plan = match read_plan(args) {
         Ok(p) => p,
         Err(f) => return fail(f),
     };
+    if let Some(ms) = plan.program.eta_interval_ms {
+        run::eta::set_interval_ms(ms);
+    }
     let p = &plan.program;
     if !p.plot_from.is_empty() {
         // rfio's own: charts of existing logs, no job runs.
@@ -235,8 +262,8 @@ pub fn main(args: &[String]) -> i32 {
     // --bandwidth-log: sampled where fio's status code runs.
     let agg = p.bandwidth_log.then(|| {
         let sampling =
-            run::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
-        run::agglog::AggLog::new(sampling)
+            run::logs::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
+        run::logs::agglog::AggLog::new(sampling)
     });
     // fio's JSON report takes an aggregate sample (its forced ETA).
     let agg_report_sample = |runs: &[run::JobRun]| {

@@ -24,6 +24,8 @@ pub struct Program {
     pub sections: Vec<String>,
     /// `--eta`: always, never or auto.
     pub eta: String,
+    /// `--eta-interval`, milliseconds (run::eta::set_interval_ms takes it).
+    pub eta_interval_ms: Option<u32>,
     /// `--eta-newline`, microseconds.
     pub eta_newline_us: Option<u64>,
     /// `--status-interval`, microseconds.
@@ -51,6 +53,7 @@ impl Default for Program {
             readonly: false,
             sections: Vec::new(),
             eta: "auto".into(),
+            eta_interval_ms: None,
             eta_newline_us: None,
             status_interval_us: None,
             plot: None,
@@ -80,6 +83,26 @@ pub struct Plan {
     pub global_typed: Vec<(&'static str, String)>,
     /// `--showcmd` text pieces: (section name or None for global, options).
     pub files: Vec<String>,
+}
+
+/// Why reading the command line ended without a plan. Two of fio's answers
+/// need the layers above the command line, so the caller (`app::read_plan`)
+/// gives them: `--inflate-log` and the header lines before a job file's error.
+#[derive(Debug)]
+pub enum Stop {
+    /// fio's text and exit status: an error, `--version`, `--help`...
+    Failure(Failure),
+    /// `--inflate-log=FILE`: fio inflates the log to stdout and exits at once.
+    InflateLog(String),
+    /// A job file failed; fio has printed the header lines of the jobs
+    /// before it, `before` (when normal output is on).
+    JobFile { failure: Failure, before: Box<Plan> },
+}
+
+impl From<Failure> for Stop {
+    fn from(f: Failure) -> Self {
+        Stop::Failure(f)
+    }
 }
 
 const PROGRAM_WITH_VALUE: &[&str] = &[
@@ -226,7 +249,7 @@ fn set_output_format(p: &mut Program, list: &str) -> Result<(), Failure> {
 
 /// Parse argv (without the program name) into a plan.
 /// Parse argv (`args[0]` is the program name, used in getopt's messages).
-pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
+pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
     let prog = argv.first().map_or("fio", String::as_str);
     let args = argv.get(1..).unwrap_or(&[]);
     let mut plan = Plan {
@@ -273,24 +296,39 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
         let p = &mut plan.program;
         match name {
             // Exactly fio's line: scripts cut it (`cut -d- -f2`, blktests).
-            "version" => return Err(Failure::done("fio-3.33\n".to_string())),
+            "version" => {
+                return Err(Failure::done(
+                    "fio-3.33
+"
+                    .to_string(),
+                )
+                .into())
+            }
             "rbench-version" => {
                 return Err(Failure::done(
-                    concat!("rfio ", env!("CARGO_PKG_VERSION"), " (rbench)\n").to_string(),
-                ))
+                    concat!(
+                        "rfio ",
+                        env!("CARGO_PKG_VERSION"),
+                        " (rbench)
+"
+                    )
+                    .to_string(),
+                )
+                .into())
             }
             // rfio's own: the man page, generated from the option table.
-            "generate-man" => return Err(Failure::done(crate::man::render())),
+            "generate-man" => return Err(Failure::done(crate::man::render()).into()),
             // rfio's own: the completion scripts, generated from the same table.
             "generate-completions" => {
                 return Err(match inline.as_deref().unwrap_or("").parse() {
                     Ok(shell) => Failure::done(crate::completions::render(shell)),
                     Err(e) => Failure::stderr(format!("{prog}: {e}\n")),
-                })
+                }
+                .into())
             }
-            "help" => return Err(Failure::done(help::usage(prog))),
-            "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all"))),
-            "enghelp" => return Err(help::enghelp(inline.as_deref())),
+            "help" => return Err(Failure::done(help::usage(prog)).into()),
+            "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all")).into()),
+            "enghelp" => return Err(help::enghelp(inline.as_deref()).into()),
             // Accepted for compatibility, without effect in rfio.
             "warnings-fatal" => {}
             "parse-only" => p.parse_only = true,
@@ -313,22 +351,24 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                     "plot" => p.plot = Some(v),
                     "plot-from" => p.plot_from.push(v),
                     // fio inflates the log to stdout and exits at once.
-                    "inflate-log" => return Err(crate::run::logzip::inflate_file(&v)),
+                    "inflate-log" => return Err(Stop::InflateLog(v)),
                     "output-format" => set_output_format(p, &v)?,
                     "terse-version" => match v.parse() {
                         Ok(n @ 2..=5) => p.terse_version = n,
-                        _ => return Err(Failure::stderr("fio: bad terse version format\n")),
+                        _ => return Err(Failure::stderr("fio: bad terse version format\n").into()),
                     },
                     "section" => {
                         if v == "global" {
-                            return Err(Failure::stderr("fio: can't use global as only section\n"));
+                            return Err(
+                                Failure::stderr("fio: can't use global as only section\n").into()
+                            );
                         }
                         p.sections.push(v)
                     }
                     "eta" => p.eta = v,
-                    "eta-interval" => crate::run::eta::set_interval_ms(
-                        crate::run::eta::parse_interval(&v).map_err(Failure::stderr)?,
-                    ),
+                    "eta-interval" => {
+                        p.eta_interval_ms = Some(parse_interval(&v).map_err(Failure::stderr)?)
+                    }
                     "eta-newline" => {
                         let t = rbench_common::units::fio::parse_time_us(
                             &v,
@@ -350,7 +390,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                             Failure::stderr(format!("fio: failed parsing status-interval={v}\n"))
                         })?;
                         if t < 1000 {
-                            return Err(Failure::stderr("fio: status interval too small\n"));
+                            return Err(Failure::stderr("fio: status interval too small\n").into());
                         }
                         p.status_interval_us = Some(t);
                     }
@@ -396,7 +436,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                 let known =
                     crate::options::find(name).filter(|o| o.available_with(target.engine()));
                 let Some(opt) = known else {
-                    return Err(unrecognized(prog, arg, name, target.engine()));
+                    return Err(unrecognized(prog, arg, name, target.engine()).into());
                 };
                 let value = match inline {
                     // fio: `--bs=` (an empty value for an option that takes
@@ -404,7 +444,8 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                     Some(v) if v.is_empty() && opt.kind.needs_value() => {
                         return Err(Failure::stderr(format!(
                             "fio: option {name} requires an argument\n"
-                        )));
+                        ))
+                        .into());
                     }
                     Some(v) => Some(v),
                     None if opt.kind.needs_value() => match args.get(i) {
@@ -418,7 +459,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
                                 "{prog}: option '{arg}' requires an argument\n{}",
                                 f.stderr.split_once('\n').map_or("", |x| x.1)
                             );
-                            return Err(f);
+                            return Err(f.into());
                         }
                     },
                     None => None,
@@ -443,18 +484,39 @@ pub fn parse(argv: &[String]) -> Result<Plan, Failure> {
             JobOptions::default()
         };
         let added = jobfile::read(file).and_then(|s| add_file_jobs(&mut plan, seed, &s, n > 0));
-        if let Err(mut f) = added {
-            // fio has printed the header lines of the jobs before this file.
-            if plan.program.normal {
-                if let Ok(jobs) = crate::job::expand(&plan) {
-                    f.stdout
-                        .insert_str(0, &crate::report::normal::job_lines(&jobs));
-                }
-            }
-            return Err(f);
+        if let Err(failure) = added {
+            return Err(Stop::JobFile {
+                failure,
+                before: Box::new(plan),
+            });
         }
     }
     Ok(plan)
+}
+
+/// The shortest `--eta-interval`: fio's helper thread wakes every 250 ms
+/// (DISK_UTIL_MSEC, run/eta.rs's HELPER_TICK_MS).
+const ETA_INTERVAL_MIN_MS: u32 = 250;
+
+/// Parse `--eta-interval` as fio does: seconds by default, at least
+/// 250 ms; a negative time wraps to fio's unsigned milliseconds.
+fn parse_interval(v: &str) -> Result<u32, String> {
+    use rbench_common::units::fio::{parse_time_us, TimeUnit};
+    let failed = || format!("fio: failed parsing eta interval {v}\n");
+    let ms = match parse_time_us(v, TimeUnit::Seconds) {
+        Ok(us) => (us / 1000) as u32,
+        Err(_) => {
+            let us = v
+                .strip_prefix('-')
+                .and_then(|r| parse_time_us(r, TimeUnit::Seconds).ok())
+                .ok_or_else(failed)?;
+            (-((us / 1000) as i64)) as u32
+        }
+    };
+    if ms < ETA_INTERVAL_MIN_MS {
+        return Err("fio: eta interval time too short (250msec min)\n".into());
+    }
+    Ok(ms)
 }
 
 /// Apply a section's lines in fio's parse order: `ioengine` first (so its
@@ -566,4 +628,21 @@ fn add_file_jobs(
     text.push('\n');
     plan.files.push(text);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_parses_like_fio() {
+        assert_eq!(parse_interval("1"), Ok(1000));
+        assert_eq!(parse_interval("250ms"), Ok(250));
+        assert!(parse_interval("249ms").unwrap_err().contains("too short"));
+        assert!(parse_interval("0").unwrap_err().contains("too short"));
+        assert!(parse_interval("abc")
+            .unwrap_err()
+            .contains("failed parsing"));
+        assert_eq!(parse_interval("-1"), Ok((-1000i64) as u32));
+    }
 }

@@ -3,8 +3,8 @@
 use crate::cli::{JobDef, Plan};
 use crate::failure::Failure;
 use crate::options::JobOptions;
-use crate::run::distribution::Distribution;
-use crate::run::zones;
+use crate::run::offsets::distribution::Distribution;
+use crate::run::offsets::zones;
 use rbench_common::units::fio::{parse_size, SizeOrPercent};
 use std::path::PathBuf;
 
@@ -106,7 +106,7 @@ pub struct Job {
     pub nice: i32,
     pub random_distribution: Distribution,
     /// zonemode=strided (None: no zones).
-    pub zones: Option<crate::run::zones::Strided>,
+    pub zones: Option<crate::run::offsets::zones::Strided>,
     pub percentage_random: [u64; 3],
     pub fsync: u64,
     pub fdatasync: u64,
@@ -151,7 +151,7 @@ pub struct Job {
     pub thinktime_on_issue: bool,
     pub thinktime_iotime_us: u64,
     pub thinktime_blocks_set: bool,
-    pub steadystate: Option<crate::run::steadystate::SteadyState>,
+    pub steadystate: Option<crate::run::pacing::steadystate::SteadyState>,
     /// I/O priority class (prioclass), when set.
     pub prioclass: Option<u32>,
     /// continue_on_error, ignore_error, error_dump.
@@ -436,17 +436,16 @@ fn build(
     };
     let (ss_word, ss_post) = o.choice("steadystate");
     let steadystate =
-        crate::run::steadystate::Criterion::parse(&ss_word, ss_post.as_deref(), kb_base).map_err(
-            |e| {
+        crate::run::pacing::steadystate::Criterion::parse(&ss_word, ss_post.as_deref(), kb_base)
+            .map_err(|e| {
                 let raw = o
                     .typed
                     .iter()
                     .find(|(k, _)| *k == "steadystate")
                     .map_or("", |t| &t.1);
                 Failure::stderr(format!("{e}\nfio: failed parsing ss={raw}\n"))
-            },
-        )?;
-    let steadystate = crate::run::steadystate::SteadyState::new(
+            })?;
+    let steadystate = crate::run::pacing::steadystate::SteadyState::new(
         steadystate,
         o.time_us("steadystate_duration"),
         o.time_us("steadystate_ramp_time"),
@@ -492,7 +491,7 @@ fn build(
     if let Some(post) = fst_post.as_deref() {
         // fio's checks of a distribution's value (a count after random,
         // roundrobin or sequential is not checked).
-        let v = crate::run::distribution::split_distr(post).ok_or(());
+        let v = crate::run::offsets::distribution::split_distr(post).ok_or(());
         let why = match (fst_word.as_str(), v) {
             ("zipf" | "pareto" | "normal" | "gauss", Err(_)) => {
                 Some("file service type random postfix parsing failed")
@@ -541,7 +540,7 @@ fn build(
         complete_max,
         direct: o.flag("direct"),
         sync_mode,
-        // `Nz`: zones of zonesize (run/zones.rs).
+        // `Nz`: zones of zonesize (run/offsets/zones.rs).
         size: zones::in_zones(o, "size").unwrap_or_else(|| o.size("size")),
         io_size: zones::in_zones(o, "io_size").unwrap_or_else(|| o.size("io_size")),
         offset: zones::in_zones(o, "offset")
@@ -576,7 +575,7 @@ fn build(
         cpus_allowed,
         nice: o.int("nice") as i32,
         random_distribution,
-        zones: crate::run::zones::from_options(o).map_err(Failure::stderr)?,
+        zones: crate::run::offsets::zones::from_options(o).map_err(Failure::stderr)?,
         percentage_random: o.per_dir("percentage_random").unwrap_or([100; 3]),
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
@@ -596,7 +595,7 @@ fn build(
         log_prio: o.flag("log_prio"),
         log_gz: o.int("log_compression").max(0) as u64,
         log_gz_store: o.flag("log_store_compressed"),
-        log_gz_cpus: crate::run::logpack::option(o)?,
+        log_gz_cpus: crate::run::logs::logpack::option(o)?,
         log_entries: o.int("log_entries").max(1) as u64,
         agg_bw_log: false,
         plot: false,
@@ -661,7 +660,7 @@ fn build(
     {
         job.blockalign = None;
     }
-    crate::run::throttle::validate(&job).map_err(Failure::stderr)?;
+    crate::run::pacing::throttle::validate(&job).map_err(Failure::stderr)?;
     job.verify = crate::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
     let min_write = job.bssplit[1]
         .iter()
@@ -805,7 +804,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
                 allocated.extend(j.filenames.iter().cloned());
             }
             jobs.push(j);
-            crate::run::steadystate::check_added(&jobs, plan.program.normal)?;
+            crate::run::pacing::steadystate::check_added(&jobs, plan.program.normal)?;
         }
     }
     crate::run::buffers::count_jobs(&mut jobs);

@@ -3,6 +3,52 @@
 //! the program's own module tree (it includes `main.rs`, so a module added
 //! there is here too) and exposes only [`check_command_line`]. Under
 //! `cfg(test)` it is empty: the bin target already runs the unit tests.
+//!
+//! # The map
+//!
+//! Layers from the bottom up: each uses only those listed before it, but
+//! for the exceptions named (left to move down, issue 15); unit-test
+//! modules may also build a job from a command line with `cli`.
+//!
+//! - `failure.rs`: a run that ends early: each stream's text and the exit
+//!   status. Uses nothing.
+//! - `options/`: fio's option table, values, job files, `--cmdhelp`. Uses
+//!   failure.
+//! - `cli.rs`, `man.rs`, `completions.rs`: the command line read into a
+//!   `Plan` (program options, job definitions); the man page and completion
+//!   scripts written from the option table. Use options.
+//! - `job.rs`: each job's typed settings (`Job`), built from a `Plan`. Uses
+//!   options and cli; for now also run/ and verify/, where some setting
+//!   types still live (distribution, zones, steadystate, error policy,
+//!   buffer contents, CPU placement, verify settings).
+//! - `engine/`: the I/O engines behind one trait (queue, commit, reap). Uses
+//!   job (the whole `Job` for now, to become a small engine configuration).
+//! - `stats.rs`: one thread's counters and histograms: data. For now names
+//!   two run/ types (`IoError`, `SsReport`).
+//! - `verify/`: verify headers, checksums, patterns, the verify pass. Uses
+//!   job, engine and stats; for now also run/ (buffers, errors, logs, the
+//!   picker, `IoError`).
+//! - `run/`: running the jobs: segments and threads (`mod.rs`), the job loop
+//!   (`worker.rs`, `submitters.rs`) and what it uses directly (`buffers`,
+//!   `errors`, `eta`, `placement`). Uses job, engine, verify, stats and
+//!   options; for now also plot/ (the `--plot` trace's type) and report/
+//!   (header lines of a rejected steadystate group).
+//!   - `run/offsets/`: where the next I/O goes: the picker, fio's random
+//!     map, distributions, lfsr, strided zones, direction and block-size
+//!     choices.
+//!   - `run/pacing/`: rate, think time, steady state, sleeps a signal ends.
+//!   - `run/files/`: a job's files: layout, opening and cache hints, file
+//!     sizes, disk statistics.
+//!   - `run/logs/`: fio's log files, the bw/iops sampler, compressed logs,
+//!     aggregate bandwidth logs.
+//! - `result.rs`: a run's result as the reports see it: data over stats and
+//!   run's outcomes.
+//! - `report/`: views of the result: normal, terse, JSON, CSV. Uses result,
+//!   job and run/'s report types (steadystate, disk statistics, strerror).
+//! - `plot/`: SVG charts of a run's trace or of log files. Uses result, job,
+//!   stats, run/logs (to inflate stored logs).
+//! - `app.rs`, `parse_check.rs`, `main.rs`: wire them: read the plan, build
+//!   the jobs, run, report; errors printed once, in `app.rs`.
 
 // The program uses the rest of the tree; the library only parses.
 #![cfg_attr(not(test), allow(dead_code))]

@@ -18,7 +18,7 @@ pub fn check(argv: &[String], job_file: Option<&str>, scratch: &Path) -> Result<
             .map_err(|e| Failure::stderr(format!("cannot write {}: {e}\n", scratch.display())))?;
         argv.push(scratch.to_string_lossy().into_owned());
     }
-    let plan = crate::cli::parse(&argv)?;
+    let plan = crate::app::read_plan(&argv)?;
     let jobs = crate::job::expand(&plan)?;
     crate::app::validate(&jobs)?;
     Ok(jobs.len())

@@ -123,7 +123,7 @@ pub struct UnitReport {
     /// The unit moved no data and did no I/O: no normal-output block.
     pub idle: bool,
     /// The steadystate block (ss_dur set).
-    pub steadystate: Option<crate::run::steadystate::SsReport>,
+    pub steadystate: Option<crate::run::pacing::steadystate::SsReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -118,7 +118,7 @@ pub struct ThreadStats {
     /// Non-fatal errors to print (error_dump).
     pub dumped: Vec<crate::run::worker::IoError>,
     /// The steadystate block (ss_dur set).
-    pub steadystate: Option<Box<crate::run::steadystate::SsReport>>,
+    pub steadystate: Option<Box<crate::run::pacing::steadystate::SsReport>>,
 }
 
 impl ThreadStats {
@@ -188,7 +188,7 @@ impl ThreadStats {
             self.first_error = o.first_error;
         }
         self.runtime_ms += o.runtime_ms;
-        crate::run::steadystate::merge(&mut self.steadystate, &o.steadystate);
+        crate::run::pacing::steadystate::merge(&mut self.steadystate, &o.steadystate);
         if self.error == 0 {
             self.error = o.error;
             self.error_text.clone_from(&o.error_text);

@@ -1,7 +1,7 @@
 //! Scratch directories and file systems mounted for one test: fresh temporary
-//! directories (kept, or removed on drop), a tmpfs/ramfs mount and an ext4
-//! file system on a loop device, each undone on drop, also when the test
-//! fails.
+//! directories (kept, or removed on drop), a tmpfs/ramfs mount, a bare loop
+//! device and an ext4 file system on a loop device, each undone on drop,
+//! also when the test fails.
 
 use std::collections::HashSet;
 use std::ops::Deref;
@@ -202,6 +202,49 @@ impl Drop for Mount {
     fn drop(&mut self) {
         unmount(&self.dir);
         let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// A loop device over a sparse image of its own,
+/// `<tmp>/rbench-loopdev-<pid>-<name>.img` (discard punches holes in it, so
+/// trimmed blocks read back as zeros); detached and the image removed on
+/// drop, also when the test fails.
+pub struct LoopDev {
+    image: PathBuf,
+    /// The device, `/dev/loopN`.
+    pub dev: String,
+}
+
+impl LoopDev {
+    /// A device of `size` bytes, with `sector`-byte logical sectors when
+    /// given (losetup's default otherwise), set up within `limit`; `None`,
+    /// after [`cannot`] said why, when this user cannot set one up.
+    pub fn new(name: &str, size: u64, sector: Option<u32>, limit: Duration) -> Option<LoopDev> {
+        let image =
+            std::env::temp_dir().join(format!("rbench-loopdev-{}-{name}.img", std::process::id()));
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(size))
+            .expect("image");
+        let mut cmd = Command::new("losetup");
+        cmd.args(["-f", "--show"]);
+        if let Some(sector) = sector {
+            cmd.args(["--sector-size", &sector.to_string()]);
+        }
+        let out = run_bounded(cmd.arg(&image), limit);
+        if !out.status.success() {
+            let _ = std::fs::remove_file(&image);
+            cannot(&String::from_utf8_lossy(&out.stderr));
+            return None;
+        }
+        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Some(LoopDev { image, dev })
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        let _ = std::fs::remove_file(&self.image);
     }
 }
 

@@ -7,9 +7,11 @@
 //! [`send_signal`], [`kill_tree`]), wait for a state instead of sleeping
 //! ([`wait_for`], [`tcp_listening`], [`tcp_established`], [`is_open`]), mask
 //! numbers so layouts can be compared, and read JSON. Scratch directories
-//! and mounted file systems are in [`fs`].
+//! and mounted file systems are in [`fs`]; what the rfio test files share
+//! (fio beside rfio, a directory prefix and a bound per file) in [`rfio`].
 
 pub mod fs;
+pub mod rfio;
 pub mod sql;
 
 use std::path::{Path, PathBuf};

@@ -5,33 +5,20 @@
 //! small (4-16 MiB, at most 1 s) so the file runs in well under a minute.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use rbench_tests::fs::LoopDev;
+use rbench_tests::rfio::Suite;
 use rbench_tests::{
-    fio_key_paths, fio_layout, mask_numbers, original, our_bin, parse_json, run_in_dir, run_ok,
-    run_pair, Ran,
+    fio_key_paths, fio_layout, mask_numbers, original, our_bin, parse_json, run_ok, Ran,
 };
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A fresh, empty directory for one run. Tests keep their directories to
-/// compare them; the first call of a run removes what earlier runs left.
-fn temp_dir(tag: &str) -> PathBuf {
-    rbench_tests::fs::temp_dir("rfio-test", tag)
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    run_in_dir(bin, dir, args, LIMIT)
-}
-
-/// Both tools on the same arguments, each in its own fresh directory (set up
-/// by `prepare`). `None` when fio is not installed.
-fn both(args: &[&str], prepare: &dyn Fn(&Path)) -> Option<((Ran, PathBuf), (Ran, PathBuf))> {
-    run_pair("fio", "rfio", "rfio-test", args, prepare, LIMIT)
-}
+const SUITE: Suite = Suite::new("rfio-test", LIMIT);
 
 fn nothing(_: &Path) {}
 
@@ -55,7 +42,7 @@ fn mask_ids(s: &str) -> String {
 
 /// Same stdout, stderr and exit code (pids aside).
 fn assert_same_error(args: &[&str], prepare: &dyn Fn(&Path)) {
-    let Some(((theirs, d1), (ours, d2))) = both(args, prepare) else {
+    let Some(((theirs, d1), (ours, d2))) = SUITE.both(args, prepare) else {
         return;
     };
     // getopt names the program by argv[0].
@@ -123,7 +110,7 @@ fn unique_prefixes_name_their_option() {
         "--runt=1",
         "--output-format=terse",
     ];
-    let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+    let Some(((theirs, _), (ours, _))) = SUITE.both(&args, &nothing) else {
         return;
     };
     assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
@@ -134,7 +121,7 @@ fn unique_prefixes_name_their_option() {
 /// implements), `No job(s) defined` on stderr, exit 1.
 #[test]
 fn no_job_prints_usage_and_fails() {
-    let Some(((theirs, _), (ours, _))) = both(&[], &nothing) else {
+    let Some(((theirs, _), (ours, _))) = SUITE.both(&[], &nothing) else {
         return;
     };
     assert_eq!(
@@ -188,20 +175,20 @@ fn bad_job_files_fail_as_fio_does() {
 /// Values fio silently accepts as something else are refused by rfio.
 #[test]
 fn garbage_values_are_rejected() {
-    let d = temp_dir("garbage");
+    let d = SUITE.temp_dir("garbage");
     for args in [
         &["--name=x", "--ioengine=null", "--size=1M", "--bs=4q"][..],
         &["--name=x", "--ioengine=null", "--size=1M", "--runtime=10x"],
         &["--name=x", "--ioengine=null", "--size=1.5M"],
         &["--name=x", "--ioengine=null", "--size=1M", "--offset=-1"],
     ] {
-        let r = run_in(&our_bin("rfio"), &d, args);
+        let r = SUITE.run_in(&our_bin("rfio"), &d, args);
         assert_eq!(r.code, 1, "{args:?}");
         assert!(r.stderr.contains("fio: failed parsing"), "{}", r.stderr);
         assert!(r.stdout.is_empty());
     }
     // A job without files: fio runs it and moves nothing.
-    let r = run_in(
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &["--name=x", "--ioengine=null", "--size=1M", "--nrfiles=0"],
@@ -210,7 +197,7 @@ fn garbage_values_are_rejected() {
     assert!(r.stdout.is_empty());
     assert_eq!(r.stderr, "fio: nrfiles=0: a job needs at least one file\n");
     std::fs::write(d.join("broken.fio"), "[broken\nsize=1M\n").expect("write");
-    let r = run_in(&our_bin("rfio"), &d, &["broken.fio"]);
+    let r = SUITE.run_in(&our_bin("rfio"), &d, &["broken.fio"]);
     assert_eq!(r.code, 1);
     assert!(r.stderr.contains("missing its closing ']'"), "{}", r.stderr);
 }
@@ -223,8 +210,8 @@ fn cmdhelp_of_every_option_matches_fio() {
     let Some(fio) = original("fio") else {
         return;
     };
-    let d = temp_dir("cmdhelp");
-    let all = run_in(&our_bin("rfio"), &d, &["--cmdhelp=all"]);
+    let d = SUITE.temp_dir("cmdhelp");
+    let all = SUITE.run_in(&our_bin("rfio"), &d, &["--cmdhelp=all"]);
     let shortened = [
         "ioengine",
         "hipri",
@@ -244,8 +231,8 @@ fn cmdhelp_of_every_option_matches_fio() {
     assert!(names.len() > 80, "{}", all.stdout);
     for name in names {
         let arg = format!("--cmdhelp={name}");
-        let ours = run_in(&our_bin("rfio"), &d, &[&arg]);
-        let theirs = run_in(&fio, &d, &[&arg]);
+        let ours = SUITE.run_in(&our_bin("rfio"), &d, &[&arg]);
+        let theirs = SUITE.run_in(&fio, &d, &[&arg]);
         assert_eq!(ours.stdout, theirs.stdout, "{arg}");
     }
 }
@@ -290,7 +277,7 @@ fn layout(s: &str) -> Vec<String> {
 }
 
 fn assert_same_layout(args: &[&str], prepare: &dyn Fn(&Path)) {
-    let Some(((theirs, _), (ours, _))) = both(args, prepare) else {
+    let Some(((theirs, _), (ours, _))) = SUITE.both(args, prepare) else {
         return;
     };
     assert_eq!(ours.code, theirs.code, "{args:?}: {}", ours.stderr);
@@ -351,7 +338,7 @@ fn sample_lines_match_fio() {
         "--runtime=1",
         "--time_based",
     ];
-    let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+    let Some(((theirs, _), (ours, _))) = SUITE.both(&args, &nothing) else {
         return;
     };
     let lines = |s: &str| -> Vec<String> {
@@ -426,7 +413,7 @@ fn json_key_paths_and_types_match_fio() {
         for fmt in ["--output-format=json", "--output-format=json+"] {
             let mut args = job.to_vec();
             args.push(fmt);
-            let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+            let Some(((theirs, _), (ours, _))) = SUITE.both(&args, &nothing) else {
                 return;
             };
             assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
@@ -526,7 +513,7 @@ fn same_bytes_and_same_files_as_fio() {
         let mut args = job.to_vec();
         args.push("--output-format=json");
         let mk = |d: &Path| std::fs::create_dir_all(d.join("sub")).expect("mkdir");
-        let Some(((theirs, d1), (ours, d2))) = both(&args, &mk) else {
+        let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &mk) else {
             return;
         };
         assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
@@ -571,7 +558,7 @@ fn terse_field_counts_match_fio() {
             let mut args = job.to_vec();
             let v = format!("--terse-version={ver}");
             args.extend(["--output-format=terse", v.as_str()]);
-            let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+            let Some(((theirs, _), (ours, _))) = SUITE.both(&args, &nothing) else {
                 return;
             };
             let count = |s: &str| s.lines().map(|l| l.split(';').count()).collect::<Vec<_>>();
@@ -598,7 +585,7 @@ fn combined_formats_print_terse_then_json_then_normal() {
         "--size=8m",
         "--output-format=normal,json,terse",
     ];
-    let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+    let Some(((theirs, _), (ours, _))) = SUITE.both(&args, &nothing) else {
         return;
     };
     let order = |s: &str| {
@@ -613,8 +600,8 @@ fn combined_formats_print_terse_then_json_then_normal() {
 
 #[test]
 fn csv_has_header_and_one_row_per_direction() {
-    let d = temp_dir("csv");
-    let r = run_in(
+    let d = SUITE.temp_dir("csv");
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &[
@@ -662,8 +649,8 @@ fn csv_has_header_and_one_row_per_direction() {
 
 #[test]
 fn json_stays_one_document_when_a_job_fails() {
-    let d = temp_dir("jsonfail");
-    let r = run_in(
+    let d = SUITE.temp_dir("jsonfail");
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &[
@@ -680,7 +667,7 @@ fn json_stays_one_document_when_a_job_fails() {
     // An I/O error (O_DIRECT with a 100-byte block): fio prints its error
     // lines on stdout and breaks the document; rfio keeps it valid.
     std::fs::write(d.join("data"), vec![0u8; 1 << 20]).expect("write data");
-    let r = run_in(
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &[
@@ -698,8 +685,8 @@ fn json_stays_one_document_when_a_job_fails() {
 
 #[test]
 fn time_based_runs_for_its_runtime() {
-    let d = temp_dir("timed");
-    let r = run_in(
+    let d = SUITE.temp_dir("timed");
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &[
@@ -734,7 +721,7 @@ fn log_files_match_fio() {
         "--log_offset=1",
         "--output-format=json",
     ];
-    let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+    let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &nothing) else {
         return;
     };
     assert_eq!(ours.code, 0, "{}", ours.stderr);
@@ -761,8 +748,8 @@ fn log_files_match_fio() {
 /// they are concatenated documents, as fio prints them.
 #[test]
 fn status_interval_prints_periodic_json_documents() {
-    let d = temp_dir("status");
-    let r = run_in(
+    let d = SUITE.temp_dir("status");
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &[
@@ -810,7 +797,7 @@ fn every_rw_mode_moves_the_same_bytes() {
             rw_opt.as_str(),
             "--output-format=json",
         ];
-        let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+        let Some(((theirs, _), (ours, _))) = SUITE.both(&args, &nothing) else {
             return;
         };
         assert_eq!(ours.code, 0, "{rw}: {}", ours.stderr);
@@ -836,7 +823,7 @@ fn async_engines_keep_the_queue_as_fio_does() {
             "--iodepth=16",
             "--direct=1",
         ];
-        let Some(((theirs, _), (ours, _))) = both(&args, &nothing) else {
+        let Some(((theirs, _), (ours, _))) = SUITE.both(&args, &nothing) else {
             return;
         };
         let depths = |s: &str| {
@@ -887,7 +874,7 @@ fn create_on_open_and_unlink_each_loop_match_fio() {
     for job in jobs {
         let mut args = vec!["--name=x", "--size=1m", "--output-format=json"];
         args.extend_from_slice(job);
-        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+        let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &nothing) else {
             return;
         };
         assert_eq!(
@@ -954,7 +941,7 @@ fn json_plus_buckets_are_read_by_fio_jsonplus_clat2csv() {
     ] {
         let mut args = vec!["--name=x", "--size=2m", "--output-format=json+"];
         args.extend_from_slice(job);
-        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+        let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &nothing) else {
             return;
         };
         assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
@@ -1005,7 +992,7 @@ fn every_file_service_type_moves_the_same_bytes() {
             &arg,
             "--output-format=json",
         ];
-        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+        let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &nothing) else {
             return;
         };
         assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
@@ -1027,7 +1014,7 @@ fn filesize_sizes_each_file_and_size_caps_it() {
             "--output-format=json",
         ];
         args.extend_from_slice(extra);
-        let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+        let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &nothing) else {
             return;
         };
         assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
@@ -1036,7 +1023,7 @@ fn filesize_sizes_each_file_and_size_caps_it() {
         assert_eq!(files_in(&d2), files_in(&d1), "files left by {args:?}");
     }
     // A range: each file's size is drawn from it, the same sizes as fio
-    // draws (run/filesize.rs), and, without size=, the job writes them all.
+    // draws (run/files/filesize.rs), and, without size=, the job writes them all.
     let args = [
         "--name=x",
         "--filesize=1m-3m",
@@ -1044,7 +1031,7 @@ fn filesize_sizes_each_file_and_size_caps_it() {
         "--rw=write",
         "--output-format=json",
     ];
-    let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+    let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &nothing) else {
         return;
     };
     for (ran, d) in [(&ours, &d2), (&theirs, &d1)] {
@@ -1088,7 +1075,7 @@ fn file_service_order_of_sequential_jobs_matches_fio() {
                 "--log_offset=1",
                 "--output-format=json",
             ];
-            let Some(((theirs, d1), (ours, d2))) = both(&args, &nothing) else {
+            let Some(((theirs, d1), (ours, d2))) = SUITE.both(&args, &nothing) else {
                 return;
             };
             assert_eq!(ours.code, 0, "{args:?}: {}", ours.stderr);
@@ -1154,7 +1141,7 @@ fn cache_drops_in(dir: &Path) -> bool {
 /// after each tool, against the same expected count.
 #[test]
 fn page_cache_is_dropped_at_each_pass_as_fio_drops_it() {
-    let probe = temp_dir("cache-probe");
+    let probe = SUITE.temp_dir("cache-probe");
     if !cache_drops_in(&probe) {
         eprintln!(
             "note: {} keeps pages on POSIX_FADV_DONTNEED (tmpfs?); skipping",
@@ -1185,8 +1172,8 @@ fn page_cache_is_dropped_at_each_pass_as_fio_drops_it() {
     for (extra, want) in cases {
         let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
         for (name, bin) in &tools {
-            let dir = temp_dir("cache");
-            let r = run_in(bin, &dir, &args);
+            let dir = SUITE.temp_dir("cache");
+            let r = SUITE.run_in(bin, &dir, &args);
             assert_eq!(r.code, 0, "{name} {extra:?}: {}", r.stderr);
             assert_eq!(
                 cached_pages(&dir.join("f")),
@@ -1214,7 +1201,7 @@ fn fadvise_calls(bin: &Path, dir: &Path, args: &[&str]) -> Option<(Ran, Vec<Stri
     ];
     full.extend(args.iter().map(|s| s.to_string()));
     let full: Vec<&str> = full.iter().map(String::as_str).collect();
-    let r = run_in(&strace, dir, &full);
+    let r = SUITE.run_in(&strace, dir, &full);
     let text = std::fs::read_to_string(&trace).ok()?;
     let _ = std::fs::remove_file(&trace);
     if r.stderr.contains("ptrace") && text.is_empty() {
@@ -1295,7 +1282,7 @@ fn fadvise_calls_match_fio() {
     ];
     for extra in cases {
         let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
-        let d1 = temp_dir("fadvise-fio");
+        let d1 = SUITE.temp_dir("fadvise-fio");
         let Some((theirs, want)) = fadvise_calls(&fio, &d1, &args) else {
             eprintln!("note: strace cannot trace here; skipping");
             return;
@@ -1304,7 +1291,7 @@ fn fadvise_calls_match_fio() {
             continue;
         }
         assert_eq!(theirs.code, 0, "fio {extra:?}: {}", theirs.stderr);
-        let d2 = temp_dir("fadvise-rfio");
+        let d2 = SUITE.temp_dir("fadvise-rfio");
         let (ours, got) = fadvise_calls(&our_bin("rfio"), &d2, &args).expect("strace");
         assert_eq!(ours.code, 0, "rfio {extra:?}: {}", ours.stderr);
         assert_eq!(got, want, "fadvise64 calls for {extra:?}");
@@ -1324,7 +1311,7 @@ fn fadvise_calls_match_fio() {
             "--output-format=json",
         ];
         for (name, bin) in [("fio", fio.clone()), ("rfio", our_bin("rfio"))] {
-            let dir = temp_dir("fadvise-tb");
+            let dir = SUITE.temp_dir("fadvise-tb");
             let (r, calls) = fadvise_calls(&bin, &dir, &args).expect("strace");
             assert_eq!(r.code, 0, "{name} {rw}: {}", r.stderr);
             let doc = parse_json(&r.stdout);
@@ -1335,33 +1322,6 @@ fn fadvise_calls_match_fio() {
                 "{name} {rw}: {drops} drops for {passes} whole passes: {calls:?}"
             );
         }
-    }
-}
-
-/// A loop device over a sparse 4 MiB image in `dir`, detached on drop.
-struct LoopDev(String);
-
-impl LoopDev {
-    fn new(dir: &Path) -> Option<LoopDev> {
-        let image = dir.join("loop.img");
-        std::fs::File::create(&image)
-            .and_then(|f| f.set_len(4 << 20))
-            .expect("image");
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&image)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())?;
-        Some(LoopDev(
-            String::from_utf8_lossy(&out.stdout).trim().to_string(),
-        ))
-    }
-}
-
-impl Drop for LoopDev {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.0]).status();
     }
 }
 
@@ -1377,12 +1337,11 @@ fn block_devices_are_flushed_at_each_pass_as_fio_flushes_them() {
         eprintln!("note: strace is not installed; skipping");
         return;
     }
-    let dir = temp_dir("blkflsbuf");
-    let Some(dev) = LoopDev::new(&dir) else {
-        rbench_tests::fs::cannot("set up a loop device");
+    let dir = SUITE.temp_dir("blkflsbuf");
+    let Some(dev) = LoopDev::new("blkflsbuf", 4 << 20, None, LIMIT) else {
         return;
     };
-    let file = format!("--filename={}", dev.0);
+    let file = format!("--filename={}", dev.dev);
     let cases: &[&[&str]] = &[
         &["--rw=read", "--loops=2"],
         &["--rw=randread", "--io_size=3m"],

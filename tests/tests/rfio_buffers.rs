@@ -20,15 +20,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use rbench_tests::rfio::Suite;
 use rbench_tests::{original, our_bin, run_bounded, run_ok};
 
 const TOLERANCE: f64 = 0.05;
 const BLOCK: usize = 4096;
 
-/// A fresh, empty directory for one run.
-fn temp_dir(tag: &str) -> PathBuf {
-    rbench_tests::fs::temp_dir("rfio-buffers", tag)
-}
+const SUITE: Suite = Suite::new("rfio-buffers", Duration::from_secs(60));
 
 #[derive(Debug, Clone, Copy)]
 struct Shape {
@@ -63,7 +61,7 @@ fn written(bin: &Path, extra: &[&str]) -> Shape {
 
 /// Write the 4 MiB file with `bin`; its directory and contents.
 fn write_file(bin: &Path, extra: &[&str]) -> (PathBuf, Vec<u8>) {
-    let dir = temp_dir("buf");
+    let dir = SUITE.temp_dir("buf");
     let mut cmd = Command::new(bin);
     cmd.args([
         "--name=b",
@@ -242,8 +240,8 @@ fn compressibility_and_dedupe_match_fio() {
 fn refilled_buffers_are_new_for_every_write_and_fill_is_repeatable() {
     // refill_buffers: no two 4 KiB blocks alike; two runs with the same
     // options write the same bytes (fio's #158: only with refill_buffers).
-    let dir_a = temp_dir("a");
-    let dir_b = temp_dir("b");
+    let dir_a = SUITE.temp_dir("a");
+    let dir_b = SUITE.temp_dir("b");
     for d in [&dir_a, &dir_b] {
         let mut cmd = Command::new(our_bin("rfio"));
         cmd.args([

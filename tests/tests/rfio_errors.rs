@@ -15,14 +15,15 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::Duration;
 
-use rbench_tests::fs::{Mount, TempDir};
+use rbench_tests::fs::{LoopDev, Mount, TempDir};
+use rbench_tests::rfio::Suite;
 use rbench_tests::{
     command_in, mask_after, mask_numbers, original, our_bin, parse_json, run_bounded, Ran,
 };
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
-const PREFIX: &str = "rbench-rfio-errors";
+const SUITE: Suite = Suite::new("rbench-rfio-errors", LIMIT);
 
 /// Run `bin args` in `dir`, as user `uid` when given (root only).
 fn run_as(bin: &Path, dir: &Path, args: &[&str], uid: Option<u32>) -> Ran {
@@ -53,7 +54,7 @@ fn pair(args: &[&str], prepare: &dyn Fn(&Path)) -> Pair {
 fn pair_as(args: &[&str], prepare: &dyn Fn(&Path), uid: Option<u32>) -> Pair {
     let mut dirs = Vec::new();
     let mut go = |bin: &Path, tag: &str| {
-        let d = TempDir::new(PREFIX, tag);
+        let d = SUITE.scratch(tag);
         prepare(&d);
         let r = run_as(bin, &d, args, uid);
         dirs.push(d);
@@ -120,7 +121,7 @@ fn fio_json(s: &str) -> Value {
 fn io_uring_works() -> bool {
     // fio's own io_uring job on /dev/zero: a kernel without io_uring (or a
     // sandbox refusing it) makes both tools fail at init alike.
-    let d = TempDir::new(PREFIX, "probe");
+    let d = SUITE.scratch("probe");
     let r = run_as(
         &our_bin("rfio"),
         &d,
@@ -720,48 +721,24 @@ fn without_size_the_region_is_what_lies_past_the_offset() {
     assert_same(&p, "two files without size");
 }
 
-/// A loop device over a sparse image in a temp dir, detached on drop.
-struct LoopDev {
-    dev: String,
-    _dir: TempDir,
-}
-
-impl LoopDev {
-    fn new(size: u64, sector: u32) -> Option<LoopDev> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            rbench_tests::fs::cannot("loop devices need root");
-            return None;
-        }
-        let dir = TempDir::new(PREFIX, "loop");
-        let img = dir.join("img");
-        std::fs::File::create(&img)
-            .and_then(|f| f.set_len(size))
-            .expect("image");
-        let mut cmd = std::process::Command::new("losetup");
-        cmd.args(["-f", "--show", "--sector-size", &sector.to_string()])
-            .arg(&img);
-        let out = run_bounded(&mut cmd, LIMIT);
-        if !out.status.success() {
-            rbench_tests::fs::cannot(&String::from_utf8_lossy(&out.stderr));
-            return None;
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Some(LoopDev { dev, _dir: dir })
+/// A loop device of `size` bytes with `sector`-byte sectors (root only).
+fn loop_dev(name: &str, size: u64, sector: u32) -> Option<LoopDev> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        rbench_tests::fs::cannot("loop devices need root");
+        return None;
     }
-}
-
-impl Drop for LoopDev {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.dev])
-            .status();
-    }
+    LoopDev::new(
+        &format!("{}-{name}", SUITE.prefix),
+        size,
+        Some(sector),
+        LIMIT,
+    )
 }
 
 #[test]
 fn a_block_device_smaller_than_size_is_never_passed() {
-    let Some(lo) = LoopDev::new(1 << 20, 512) else {
+    let Some(lo) = loop_dev("small", 1 << 20, 512) else {
         return;
     };
     let f = format!("--filename={}", lo.dev);
@@ -786,7 +763,7 @@ fn a_block_device_smaller_than_size_is_never_passed() {
 #[test]
 fn the_direct_io_note_comes_with_sync_engines_only() {
     // 4 KiB sectors refuse 512-byte direct I/O with EINVAL.
-    let Some(lo) = LoopDev::new(4 << 20, 4096) else {
+    let Some(lo) = loop_dev("4k-sectors", 4 << 20, 4096) else {
         return;
     };
     let f = format!("--filename={}", lo.dev);

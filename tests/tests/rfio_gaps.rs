@@ -4,22 +4,16 @@
 //!
 //! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use rbench_tests::{original, our_bin, run_bounded, run_in_dir, Ran};
+use rbench_tests::rfio::{tools, Suite};
+use rbench_tests::{original, our_bin, run_bounded};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// A fresh, empty directory for one run.
-fn temp_dir(tag: &str) -> PathBuf {
-    rbench_tests::fs::temp_dir("rfio-gaps", tag)
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    run_in_dir(bin, dir, args, LIMIT)
-}
+const SUITE: Suite = Suite::new("rfio-gaps", LIMIT);
 
 /// Both streams on one pipe, as `fio ... 2>&1 | less` shows them.
 fn run_merged(bin: &Path, dir: &Path, args: &[&str]) -> (String, i32) {
@@ -36,25 +30,20 @@ fn run_merged(bin: &Path, dir: &Path, args: &[&str]) -> (String, i32) {
     )
 }
 
-/// rfio, then fio when it is installed.
-fn tools() -> Vec<(&'static str, PathBuf)> {
-    rbench_tests::ours_then_original("rfio", "rfio", "fio")
-}
-
 /// `--norandommap=` and `norandommap=` in a job file: a flag with `=` and
 /// nothing after it is "failed parsing" (exit 1), while the bare flag and
 /// `=1` run.
 #[test]
 fn flag_with_empty_value_is_refused() {
     for (tool, bin) in tools() {
-        let dir = temp_dir("flag");
+        let dir = SUITE.temp_dir("flag");
         for (flag, want_code) in [
             ("--norandommap=", 1),
             ("--thread=", 1),
             ("--norandommap", 0),
             ("--norandommap=1", 0),
         ] {
-            let r = run_in(
+            let r = SUITE.run_in(
                 &bin,
                 &dir,
                 &[
@@ -77,7 +66,7 @@ fn flag_with_empty_value_is_refused() {
             "[x]\nsize=64k\nfilename=f\nnorandommap=\n",
         )
         .unwrap();
-        let r = run_in(&bin, &dir, &["j.fio", "--output-format=terse"]);
+        let r = SUITE.run_in(&bin, &dir, &["j.fio", "--output-format=terse"]);
         assert_eq!(r.code, 1, "{tool}");
         assert_eq!(
             r.stderr, "fio: failed parsing norandommap=\nfio: job x dropped\n",
@@ -93,7 +82,7 @@ fn flag_with_empty_value_is_refused() {
 fn bad_value_lines_in_fio_order_on_one_pipe() {
     let mut seen = Vec::new();
     for (tool, bin) in tools() {
-        let dir = temp_dir("order");
+        let dir = SUITE.temp_dir("order");
         let (out, code) = run_merged(
             &bin,
             &dir,
@@ -152,8 +141,8 @@ fn verify_reads_are_logged_as_reads() {
 fn verify_reads_logged(backlog: &str) {
     let mut seen = Vec::new();
     for (tool, bin) in tools() {
-        let dir = temp_dir("vlog");
-        let r = run_in(
+        let dir = SUITE.temp_dir("vlog");
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &[
@@ -194,7 +183,7 @@ fn verify_reads_logged(backlog: &str) {
 fn short_file_is_laid_out_again() {
     let mut seen = Vec::new();
     for (tool, bin) in tools() {
-        let dir = temp_dir("cut");
+        let dir = SUITE.temp_dir("cut");
         let base = [
             "--name=x",
             "--size=64k",
@@ -205,11 +194,11 @@ fn short_file_is_laid_out_again() {
         let with = |extra: &[&'static str]| -> Vec<&str> {
             base.iter().chain(extra.iter()).copied().collect()
         };
-        let r = run_in(&bin, &dir, &with(&["--do_verify=0"]));
+        let r = SUITE.run_in(&bin, &dir, &with(&["--do_verify=0"]));
         assert_eq!(r.code, 0, "{tool}: {}", r.stderr);
         let written = std::fs::read(dir.join("v")).unwrap();
         // Right size: no layout, verify_only passes, the bytes stay.
-        let r = run_in(&bin, &dir, &with(&["--verify_only"]));
+        let r = SUITE.run_in(&bin, &dir, &with(&["--verify_only"]));
         assert_eq!(r.code, 0, "{tool}: {}", r.stderr);
         assert!(!r.stdout.contains("Laying out"), "{tool}: {}", r.stdout);
         assert_eq!(std::fs::read(dir.join("v")).unwrap(), written, "{tool}");
@@ -220,7 +209,7 @@ fn short_file_is_laid_out_again() {
             .unwrap();
         f.set_len(30000).unwrap();
         drop(f);
-        let r = run_in(&bin, &dir, &with(&["--verify_only"]));
+        let r = SUITE.run_in(&bin, &dir, &with(&["--verify_only"]));
         assert_eq!(r.code, 1, "{tool}");
         let first = r.stderr.lines().next().unwrap_or("").to_string();
         assert_eq!(
@@ -247,9 +236,9 @@ fn short_file_is_laid_out_again() {
 #[test]
 fn short_file_for_reads_is_rewritten_whole() {
     for (tool, bin) in tools() {
-        let dir = temp_dir("cutread");
+        let dir = SUITE.temp_dir("cutread");
         std::fs::write(dir.join("r"), vec![0xabu8; 1 << 20]).unwrap();
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &["--name=x", "--size=1536k", "--filename=r", "--rw=read"],
@@ -299,9 +288,9 @@ fn trim_verify_and_dedupe_global_parse_as_fio() {
         ),
     ];
     for (tool, bin) in tools() {
-        let dir = temp_dir("trimopts");
+        let dir = SUITE.temp_dir("trimopts");
         for (arg, code, err) in cases {
-            let r = run_in(
+            let r = SUITE.run_in(
                 &bin,
                 &dir,
                 &[
@@ -318,7 +307,7 @@ fn trim_verify_and_dedupe_global_parse_as_fio() {
         let _ = std::fs::remove_dir_all(&dir);
     }
     if let Some(fio) = original("fio") {
-        let dir = temp_dir("trimhelp");
+        let dir = SUITE.temp_dir("trimhelp");
         for o in [
             "trim_percentage",
             "trim_verify_zero",
@@ -327,8 +316,8 @@ fn trim_verify_and_dedupe_global_parse_as_fio() {
             "dedupe_global",
         ] {
             let arg = format!("--cmdhelp={o}");
-            let ours = run_in(&our_bin("rfio"), &dir, &[&arg]);
-            let theirs = run_in(&fio, &dir, &[&arg]);
+            let ours = SUITE.run_in(&our_bin("rfio"), &dir, &[&arg]);
+            let theirs = SUITE.run_in(&fio, &dir, &[&arg]);
             assert_eq!(ours.stdout, theirs.stdout, "{o}");
         }
         let _ = std::fs::remove_dir_all(&dir);
@@ -341,7 +330,7 @@ fn trim_verify_and_dedupe_global_parse_as_fio() {
 #[test]
 fn char_device_is_not_laid_out() {
     for (tool, bin) in tools() {
-        let dir = temp_dir("chr");
+        let dir = SUITE.temp_dir("chr");
         let node = dir.join("nd");
         let made = Command::new("mknod")
             .arg(&node)
@@ -353,7 +342,7 @@ fn char_device_is_not_laid_out() {
             return;
         }
         let path = node.to_string_lossy().into_owned();
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &[
@@ -374,7 +363,7 @@ fn char_device_is_not_laid_out() {
         // A directory is laid out: its unlink fails before the job starts.
         std::fs::create_dir(dir.join("d")).unwrap();
         let path = dir.join("d").to_string_lossy().into_owned();
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &[

@@ -10,20 +10,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use rbench_tests::{
-    mask_numbers, on_path, original, our_bin, parse_json, run_in_dir, run_ok, run_pair, Ran,
-};
+use rbench_tests::rfio::Suite;
+use rbench_tests::{mask_numbers, on_path, original, our_bin, parse_json, run_ok, Ran};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A fresh, empty directory for one run (removed when the test passes).
-fn temp_dir(tag: &str) -> PathBuf {
-    rbench_tests::fs::temp_dir("rfio-logs", tag)
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    run_in_dir(bin, dir, args, LIMIT)
-}
+const SUITE: Suite = Suite::new("rfio-logs", LIMIT);
 
 /// fio, then rfio, on the same arguments in fresh directories (with a job
 /// file when one is given). `None` when fio is not installed.
@@ -33,7 +25,7 @@ fn both(args: &[&str], jobfile: Option<&str>) -> Option<((Ran, PathBuf), (Ran, P
             std::fs::write(d.join("job.fio"), text).expect("write job file");
         }
     };
-    let ((theirs, d1), (ours, d2)) = run_pair("fio", "rfio", "rfio-logs", args, &prepare, LIMIT)?;
+    let ((theirs, d1), (ours, d2)) = SUITE.both(args, &prepare)?;
     assert_eq!(theirs.code, 0, "fio {args:?}: {}", theirs.stderr);
     assert_eq!(ours.code, 0, "rfio {args:?}: {}", ours.stderr);
     Some(((theirs, d1), (ours, d2)))
@@ -496,8 +488,8 @@ fn svg_points(d: &Path, files: &[&str]) -> BTreeMap<String, Vec<usize>> {
 /// asked for outside DIR.
 #[test]
 fn plot_draws_well_formed_charts_in_its_directory_only() {
-    let d = temp_dir("plot");
-    let ran = run_in(
+    let d = SUITE.temp_dir("plot");
+    let ran = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &[
@@ -570,9 +562,9 @@ fn plot_draws_well_formed_charts_in_its_directory_only() {
 /// A --plot directory that cannot be created fails before any job runs.
 #[test]
 fn plot_into_a_file_fails_before_running() {
-    let d = temp_dir("plotbad");
+    let d = SUITE.temp_dir("plotbad");
     std::fs::write(d.join("taken"), "x").expect("write");
-    let ran = run_in(
+    let ran = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &["--name=p", "--size=1m", "--plot=taken/charts"],
@@ -602,10 +594,10 @@ fn shared_logs_append_and_empty_names_fail_as_fio_does() {
         "--per_job_logs=0",
         "--output-format=json",
     ];
-    let (d1, d2) = (temp_dir("fio"), temp_dir("rfio"));
+    let (d1, d2) = (SUITE.temp_dir("fio"), SUITE.temp_dir("rfio"));
     for _ in 0..2 {
-        assert_eq!(run_in(&fio, &d1, &args).code, 0);
-        assert_eq!(run_in(&our_bin("rfio"), &d2, &args).code, 0);
+        assert_eq!(SUITE.run_in(&fio, &d1, &args).code, 0);
+        assert_eq!(SUITE.run_in(&our_bin("rfio"), &d2, &args).code, 0);
     }
     let (ours, theirs) = (logs(&d2), logs(&d1));
     assert_eq!(
@@ -615,7 +607,10 @@ fn shared_logs_append_and_empty_names_fail_as_fio_does() {
     assert_eq!(ours["P_clat.log"].len(), 2 * 64);
     assert_eq!(ours["P_clat.log"].len(), theirs["P_clat.log"].len());
     let bad = ["--name=e", "--size=64k", "--write_bw_log="];
-    let (a, b) = (run_in(&our_bin("rfio"), &d2, &bad), run_in(&fio, &d1, &bad));
+    let (a, b) = (
+        SUITE.run_in(&our_bin("rfio"), &d2, &bad),
+        SUITE.run_in(&fio, &d1, &bad),
+    );
     assert_eq!((a.code, a.stderr.as_str()), (b.code, b.stderr.as_str()));
     assert_eq!(a.stderr, "fio: option write_bw_log requires an argument\n");
     // A log that cannot be opened: fio's perror line per file, the run
@@ -626,7 +621,10 @@ fn shared_logs_append_and_empty_names_fail_as_fio_does() {
         "--write_lat_log=/nonexistent-rfio-dir/x",
         "--output-format=json",
     ];
-    let (a, b) = (run_in(&our_bin("rfio"), &d2, &bad), run_in(&fio, &d1, &bad));
+    let (a, b) = (
+        SUITE.run_in(&our_bin("rfio"), &d2, &bad),
+        SUITE.run_in(&fio, &d1, &bad),
+    );
     assert_eq!((a.code, a.stderr.as_str()), (b.code, b.stderr.as_str()));
     assert_eq!(a.stderr, "fopen log: No such file or directory\n".repeat(3));
     cleanup(&[&d1, &d2]);
@@ -793,7 +791,7 @@ fn fio_randrw_with_logs(fio: &Path, d: &Path, logs: &[&str]) {
         "--output-format=json",
     ];
     args.extend(logs);
-    let ran = run_in(fio, d, &args);
+    let ran = SUITE.run_in(fio, d, &args);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
 }
 
@@ -805,7 +803,7 @@ fn plot_from_draws_fio_logs() {
     let Some(fio) = original("fio") else {
         return;
     };
-    let d = temp_dir("plotfrom");
+    let d = SUITE.temp_dir("plotfrom");
     fio_randrw_with_logs(
         &fio,
         &d,
@@ -824,7 +822,7 @@ fn plot_from_draws_fio_logs() {
     ];
     let mut args = vec!["--plot=charts"];
     args.extend(from);
-    let ours = run_in(&our_bin("rfio"), &d, &args);
+    let ours = SUITE.run_in(&our_bin("rfio"), &d, &args);
     assert_eq!(ours.code, 0, "{}", ours.stderr);
     let logs = logs(&d);
     let points = svg_points(
@@ -858,12 +856,12 @@ fn plot_from_draws_fio_logs() {
     assert!(index.contains("A_clat_hist.1_percentiles.svg"), "{index}");
 
     // Bad input: no --plot, a name that is no log, a row that is no row.
-    let r = run_in(&our_bin("rfio"), &d, &from[..1]);
+    let r = SUITE.run_in(&our_bin("rfio"), &d, &from[..1]);
     assert_eq!(
         (r.code, r.stderr.as_str()),
         (1, "rfio: --plot-from needs --plot=DIR\n")
     );
-    let r = run_in(&our_bin("rfio"), &d, &["--plot=c2", "--plot-from=data"]);
+    let r = SUITE.run_in(&our_bin("rfio"), &d, &["--plot=c2", "--plot-from=data"]);
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains("data: not a fio log name"),
@@ -871,7 +869,7 @@ fn plot_from_draws_fio_logs() {
         r.stderr
     );
     std::fs::write(d.join("B_bw.1.log"), "0, 1, 0, 0, 0\nsome text\n").expect("write");
-    let r = run_in(
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &["--plot=c2", "--plot-from=B_bw.1.log"],
@@ -889,7 +887,7 @@ fn plot_from_reads_stored_logs() {
     let Some(fio) = original("fio") else {
         return;
     };
-    let d = temp_dir("plotfz");
+    let d = SUITE.temp_dir("plotfz");
     fio_randrw_with_logs(
         &fio,
         &d,
@@ -900,7 +898,7 @@ fn plot_from_reads_stored_logs() {
             "--log_compression=1m",
         ],
     );
-    let text = run_in(&fio, &d, &["--inflate-log=Z_bw.1.log.fz"]);
+    let text = SUITE.run_in(&fio, &d, &["--inflate-log=Z_bw.1.log.fz"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     let lines: Vec<String> = text.stdout.lines().map(str::to_string).collect();
     let mut rows = [0usize; 3];
@@ -909,7 +907,7 @@ fn plot_from_reads_stored_logs() {
     }
     let rows: Vec<usize> = rows.into_iter().filter(|&n| n > 0).collect();
     assert!(!rows.is_empty(), "{}", text.stdout);
-    let ours = run_in(
+    let ours = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &["--plot=charts", "--plot-from=Z_bw.1.log.fz"],
@@ -919,7 +917,7 @@ fn plot_from_reads_stored_logs() {
     assert_eq!(points["bandwidth.svg"], rows);
 
     std::fs::write(d.join("X_bw.1.log.fz"), "not zlib\n").expect("write");
-    let r = run_in(
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &d,
         &["--plot=c2", "--plot-from=X_bw.1.log.fz"],

@@ -11,15 +11,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use rbench_tests::fs::{file_names, TempDir};
+use rbench_tests::rfio::Suite;
 use rbench_tests::{
-    command_in, dropping_dirs, mask_numbers, original, our_bin, parse_json, run_drained,
-    run_in_dir, run_ok, run_pair, Ran,
+    command_in, mask_numbers, original, our_bin, parse_json, run_drained, run_in_dir, run_ok, Ran,
 };
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// The prefix of this file's temporary directories.
-const PREFIX: &str = "rfio-logs2";
+const SUITE: Suite = Suite::new("rfio-logs2", LIMIT);
 
 /// `bin args` run in `d`, which must exit 0: its stdout.
 fn run(bin: &Path, d: &Path, args: &[&str]) -> String {
@@ -29,8 +28,7 @@ fn run(bin: &Path, d: &Path, args: &[&str]) -> String {
 /// fio and rfio on the same arguments, each in its own directory, each
 /// exiting 0; `None` when fio is not installed.
 fn both(args: &[&str]) -> Option<(TempDir, TempDir)> {
-    let ((theirs, d1), (ours, d2)) =
-        run_pair("fio", "rfio", PREFIX, args, &|_| {}, LIMIT).map(dropping_dirs)?;
+    let ((theirs, d1), (ours, d2)) = SUITE.both_dropping(args, &|_| {})?;
     for (who, r) in [("fio", &theirs), ("rfio", &ours)] {
         assert_eq!(r.code, 0, "{who} {args:?}: {}", r.stderr);
     }
@@ -310,7 +308,7 @@ fn stored_log_is_the_plain_log_compressed() {
         &["--numjobs=2", "--per_job_logs=0"],
     );
     let rfio = our_bin("rfio");
-    let plain = TempDir::new(PREFIX, "plain");
+    let plain = SUITE.scratch("plain");
     run(&rfio, &plain, &common);
     let text = std::fs::read_to_string(plain.join("z_iops.log")).expect("plain log");
     let untimed = |t: &str| -> Vec<String> {
@@ -329,7 +327,7 @@ fn stored_log_is_the_plain_log_compressed() {
         &["--log_compression=1024"],
         &["--log_compression=1024", "--log_store_compressed=1"],
     ] {
-        let d = TempDir::new(PREFIX, "stored1");
+        let d = SUITE.scratch("stored1");
         let mut args = common.clone();
         args.extend_from_slice(extra);
         run(&rfio, &d, &args);
@@ -359,10 +357,7 @@ fn rfio_histogram_log_stored_compressed_inflates_to_its_text() {
         "--write_hist_log=h",
         "--log_hist_msec=100",
     ];
-    let (plain, stored) = (
-        TempDir::new(PREFIX, "hist"),
-        TempDir::new(PREFIX, "hist-fz"),
-    );
+    let (plain, stored) = (SUITE.scratch("hist"), SUITE.scratch("hist-fz"));
     run(&rfio, &plain, &args);
     let mut more = args.to_vec();
     more.push("--log_store_compressed=1");
@@ -412,10 +407,7 @@ fn log_compression_feeds_averaged_rate_logs_per_io_as_fio() {
         return;
     };
     let rfio = our_bin("rfio");
-    let (d1, d2) = (
-        TempDir::new(PREFIX, "gz-fio"),
-        TempDir::new(PREFIX, "gz-rfio"),
-    );
+    let (d1, d2) = (SUITE.scratch("gz-fio"), SUITE.scratch("gz-rfio"));
     let (a, b) = (run(&fio, &d1, &args), run(&rfio, &d2, &args));
     let (theirs, ours) = (files(&d1, ".log"), files(&d2, ".log"));
     assert_eq!(names(&theirs), names(&ours));
@@ -467,7 +459,7 @@ fn inflate_log_failures_match_fio() {
         return;
     };
     let rfio = our_bin("rfio");
-    let d = TempDir::new(PREFIX, "bad");
+    let d = SUITE.scratch("bad");
     std::fs::write(d.join("empty.fz"), b"").expect("write");
     std::fs::write(d.join("junk.fz"), b"this is not zlib").expect("write");
     for file in ["missing.fz", "empty.fz", "junk.fz"] {
@@ -485,7 +477,7 @@ fn help_and_cmdhelp_list_the_options_as_fio() {
         return;
     };
     let rfio = our_bin("rfio");
-    let d = TempDir::new(PREFIX, "help");
+    let d = SUITE.scratch("help");
     let (a, b) = (run(&fio, &d, &["--help"]), run(&rfio, &d, &["--help"]));
     for line in ["--bandwidth-log\t", "--inflate-log=log\t"] {
         let find = |s: &str| s.lines().find(|l| l.contains(line)).map(str::to_string);

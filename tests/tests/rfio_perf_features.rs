@@ -10,16 +10,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use rbench_tests::fs::TempDir;
+use rbench_tests::rfio::Suite;
 use rbench_tests::{command_in, original, our_bin, run_bounded};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// A scratch directory, removed when dropped (also when a test fails).
-fn temp_dir(tag: &str) -> TempDir {
-    TempDir::new("rfio-perf-features", tag)
-}
+const SUITE: Suite = Suite::new("rfio-perf-features", LIMIT);
 
 /// Run a tool in `dir`; stdout, after checking it exited 0.
 fn run_ok(bin: &Path, dir: &Path, args: &[&str]) -> String {
@@ -66,7 +63,7 @@ fn same_work_with_two_submitters(dir: &Path, job: &[&str]) {
 
 #[test]
 fn submitters_move_the_same_bytes_null_engine() {
-    let d = temp_dir("null");
+    let d = SUITE.scratch("null");
     same_work_with_two_submitters(
         &d,
         &[
@@ -105,7 +102,7 @@ fn submitters_move_the_same_bytes_null_engine() {
 
 #[test]
 fn submitters_move_the_same_bytes_on_files() {
-    let d = temp_dir("files");
+    let d = SUITE.scratch("files");
     for engine in ["psync", "io_uring", "libaio"] {
         let e = format!("--ioengine={engine}");
         same_work_with_two_submitters(
@@ -139,7 +136,7 @@ fn submitters_move_the_same_bytes_on_files() {
 /// threads split the region, they do not overlap.
 #[test]
 fn submitters_split_the_region() {
-    let d = temp_dir("split");
+    let d = SUITE.scratch("split");
     let v = rfio_json(
         &d,
         &[
@@ -166,7 +163,7 @@ fn submitters_split_the_region() {
 /// option is.
 #[test]
 fn submitters_report_one_job_and_are_documented() {
-    let d = temp_dir("report");
+    let d = SUITE.scratch("report");
     let out = run_ok(
         &our_bin("rfio"),
         &d,
@@ -242,7 +239,7 @@ fn filesize_range_sizes_match_fio() {
         ],
     ];
     for args in cases {
-        let ours = temp_dir("fs-ours");
+        let ours = SUITE.scratch("fs-ours");
         run_ok(&our_bin("rfio"), &ours, args);
         let got = sizes(&ours);
         let lo_hi = args
@@ -259,7 +256,7 @@ fn filesize_range_sizes_match_fio() {
         let Some(fio) = original("fio") else {
             continue;
         };
-        let theirs = temp_dir("fs-fio");
+        let theirs = SUITE.scratch("fs-fio");
         run_ok(&fio, &theirs, args);
         assert_eq!(got, sizes(&theirs), "{args:?}");
     }
@@ -278,13 +275,13 @@ fn filesize_keeps_an_existing_in_range_file() {
     let prepare = |d: &Path| {
         std::fs::write(d.join("job.0.1"), vec![0u8; 2_000_000]).expect("write file");
     };
-    let ours = temp_dir("keep-ours");
+    let ours = SUITE.scratch("keep-ours");
     prepare(&ours);
     run_ok(&our_bin("rfio"), &ours, &args);
     let got = sizes(&ours);
     assert_eq!(got[1], ("job.0.1".to_string(), 2_000_000));
     if let Some(fio) = original("fio") {
-        let theirs = temp_dir("keep-fio");
+        let theirs = SUITE.scratch("keep-fio");
         prepare(&theirs);
         run_ok(&fio, &theirs, &args);
         assert_eq!(got, sizes(&theirs));
@@ -296,7 +293,7 @@ fn filesize_keeps_an_existing_in_range_file() {
 /// completions that could not come), with fio's I/O count.
 #[test]
 fn complete_min_above_what_is_left_ends() {
-    let d = temp_dir("complete-min");
+    let d = SUITE.scratch("complete-min");
     for engine in ["--ioengine=io_uring", "--ioengine=libaio"] {
         let args = [
             "--name=job",

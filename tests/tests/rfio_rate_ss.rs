@@ -9,24 +9,23 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rbench_tests::fs::{Mount, TempDir};
+use rbench_tests::fs::Mount;
+use rbench_tests::rfio::Suite;
 use rbench_tests::{
-    command_in, dropping_dirs, fio_json_parts, fio_key_paths, fio_unit_header, mask_numbers,
+    command_in, fio_json_parts, fio_key_paths, fio_unit_header, mask_numbers,
     masked_lines_starting, on_threads, original, our_bin, ours_then_original, parse_json,
-    run_in_dir, run_pair, spawn_piped, wait_success_bounded, Ran,
+    run_in_dir, spawn_piped, wait_success_bounded, Ran,
 };
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// The prefix of this file's temporary directories.
-const PREFIX: &str = "rfio-rate";
+const SUITE: Suite = Suite::new("rfio-rate", LIMIT);
 
 /// fio then rfio on the same arguments, each in a fresh directory. `None`
 /// when fio is not installed.
 fn both(args: &[&str]) -> Option<(Ran, Ran)> {
-    let ((theirs, _), (ours, _)) =
-        run_pair("fio", "rfio", PREFIX, args, &|_| {}, LIMIT).map(dropping_dirs)?;
+    let ((theirs, _), (ours, _)) = SUITE.both_dropping(args, &|_| {})?;
     Some((theirs, ours))
 }
 
@@ -41,7 +40,7 @@ fn both_null(rest: &[&str]) -> Option<(Ran, Ran)> {
     args.extend_from_slice(rest);
     let tools = [original("fio")?, our_bin("rfio")];
     let mut runs = on_threads(&tools, |bin| {
-        let dir = TempDir::new(PREFIX, "null");
+        let dir = SUITE.scratch("null");
         run_in_dir(bin, &dir, &args, LIMIT)
     })
     .into_iter();
@@ -66,7 +65,7 @@ fn on_full_tmpfs(tag: &str, args: &[&str]) -> Option<[(Ran, String); 2]> {
         let dir = fs.dir.display().to_string();
         let args: Vec<String> = args.iter().map(|a| a.replace("{tmpfs}", &dir)).collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let cwd = TempDir::new(PREFIX, "cwd");
+        let cwd = SUITE.scratch("cwd");
         Some((run_in_dir(bin, &cwd, &args, LIMIT), dir))
     };
     Some([run(&fio)?, run(&our_bin("rfio"))?])
@@ -527,7 +526,7 @@ const DEFAULT_IOPRIO: i64 = 0;
 /// Start the tool, look at its job threads while they run (the threads
 /// whose ioprio was set), then let it finish.
 fn observe(bin: &Path, args: &[&str], want: usize) -> Vec<(u32, String, i64, i64)> {
-    let d = TempDir::new(PREFIX, "placement");
+    let d = SUITE.scratch("placement");
     let child = spawn_piped(&mut command_in(bin, &d, args));
     let pid = child.id();
     let deadline = Instant::now() + Duration::from_secs(10);

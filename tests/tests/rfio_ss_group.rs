@@ -11,13 +11,15 @@ use std::ops::RangeInclusive;
 use std::path::Path;
 use std::time::Duration;
 
+use rbench_tests::rfio::Suite;
 use rbench_tests::{
-    dropping_dirs, fio_json_parts, fio_key_paths, fio_layout, fio_unit_header,
-    masked_lines_starting, run_pair, Ran,
+    fio_json_parts, fio_key_paths, fio_layout, fio_unit_header, masked_lines_starting, Ran,
 };
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(40);
+
+const SUITE: Suite = Suite::new("rfio-ssg", LIMIT);
 
 /// fio, then rfio, on `job` (a job file written into each fresh directory,
 /// none when empty) plus `args`. `None` when fio is not installed.
@@ -32,8 +34,7 @@ fn both(job: &str, args: &[&str]) -> Option<(Ran, Ran)> {
             std::fs::write(d.join("j.fio"), job).expect("write job file");
         }
     };
-    let ((theirs, _), (ours, _)) =
-        run_pair("fio", "rfio", "rfio-ssg", &a, &write_job, LIMIT).map(dropping_dirs)?;
+    let ((theirs, _), (ours, _)) = SUITE.both_dropping(&a, &write_job)?;
     Some((theirs, ours))
 }
 

@@ -26,10 +26,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use rbench_tests::rfio::Suite;
 use rbench_tests::{fio_key_paths, fio_layout, mask_numbers, original, our_bin, run_bounded};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(30);
+
+const SUITE: Suite = Suite::new("rfio-sweep", LIMIT);
 
 /// A check a job may skip, because README.md documents the difference.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -758,11 +761,6 @@ const CASES: &[Case] = &[
     ),
 ];
 
-/// A fresh, empty directory for one run (removed again when the check passes).
-fn temp_dir(tag: &str) -> PathBuf {
-    rbench_tests::fs::temp_dir("rfio-sweep", tag)
-}
-
 struct Ran {
     dir: PathBuf,
     stdout: String,
@@ -771,7 +769,7 @@ struct Ran {
 }
 
 fn run_case(bin: &Path, case: &Case, extra: &[String], who: &str) -> Ran {
-    let dir = temp_dir(&format!("{}-{who}", case.tag));
+    let dir = SUITE.temp_dir(&format!("{}-{who}", case.tag));
     for (name, text) in case.files {
         std::fs::write(dir.join(name), text).expect("write job file");
     }

@@ -5,76 +5,43 @@
 //!
 //! Run `cargo build -p rfio` first: the tests execute target/debug/rfio.
 
-use rbench_tests::fs::{cannot, TempDir};
+use rbench_tests::fs::LoopDev;
+use rbench_tests::rfio::Suite;
 use rbench_tests::{
     command_in, on_threads, original, our_bin, parse_json, run_bounded, run_in_dir, spawn_piped,
     wait_success_bounded, Ran,
 };
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-const PREFIX: &str = "rbench-trimverify";
 const LIMIT: Duration = Duration::from_secs(30);
+const SUITE: Suite = Suite::new("rbench-trimverify", LIMIT);
 const BLOCK: usize = 4096;
 /// Bytes each trim verify job writes (256 blocks).
 const SIZE: usize = 1 << 20;
 
-/// A loop device over a sparse image of its own (discard punches holes
-/// in the image, so trimmed blocks read back as zeros); detached and
-/// removed on drop, also when the test fails.
-struct LoopDev {
-    image: PathBuf,
-    dev: String,
+/// What the trim tests read and write on their loop device: the job's
+/// region, `SIZE` bytes from the start.
+trait Region {
+    /// Fill the job's region with bytes that are not zero.
+    fn scribble(&self);
+    /// Which 4 KiB blocks of the job's region read back as zeros.
+    fn zero_blocks(&self) -> Vec<bool>;
 }
 
-impl LoopDev {
-    fn new(dir: &Path) -> Option<LoopDev> {
-        let image = dir.join("loop.img");
-        std::fs::File::create(&image)
-            .and_then(|f| f.set_len(4 * SIZE as u64))
-            .expect("image");
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&image)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(LoopDev {
-                image,
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
-            }),
-            Ok(o) => {
-                cannot(&String::from_utf8_lossy(&o.stderr));
-                None
-            }
-            Err(e) => {
-                cannot(&e.to_string());
-                None
-            }
-        }
-    }
-
-    /// Fill the job's region with bytes that are not zero.
+impl Region for LoopDev {
     fn scribble(&self) {
         let data: Vec<u8> = (0..SIZE).map(|i| (i % 251) as u8 | 1).collect();
         std::fs::write(&self.dev, data).expect("write the device");
     }
 
-    /// Which 4 KiB blocks of the job's region read back as zeros.
     fn zero_blocks(&self) -> Vec<bool> {
         let mut data = std::fs::read(&self.dev).expect("read the device");
         data.truncate(SIZE);
         data.chunks(BLOCK)
             .map(|b| b.iter().all(|&x| x == 0))
             .collect()
-    }
-}
-
-impl Drop for LoopDev {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-        let _ = std::fs::remove_file(&self.image);
     }
 }
 
@@ -109,8 +76,15 @@ fn trim_run(bin: &Path, dir: &Path, dev: &LoopDev, extra: &[&str]) -> (Ran, Vec<
 fn trim_verify_trims_the_blocks_fio_trims() {
     let Some(fio) = original("fio") else { return };
     let rfio = our_bin("rfio");
-    let d = TempDir::new(PREFIX, "trim");
-    let Some(dev) = LoopDev::new(&d) else { return };
+    let d = SUITE.scratch("trim");
+    let Some(dev) = LoopDev::new(
+        &format!("{}-trim", SUITE.prefix),
+        4 * SIZE as u64,
+        None,
+        LIMIT,
+    ) else {
+        return;
+    };
     // (options, fio's issued rwts on this job, as a check that the case
     // still tests what it says).
     let cases: &[(&[&str], &str)] = &[
@@ -201,8 +175,15 @@ fn logged_ios(dir: &Path) -> Vec<(String, String)> {
 fn trim_verify_counts_and_logs_as_fio() {
     let Some(fio) = original("fio") else { return };
     let rfio = our_bin("rfio");
-    let d = TempDir::new(PREFIX, "json");
-    let Some(dev) = LoopDev::new(&d) else { return };
+    let d = SUITE.scratch("json");
+    let Some(dev) = LoopDev::new(
+        &format!("{}-json", SUITE.prefix),
+        4 * SIZE as u64,
+        None,
+        LIMIT,
+    ) else {
+        return;
+    };
     let extra = [
         "--output-format=json",
         "--randseed=77",
@@ -241,7 +222,7 @@ fn trim_verify_counts_and_logs_as_fio() {
 fn trim_options_keep_fios_ranges() {
     let Some(fio) = original("fio") else { return };
     let rfio = our_bin("rfio");
-    let d = TempDir::new(PREFIX, "ranges");
+    let d = SUITE.scratch("ranges");
     // (value, fio's exit code): fio checks no minimum of 0, so -1 is taken.
     for (v, code) in [("101", 1), ("abc", 1), ("-1", 0), ("100", 0)] {
         let arg = format!("--trim_percentage={v}");
@@ -271,7 +252,7 @@ fn block_sets(files: &[PathBuf]) -> Vec<HashSet<Vec<u8>>> {
 /// Two jobs writing 4 MiB with a dedupe working set: (unique blocks per
 /// file, blocks the two files share).
 fn two_dedupe_jobs(bin: &Path, global: bool) -> (Vec<usize>, usize) {
-    let d = TempDir::new(PREFIX, "dedupe");
+    let d = SUITE.scratch("dedupe");
     let global = format!("--dedupe_global={}", u8::from(global));
     let args = [
         "--rw=write",
@@ -384,7 +365,7 @@ fn nice_one_threads(pid: u32) -> Vec<String> {
 /// of its nice-1 threads while it runs. (Not `--thread`: fio 3.33 then
 /// often hangs at the end of a job with log_compression.)
 fn packing_threads(bin: &Path, extra: &[&str]) -> Vec<String> {
-    let d = TempDir::new(PREFIX, "logcpus");
+    let d = SUITE.scratch("logcpus");
     let mut args = vec![
         "--name=j",
         "--ioengine=null",
@@ -440,7 +421,7 @@ fn log_compression_cpus_pins_the_packing_thread_as_fio() {
     assert_eq!(seen[2], seen[3], "rfio's packing thread without the option");
 
     // fio's parser: a CPU past the last online one is refused.
-    let d = TempDir::new(PREFIX, "logcpus-bad");
+    let d = SUITE.scratch("logcpus-bad");
     let too_far = format!("--log_compression_cpus={}", online + 3);
     let args = ["--name=j", "--ioengine=null", "--size=1m", too_far.as_str()];
     let theirs = run_in_dir(&fio, &d, &args, LIMIT);
@@ -453,7 +434,7 @@ fn log_compression_cpus_pins_the_packing_thread_as_fio() {
 fn eta_interval_is_parsed_as_fio() {
     let Some(fio) = original("fio") else { return };
     let rfio = our_bin("rfio");
-    let d = TempDir::new(PREFIX, "eta-bad");
+    let d = SUITE.scratch("eta-bad");
     for v in ["0", "249ms", "abc", "250ms"] {
         let arg = format!("--eta-interval={v}");
         let args = [arg.as_str(), "--name=j", "--ioengine=null", "--size=1m"];
@@ -469,7 +450,7 @@ fn eta_interval_is_parsed_as_fio() {
 
 /// How many status lines a 2 s rate-limited job draws with `interval`.
 fn status_lines(bin: &Path, interval: &str) -> usize {
-    let d = TempDir::new(PREFIX, "eta");
+    let d = SUITE.scratch("eta");
     let arg = format!("--eta-interval={interval}");
     let args = [
         "--eta=always",

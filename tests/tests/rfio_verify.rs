@@ -7,26 +7,15 @@
 //!
 //! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_in_dir, Ran};
+use rbench_tests::rfio::{tools, Suite};
+use rbench_tests::{mask_numbers, original, our_bin, Ran};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// A fresh, empty directory for one run.
-fn temp_dir(tag: &str) -> PathBuf {
-    rbench_tests::fs::temp_dir("rfio-verify", tag)
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    run_in_dir(bin, dir, args, LIMIT)
-}
-
-/// rfio, then fio when it is installed.
-fn tools() -> Vec<(&'static str, PathBuf)> {
-    rbench_tests::ours_then_original("rfio", "rfio", "fio")
-}
+const SUITE: Suite = Suite::new("rfio-verify", LIMIT);
 
 fn args<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(extra).copied().collect()
@@ -102,7 +91,7 @@ const TYPES: &[&[&str]] = &[
 fn every_verify_type_round_trips_and_crosses_with_fio() {
     let fio = original("fio");
     for extra in TYPES {
-        let dir = temp_dir("types");
+        let dir = SUITE.temp_dir("types");
         let base = [
             "--name=v",
             "--filename=data",
@@ -111,7 +100,7 @@ fn every_verify_type_round_trips_and_crosses_with_fio() {
             "--size=256k",
             "--output=/dev/null",
         ];
-        let mine = run_in(&our_bin("rfio"), &dir, &args(&base, extra));
+        let mine = SUITE.run_in(&our_bin("rfio"), &dir, &args(&base, extra));
         assert_eq!(mine.code, 0, "{extra:?}: {}", mine.stderr);
         assert!(
             !mine.stderr.contains("verify"),
@@ -121,7 +110,7 @@ fn every_verify_type_round_trips_and_crosses_with_fio() {
         let Some(fio) = &fio else { continue };
         // fio checks what rfio wrote ...
         let only = args(&args(&base, extra), &["--verify_only"]);
-        let theirs = run_in(fio, &dir, &only);
+        let theirs = SUITE.run_in(fio, &dir, &only);
         assert_eq!(
             theirs.code, 0,
             "fio verifying rfio's file {extra:?}: {}",
@@ -130,16 +119,16 @@ fn every_verify_type_round_trips_and_crosses_with_fio() {
         // ... and rfio checks what fio wrote.
         // fio's own write-and-verify failed once in many runs here without a
         // message (stdout is /dev/null): retry once, then show fio's report.
-        let mut written = run_in(fio, &dir, &args(&base, extra));
+        let mut written = SUITE.run_in(fio, &dir, &args(&base, extra));
         if written.code != 0 {
-            written = run_in(fio, &dir, &args(&base[..5], extra));
+            written = SUITE.run_in(fio, &dir, &args(&base[..5], extra));
         }
         assert_eq!(
             written.code, 0,
             "fio writing {extra:?}: {} {}",
             written.stderr, written.stdout
         );
-        let back = run_in(&our_bin("rfio"), &dir, &only);
+        let back = SUITE.run_in(&our_bin("rfio"), &dir, &only);
         assert_eq!(
             back.code, 0,
             "rfio verifying fio's file {extra:?}: {}",
@@ -160,12 +149,12 @@ fn a_flipped_byte_is_caught_as_fio_reports_it() {
     ];
     let mut seen = Vec::new();
     for (name, bin) in tools() {
-        let dir = temp_dir("flip");
-        let w = run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
+        let dir = SUITE.temp_dir("flip");
+        let w = SUITE.run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
         assert_eq!(w.code, 0, "{name}: {}", w.stderr);
         flip(&dir.join("data"), 5000);
         // verify_only, a separate run after the write run.
-        let r = run_in(&bin, &dir, &args(&base, &["--verify_only"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&base, &["--verify_only"]));
         assert_eq!(r.code, 1, "{name}");
         let lines: Vec<&str> = r.stderr.lines().collect();
         assert!(
@@ -185,7 +174,7 @@ fn a_flipped_byte_is_caught_as_fio_reports_it() {
             "{name}"
         );
         // A read job with verify= checks each block it reads (flags=8).
-        let rd = run_in(
+        let rd = SUITE.run_in(
             &bin,
             &dir,
             &[
@@ -205,7 +194,7 @@ fn a_flipped_byte_is_caught_as_fio_reports_it() {
             rd.stderr
         );
         // JSON: the job's error field.
-        let js = run_in(
+        let js = SUITE.run_in(
             &bin,
             &dir,
             &args(&base, &["--verify_only", "--output-format=json"]),
@@ -237,11 +226,11 @@ fn swapped_blocks_are_caught_as_fio_reports_them() {
         "--iodepth=16",
     ];
     for (name, bin) in tools() {
-        let dir = temp_dir("swap");
-        let w = run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
+        let dir = SUITE.temp_dir("swap");
+        let w = SUITE.run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
         assert_eq!(w.code, 0, "{name}: {}", w.stderr);
         swap(&dir.join("data"), 4096, 12288, 4096);
-        let r = run_in(&bin, &dir, &args(&base, &["--verify_only"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&base, &["--verify_only"]));
         assert_eq!(r.code, 1, "{name}");
         // Whichever of the two blocks is read first is reported.
         let first = r.stderr.lines().next().unwrap_or_default();
@@ -263,8 +252,8 @@ fn a_cut_file_is_caught() {
         "--verify=crc32c",
     ];
     for (name, bin) in tools() {
-        let dir = temp_dir("cut");
-        let w = run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
+        let dir = SUITE.temp_dir("cut");
+        let w = SUITE.run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
         assert_eq!(w.code, 0, "{name}: {}", w.stderr);
         let f = std::fs::OpenOptions::new()
             .write(true)
@@ -275,7 +264,7 @@ fn a_cut_file_is_caught() {
         // fio lays the short file out again (zeros: "bad magic header 0" at
         // offset 0); rfio extends it, so the block holding the cut fails
         // its checksum. Both fail with a verify message and exit 1.
-        let r = run_in(&bin, &dir, &args(&base, &["--verify_only"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&base, &["--verify_only"]));
         assert_eq!(r.code, 1, "{name}");
         let first = r.stderr.lines().next().unwrap_or_default();
         assert!(
@@ -315,7 +304,7 @@ fn depth_64_never_reports_a_false_failure() {
                 "--norandommap",
             ],
         ] {
-            let dir = temp_dir("deep");
+            let dir = SUITE.temp_dir("deep");
             let base = [
                 "--name=v",
                 "--filename=data",
@@ -328,7 +317,7 @@ fn depth_64_never_reports_a_false_failure() {
             let eng = format!("--ioengine={engine}");
             let mut a = args(&base, extra);
             a.push(&eng);
-            let r = run_in(&our_bin("rfio"), &dir, &a);
+            let r = SUITE.run_in(&our_bin("rfio"), &dir, &a);
             assert_eq!(r.code, 0, "{engine} {extra:?}: {}", r.stderr);
             // (The only verify line allowed is fio's norandommap warning.)
             assert!(
@@ -344,7 +333,7 @@ fn depth_64_never_reports_a_false_failure() {
             if let Some(fio) = original("fio").filter(|_| full_cover) {
                 let mut only = a.clone();
                 only.push("--verify_only");
-                let f = run_in(&fio, &dir, &only);
+                let f = SUITE.run_in(&fio, &dir, &only);
                 assert_eq!(
                     f.code, 0,
                     "fio on rfio's {engine} file {extra:?}: {}",
@@ -358,7 +347,7 @@ fn depth_64_never_reports_a_false_failure() {
 #[test]
 fn verify_dump_writes_both_blocks() {
     for (name, bin) in tools() {
-        let dir = temp_dir("dump");
+        let dir = SUITE.temp_dir("dump");
         let base = [
             "--name=v",
             "--filename=data",
@@ -367,10 +356,10 @@ fn verify_dump_writes_both_blocks() {
             "--size=64k",
             "--verify=sha1",
         ];
-        let w = run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
+        let w = SUITE.run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
         assert_eq!(w.code, 0, "{name}");
         flip(&dir.join("data"), 9000);
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &args(&base, &["--verify_only", "--verify_dump=1"]),
@@ -402,8 +391,8 @@ fn verify_dump_writes_both_blocks() {
 #[test]
 fn bad_verify_options_are_refused_like_fio() {
     for (name, bin) in tools() {
-        let dir = temp_dir("bad");
-        let r = run_in(
+        let dir = SUITE.temp_dir("bad");
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &[
@@ -430,7 +419,7 @@ fn json_of(r: &Ran) -> serde_json::Value {
 #[test]
 fn verify_phase_is_reported_as_fio_reports_it() {
     for (name, bin) in tools() {
-        let dir = temp_dir("phase");
+        let dir = SUITE.temp_dir("phase");
         let base = [
             "--name=v",
             "--filename=data",
@@ -441,7 +430,7 @@ fn verify_phase_is_reported_as_fio_reports_it() {
             "--output-format=json",
         ];
         // Write then verify: the reads are the job's read statistics.
-        let j = json_of(&run_in(&bin, &dir, &base));
+        let j = json_of(&SUITE.run_in(&bin, &dir, &base));
         let job = &j["jobs"][0];
         assert_eq!(job["read"]["io_bytes"], 4 << 20, "{name}");
         assert_eq!(job["write"]["io_bytes"], 4 << 20, "{name}");
@@ -451,7 +440,7 @@ fn verify_phase_is_reported_as_fio_reports_it() {
         // their bytes) but take no time, so no write block is printed.
         let mut only = base.to_vec();
         only.push("--verify_only");
-        let j = json_of(&run_in(&bin, &dir, &only));
+        let j = json_of(&SUITE.run_in(&bin, &dir, &only));
         let job = &j["jobs"][0];
         assert_eq!(job["read"]["io_bytes"], 4 << 20, "{name}");
         assert_eq!(job["write"]["io_bytes"], 4 << 20, "{name}");
@@ -459,11 +448,11 @@ fn verify_phase_is_reported_as_fio_reports_it() {
         assert_eq!(job["write"]["runtime"], 0, "{name}");
         assert_eq!(job["write"]["bw"], 0, "{name}");
         only.push("--output-format=normal");
-        let r = run_in(&bin, &dir, &only);
+        let r = SUITE.run_in(&bin, &dir, &only);
         assert!(r.stdout.contains("  read: IOPS="), "{name}");
         assert!(!r.stdout.contains("  write: IOPS="), "{name}: {}", r.stdout);
         // time_based: fio warns and never starts the verify phase.
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &args(
@@ -477,7 +466,7 @@ fn verify_phase_is_reported_as_fio_reports_it() {
         ), "{name}: {}", r.stdout);
         assert!(!r.stdout.contains("  read: IOPS"), "{name}");
         // Several writers on one file.
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &args(
@@ -503,13 +492,13 @@ fn continue_on_error_verify_counts_every_failure() {
     ];
     let mut seen = Vec::new();
     for (name, bin) in tools() {
-        let dir = temp_dir("cont");
-        let w = run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
+        let dir = SUITE.temp_dir("cont");
+        let w = SUITE.run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
         assert_eq!(w.code, 0, "{name}");
         flip(&dir.join("data"), 5000);
         flip(&dir.join("data"), 9000);
         let only = args(&base, &["--verify_only", "--continue_on_error=verify"]);
-        let r = run_in(&bin, &dir, &only);
+        let r = SUITE.run_in(&bin, &dir, &only);
         // fio continues, reports both blocks and still exits 0.
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);
         assert_eq!(r.stderr.matches("md5: verify failed").count(), 2, "{name}");
@@ -520,7 +509,7 @@ fn continue_on_error_verify_counts_every_failure() {
         assert!(r.stdout.contains(
             "     errors    : total=2, first_error=84/<Invalid or incomplete multibyte or wide character>"
         ), "{name}: {}", r.stdout);
-        let j = json_of(&run_in(&bin, &dir, &args(&only, &["--output-format=json"])));
+        let j = json_of(&SUITE.run_in(&bin, &dir, &args(&only, &["--output-format=json"])));
         let job = &j["jobs"][0];
         assert_eq!(
             (&job["error"], &job["total_err"], &job["first_error"]),
@@ -542,7 +531,7 @@ fn each_tool_regenerates_the_others_blocks() {
     let Some(fio) = original("fio") else { return };
     let rfio = our_bin("rfio");
     for (writer, checker) in [(&fio, &rfio), (&rfio, &fio)] {
-        let dir = temp_dir("regen");
+        let dir = SUITE.temp_dir("regen");
         let base = [
             "--name=v",
             "--filename=data",
@@ -551,10 +540,10 @@ fn each_tool_regenerates_the_others_blocks() {
             "--size=64k",
             "--verify=md5",
         ];
-        let w = run_in(writer, &dir, &args(&base, &["--output=/dev/null"]));
+        let w = SUITE.run_in(writer, &dir, &args(&base, &["--output=/dev/null"]));
         assert_eq!(w.code, 0);
         flip(&dir.join("data"), 12_345);
-        let r = run_in(
+        let r = SUITE.run_in(
             checker,
             &dir,
             &args(&base, &["--verify_only", "--verify_dump=1"]),
@@ -578,8 +567,8 @@ fn each_tool_regenerates_the_others_blocks() {
 /// refused with a message, as later fio versions refuse the second.
 #[test]
 fn settings_fio_crashes_on_are_refused() {
-    let dir = temp_dir("refuse");
-    let r = run_in(
+    let dir = SUITE.temp_dir("refuse");
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &dir,
         &[
@@ -592,7 +581,7 @@ fn settings_fio_crashes_on_are_refused() {
     );
     assert_eq!(r.code, 1);
     assert_eq!(r.stderr, "fio: verify=pattern requires verify_pattern\n");
-    let r = run_in(
+    let r = SUITE.run_in(
         &our_bin("rfio"),
         &dir,
         &[
@@ -615,8 +604,8 @@ fn settings_fio_crashes_on_are_refused() {
 #[test]
 fn every_loop_is_verified() {
     for (name, bin) in tools() {
-        let dir = temp_dir("loops");
-        let r = run_in(
+        let dir = SUITE.temp_dir("loops");
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &[
@@ -637,7 +626,7 @@ fn every_loop_is_verified() {
         assert_eq!(j["jobs"][0]["read"]["io_bytes"], 3 << 20, "{name}");
         assert_eq!(j["jobs"][0]["write"]["io_bytes"], 3 << 20, "{name}");
         // verify_only: a dry run and a verify phase per loop.
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &[
@@ -688,7 +677,7 @@ fn header_layout_follows_fios_interval_rules() {
     ] {
         let mut layouts = Vec::new();
         for bin in [&our_bin("rfio"), &fio] {
-            let dir = temp_dir("layout");
+            let dir = SUITE.temp_dir("layout");
             let base = [
                 "--name=v",
                 "--filename=data",
@@ -698,7 +687,7 @@ fn header_layout_follows_fios_interval_rules() {
                 "--do_verify=0",
                 "--output=/dev/null",
             ];
-            let r = run_in(bin, &dir, &args(&base, extra));
+            let r = SUITE.run_in(bin, &dir, &args(&base, extra));
             assert_eq!(r.code, 0, "{extra:?}: {}", r.stderr);
             let data = std::fs::read(dir.join("data")).expect("file");
             let h = headers(&data);
@@ -717,10 +706,10 @@ fn header_layout_follows_fios_interval_rules() {
 #[test]
 fn null_engine_pretends_to_verify() {
     for (name, bin) in tools() {
-        let dir = temp_dir("null");
+        let dir = SUITE.temp_dir("null");
         for (rw, read, write) in [("write", 1 << 20, 1 << 20), ("read", 1 << 20, 0)] {
             let rw = format!("--rw={rw}");
-            let r = run_in(
+            let r = SUITE.run_in(
                 &bin,
                 &dir,
                 &[
@@ -756,11 +745,11 @@ fn swapped_pattern_blocks_read_as_fio() {
     ];
     let mut seen = Vec::new();
     for (name, bin) in tools() {
-        let dir = temp_dir("patswap");
-        let w = run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
+        let dir = SUITE.temp_dir("patswap");
+        let w = SUITE.run_in(&bin, &dir, &args(&base, &["--output=/dev/null"]));
         assert_eq!(w.code, 0, "{name}: {}", w.stderr);
         swap(&dir.join("data"), 4096, 12288, 4096);
-        let r = run_in(&bin, &dir, &args(&base, &["--verify_only"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&base, &["--verify_only"]));
         assert_eq!(r.code, 1, "{name}");
         assert!(
             r.stderr.starts_with("fio: got pattern '30', wanted '10'. Bad bits 1\nfio: bad pattern block offset 3\npattern: verify failed at file data offset 4096, length 0 (requested block: offset=4096, length=4096, flags=88)\nfio: verify type mismatch (12288 media, 18 given)\n"),
@@ -940,11 +929,16 @@ fn io_size_rounds_count_verify_reads_as_fio() {
                 let (rfio, fio) = (&rfio, &fio);
                 s.spawn(move || {
                     let all = args(&base, extra);
-                    let ours = counts(&run_in(rfio, &temp_dir(&format!("ios-{tag}")), &all));
+                    let ours =
+                        counts(&SUITE.run_in(rfio, &SUITE.temp_dir(&format!("ios-{tag}")), &all));
                     let want = ([read, write, (0, 0)], 0, 0);
                     assert_eq!(ours, want, "rfio {tag}: {all:?}");
                     if let Some(fio) = fio {
-                        let theirs = counts(&run_in(fio, &temp_dir(&format!("iof-{tag}")), &all));
+                        let theirs = counts(&SUITE.run_in(
+                            fio,
+                            &SUITE.temp_dir(&format!("iof-{tag}")),
+                            &all,
+                        ));
                         assert_eq!(ours, theirs, "rfio vs fio {tag}: {all:?}");
                     }
                 })
@@ -976,14 +970,14 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
     ];
     const K: u64 = 1024;
     for (name, bin) in tools() {
-        let dir = temp_dir(&format!("twice-{name}"));
-        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=write"]));
+        let dir = SUITE.temp_dir(&format!("twice-{name}"));
+        let r = SUITE.run_in(&bin, &dir, &args(&zoned, &["--rw=write"]));
         let want = ([(32 * K, 8), (64 * K, 16), (0, 0)], 0, 0);
         assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
-        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=write", "--io_size=128k"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&zoned, &["--rw=write", "--io_size=128k"]));
         let want = ([(32 * K, 8), (128 * K, 32), (0, 0)], 0, 0);
         assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
-        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=randwrite"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&zoned, &["--rw=randwrite"]));
         let want = ([(4 * K, 1), (64 * K, 16), (0, 0)], 84, 1);
         assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
         assert!(
@@ -997,7 +991,7 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
 
         // A read-write job expects the seeds in write order: read back by
         // offset, the first block read holds another write's seed.
-        let r = run_in(&bin, &dir, &args(&zoned, &["--rw=rw"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&zoned, &["--rw=rw"]));
         let want = ([(44 * K, 11), (24 * K, 6), (0, 0)], 84, 1);
         assert_eq!(counts(&r), want, "{name}: {}", r.stderr);
         let first = r.stderr.lines().next().unwrap_or_default();
@@ -1012,7 +1006,7 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
 
         // time_based runs past number_ios (fio checks it only where
         // time_based jobs go on anyway).
-        let r = run_in(
+        let r = SUITE.run_in(
             &bin,
             &dir,
             &[
@@ -1032,7 +1026,7 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
         assert!(c[0].1 > 5, "{name}: {:?}", c);
 
         // verify_only over a file the job wrote.
-        let dir = temp_dir(&format!("only-{name}"));
+        let dir = SUITE.temp_dir(&format!("only-{name}"));
         let plain = [
             "--name=j",
             "--filename=f",
@@ -1042,7 +1036,7 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
             "--verify=md5",
             "--output-format=json",
         ];
-        let r = run_in(&bin, &dir, &args(&plain, &["--do_verify=0"]));
+        let r = SUITE.run_in(&bin, &dir, &args(&plain, &["--do_verify=0"]));
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);
         for (extra, read, write) in [
             (&["--io_size=256k"][..], (128 * K, 32), (128 * K, 32)),
@@ -1050,7 +1044,7 @@ fn blocks_written_twice_and_verify_only_rounds_as_fio() {
             (&["--do_verify=0"][..], (0, 0), (64 * K, 16)),
         ] {
             let all = args(&args(&plain, &["--verify_only"]), extra);
-            let r = run_in(&bin, &dir, &all);
+            let r = SUITE.run_in(&bin, &dir, &all);
             assert_eq!(
                 counts(&r),
                 ([read, write, (0, 0)], 0, 0),
@@ -1110,8 +1104,8 @@ fn jobs_sharing_a_file_keep_each_others_writes() {
             wrote.push(("fio", f.clone()));
         }
         for (writer, bin) in &wrote {
-            let dir = temp_dir(tag);
-            let r = run_in(bin, &dir, &run_args);
+            let dir = SUITE.temp_dir(tag);
+            let r = SUITE.run_in(bin, &dir, &run_args);
             assert_eq!(r.code, 0, "{tag}: {writer} writing: {}", r.stderr);
             let file = dir.join("data");
             assert_eq!(
@@ -1125,7 +1119,7 @@ fn jobs_sharing_a_file_keep_each_others_writes() {
                 "{tag}: blocks {writer} wrote that are zeros now"
             );
             for (checker, cbin) in &wrote {
-                let v = run_in(cbin, &dir, &only);
+                let v = SUITE.run_in(cbin, &dir, &only);
                 assert_eq!(
                     v.code, 0,
                     "{tag}: {checker} verifying {writer}'s file: {}",
@@ -1185,8 +1179,8 @@ fn t0002_first_jobs_blocks_survive_a_later_layout() {
     }
     for (writer, wbin) in &tools {
         for (reader, rbin) in &tools {
-            let dir = temp_dir("t0002");
-            let r = run_in(wbin, &dir, &pre);
+            let dir = SUITE.temp_dir("t0002");
+            let r = SUITE.run_in(wbin, &dir, &pre);
             if r.code != 0 && r.stderr.contains("O_DIRECT") {
                 eprintln!("note: no O_DIRECT here; skipping t0002");
                 return;
@@ -1199,7 +1193,7 @@ fn t0002_first_jobs_blocks_survive_a_later_layout() {
                 Some(5 << 20),
                 "{writer}'s file"
             );
-            let r = run_in(rbin, &dir, &post);
+            let r = SUITE.run_in(rbin, &dir, &post);
             assert_eq!(
                 r.code, 0,
                 "{reader}'s post run on {writer}'s file: {}",
@@ -1236,8 +1230,8 @@ fn read_write_jobs_at_depth_expect_seeds_in_issue_order() {
         for (name, bin) in tools() {
             let runs = if name == "rfio" { 4 } else { 1 };
             for run in 0..runs {
-                let dir = temp_dir("rw-seeds");
-                let r = run_in(&bin, &dir, &a);
+                let dir = SUITE.temp_dir("rw-seeds");
+                let r = SUITE.run_in(&bin, &dir, &a);
                 if r.stderr.contains("O_DIRECT") {
                     eprintln!("note: no O_DIRECT here; skipping");
                     return;

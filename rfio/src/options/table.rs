@@ -113,7 +113,7 @@ const DISTRIBUTIONS: &[(&str, &str)] = &[
     ("zoned_abs", "Zoned absolute random distribution"),
 ];
 
-/// `zonemode` (zbd is refused once the job is built: run/zones.rs).
+/// `zonemode` (zbd is refused once the job is built: run/offsets/zones.rs).
 const ZONE_MODES: &[(&str, &str)] = &[
     ("none", "no zoning"),
     (
@@ -1181,7 +1181,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Log files",
         "Log in compressed chunks of this size",
     ),
-    // The CPUs of the log-packing thread (run/logpack.rs).
+    // The CPUs of the log-packing thread (run/logs/logpack.rs).
     opt(
         "log_compression_cpus",
         Kind::Text,

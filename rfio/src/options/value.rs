@@ -65,6 +65,17 @@ impl ValueError {
     }
 }
 
+/// `Nz` of size, io_size, offset or offset_increment: N (fio's strtoul,
+/// kept to 32 bits), or fio's line for anything else ending in `z`.
+pub fn zone_count(name: &str, s: &str) -> Result<u64, String> {
+    let n = s.strip_suffix('z').unwrap_or(s);
+    let digits = n.trim_start().trim_start_matches('+');
+    match digits.parse::<u64>() {
+        Ok(v) if !digits.is_empty() => Ok(v & 0xffff_ffff),
+        _ => Err(format!("{name}: unexpected zone value '{s}'")),
+    }
+}
+
 fn parse_int(name: &str, s: &str, kb_base: u64, min: i64, max: i64) -> Result<i64, ValueError> {
     let t = s.trim();
     let (neg, body) = match t.strip_prefix('-') {
@@ -147,12 +158,12 @@ impl Kind {
     /// Parse `s` for option `name`.
     pub fn parse(self, name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> {
         // fio's `Nz` (zones, §2.1.4): size, io_size, offset and
-        // offset_increment take it (run/zones.rs sizes it); other numbers
-        // refuse it with fio's line.
+        // offset_increment take it (N read by zone_count, sized by
+        // run/offsets/zones.rs); other numbers refuse it with fio's line.
         if s.ends_with('z') {
             match self {
                 Kind::Size { pct: true } => {
-                    return crate::run::zones::zone_count(name, s)
+                    return zone_count(name, s)
                         .map(|_| Value::Text(s.to_string()))
                         .map_err(|e| ValueError {
                             detail: Some(e),

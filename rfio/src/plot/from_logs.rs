@@ -333,7 +333,7 @@ pub fn write(dir: &str, logs: &[String]) -> Result<(), String> {
         })?;
         let text = if stored {
             let data = std::fs::read(path).map_err(|e| format!("rfio: {path}: {e}\n"))?;
-            match crate::run::logzip::inflate(&data) {
+            match crate::run::logs::logzip::inflate(&data) {
                 (text, None) => text,
                 (_, Some(_)) => return Err(format!("rfio: {path}: failed inflating log\n")),
             }

@@ -6,7 +6,7 @@ pub mod json;
 pub mod normal;
 pub mod terse;
 
-use crate::run::diskstats::DiskReport;
+use crate::run::files::diskstats::DiskReport;
 use json::J;
 
 /// Normal-output disk lines.

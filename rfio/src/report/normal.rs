@@ -291,7 +291,7 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
 }
 
 /// `  steadystate  : attained=yes, bw=… (…), iops=…, iops mean dev=…` (§6.1).
-fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::steadystate::SsReport) {
+fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::pacing::steadystate::SsReport) {
     let pow2 = u.kb_base == 1024;
     let unit = if u.unit_base == 1 {
         N2sUnit::BitPerSec
@@ -309,7 +309,7 @@ fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::steadystate::SsRepor
         num2str(ss.iops_mean, u.sig_figs, 1, false, N2sUnit::None),
         if c.iops { "iops" } else { "bw" },
         if c.slope { " slope" } else { " mean dev" },
-        crate::run::steadystate::c_float(f64::from(ss.value as f32), 3),
+        crate::run::pacing::steadystate::c_float(f64::from(ss.value as f32), 3),
         if c.pct { "%" } else { "" }
     );
 }

@@ -1,7 +1,7 @@
 //! fio's terse (semicolon) lines, versions 2 to 5 (§8).
 
 use crate::result::{DirReport, LatReport, Report, UnitReport};
-use crate::run::diskstats::DiskReport;
+use crate::run::files::diskstats::DiskReport;
 use std::fmt::Write;
 
 fn lat_us(s: &mut String, l: &LatReport) {

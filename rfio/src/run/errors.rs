@@ -9,7 +9,7 @@
 //! elsewhere (commit, queue call, end_fsync), and the setup failures it
 //! reports without an error code (err_offset) or from a stat.
 
-use super::files::SetupError;
+use super::files::layout::SetupError;
 use super::worker::IoError;
 use super::Stream;
 use crate::engine::{IoKind, IoUnit};
@@ -338,7 +338,7 @@ pub fn queue_site(mut e: IoError, engine: &str) -> IoError {
 #[cold]
 pub fn end_fsync(
     job: &Job,
-    files: &super::files::JobFiles,
+    files: &super::files::layout::JobFiles,
     sync_engine: bool,
     last: Option<(u64, usize)>,
     depth: usize,

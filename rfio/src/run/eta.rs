@@ -48,7 +48,7 @@ pub struct Progress {
     pub snapshot: Mutex<Option<ThreadStats>>,
     /// steadystate: the window of the job's group (set when its segment
     /// starts; submitter threads share their job's).
-    pub ss_group: std::sync::OnceLock<std::sync::Arc<super::steadystate::Group>>,
+    pub ss_group: std::sync::OnceLock<std::sync::Arc<super::pacing::steadystate::Group>>,
 }
 
 impl Progress {
@@ -120,27 +120,6 @@ fn run_states(states: &[u8]) -> String {
     out.join(",")
 }
 
-/// Parse `--eta-interval` as fio does: seconds by default, at least
-/// 250 ms; a negative time wraps to fio's unsigned milliseconds.
-pub fn parse_interval(v: &str) -> Result<u32, String> {
-    use rbench_common::units::fio::{parse_time_us, TimeUnit};
-    let failed = || format!("fio: failed parsing eta interval {v}\n");
-    let ms = match parse_time_us(v, TimeUnit::Seconds) {
-        Ok(us) => (us / 1000) as u32,
-        Err(_) => {
-            let us = v
-                .strip_prefix('-')
-                .and_then(|r| parse_time_us(r, TimeUnit::Seconds).ok())
-                .ok_or_else(failed)?;
-            (-((us / 1000) as i64)) as u32
-        }
-    };
-    if ms < HELPER_TICK_MS as u32 {
-        return Err("fio: eta interval time too short (250msec min)\n".into());
-    }
-    Ok(ms)
-}
-
 /// Draw until `done` is raised; `newline_every` adds fio's `--eta-newline`.
 pub fn draw(
     jobs: &[Job],
@@ -179,7 +158,7 @@ pub fn draw(
             .collect();
         let running = states.iter().filter(|&&s| s != b'P' && s != b'_').count();
         let mut line = format!("Jobs: {running} (f={running})");
-        line.push_str(&super::throttle::eta_limits(
+        line.push_str(&super::pacing::throttle::eta_limits(
             jobs.iter()
                 .zip(&states)
                 .filter(|(_, &s)| s != b'P' && s != b'_')
@@ -266,18 +245,6 @@ pub fn draw(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn interval_parses_like_fio() {
-        assert_eq!(parse_interval("1"), Ok(1000));
-        assert_eq!(parse_interval("250ms"), Ok(250));
-        assert!(parse_interval("249ms").unwrap_err().contains("too short"));
-        assert!(parse_interval("0").unwrap_err().contains("too short"));
-        assert!(parse_interval("abc")
-            .unwrap_err()
-            .contains("failed parsing"));
-        assert_eq!(parse_interval("-1"), Ok((-1000i64) as u32));
-    }
 
     #[test]
     fn lines_come_on_helper_ticks() {

@@ -1,30 +1,16 @@
 //! Running jobs: stonewall segments one after the other, the jobs of a
 //! segment on their own threads, each through the job loop in `worker`.
 
-pub mod agglog;
 pub mod buffers;
-pub mod choices;
-pub mod diskstats;
-pub mod distribution;
 pub mod errors;
 pub mod eta;
 pub mod files;
-pub mod filesize;
-pub mod fiodist;
-pub mod fiomap;
-pub mod lfsr;
-pub mod logpack;
 pub mod logs;
-pub mod logzip;
 pub mod offsets;
-pub mod pause;
+pub mod pacing;
 pub mod placement;
-pub mod sampler;
-pub mod steadystate;
 pub mod submitters;
-pub mod throttle;
 pub mod worker;
-pub mod zones;
 
 use crate::engine::{self, IoKind};
 use crate::job::Job;
@@ -74,7 +60,7 @@ pub fn run_all(
     jobs: &[Job],
     eta: Option<Option<std::time::Duration>>,
     periodic: Option<(std::time::Duration, &PeriodicReport<'_>)>,
-    agg: Option<&agglog::AggLog>,
+    agg: Option<&logs::agglog::AggLog>,
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Vec<JobRun> {
     let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
@@ -108,7 +94,7 @@ pub fn run_all(
         // (clones counting down, job::expand), before any job starts
         // (create_serialize): a later job (or clone) that needs a shared
         // file longer lays it out before an earlier one writes to it.
-        let mut planned: Vec<Option<files::Planned>> = jobs
+        let mut planned: Vec<Option<files::layout::Planned>> = jobs
             .iter()
             .enumerate()
             .map(|(i, job)| plan_job(job, &mut runs[i], &progress[i], notice))
@@ -184,17 +170,17 @@ fn periodic_reports(
     }
 }
 
-/// Size and lay out one job's files ([`files::plan`]); a failure is
+/// Size and lay out one job's files ([`files::layout::plan`]); a failure is
 /// reported as fio reports it, and the job does not run.
 fn plan_job(
     job: &Job,
     out: &mut Option<JobRun>,
     progress: &eta::Progress,
     notice: &mut dyn FnMut(Stream, &str),
-) -> Option<files::Planned> {
+) -> Option<files::layout::Planned> {
     let traits = engine::traits(&job.engine);
     let mut lines = Vec::new();
-    let planned = files::plan(job, traits.diskless, &mut lines);
+    let planned = files::layout::plan(job, traits.diskless, &mut lines);
     for (stream, l) in &lines {
         notice(*stream, l);
     }
@@ -206,7 +192,7 @@ fn plan_job(
 /// Report a job's setup failure (layout or open) as fio does and record
 /// the job's outcome.
 fn setup_failed(
-    e: files::SetupError,
+    e: files::layout::SetupError,
     out: &mut Option<JobRun>,
     progress: &eta::Progress,
     notice: &mut dyn FnMut(Stream, &str),
@@ -266,7 +252,7 @@ fn setup_failed(
 
 fn run_segment(
     jobs: &[Job],
-    planned: &mut [Option<files::Planned>],
+    planned: &mut [Option<files::layout::Planned>],
     out: &mut [Option<JobRun>],
     progress: &[eta::Progress],
     t0: std::time::Instant,
@@ -275,7 +261,7 @@ fn run_segment(
 ) {
     let exit_all = AtomicBool::new(false);
     // steadystate with group_reporting: the group's window, for its jobs.
-    steadystate::register(jobs, progress, t0);
+    pacing::steadystate::register(jobs, progress, t0);
     let mut prepared = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
         // Laid out before any job ran; a job whose layout failed does not.
@@ -283,11 +269,11 @@ fn run_segment(
             continue;
         };
         let traits = engine::traits(&job.engine);
-        let files = files::open_files(job, plan);
+        let files = files::layout::open_files(job, plan);
         if let Some(l) = files
             .as_ref()
             .ok()
-            .and_then(|f| zones::abs_exceeds(job, &f.regions))
+            .and_then(|f| offsets::zones::abs_exceeds(job, &f.regions))
         {
             notice(Stream::Stderr, l);
         }
@@ -359,7 +345,7 @@ fn run_segment(
                         }
                     }
                     if job.startdelay_us > 0 {
-                        pause::sleep(std::time::Duration::from_micros(job.startdelay_us));
+                        pacing::pause::sleep(std::time::Duration::from_micros(job.startdelay_us));
                     }
                     // SAFETY: gettid has no preconditions.
                     let pid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
@@ -388,7 +374,7 @@ fn run_segment(
                         exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
                     if job.unlink {
-                        files::unlink(&files.paths);
+                        files::layout::unlink(&files.paths);
                     }
                     let ctx = err
                         .as_ref()

@@ -13,8 +13,8 @@
 //! window is the sum of theirs), keeping one thread's sample count.
 
 use super::eta::Progress;
-use super::files::JobFiles;
-use super::logs::Logs;
+use super::files::layout::JobFiles;
+use super::logs::job_logs::Logs;
 use super::worker::{self, IoError};
 use crate::engine::{self, Engine, Traits};
 use crate::job::Job;

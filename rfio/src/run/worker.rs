@@ -4,11 +4,11 @@
 //! reads the clock, calls the engine and updates counters.
 
 use super::buffers::Buffers;
-use super::files::JobFiles;
-use super::logs::Logs;
-use super::offsets::Picker;
-use super::sampler::Sampler;
-use super::throttle::{Gate, Throttle};
+use super::files::layout::JobFiles;
+use super::logs::job_logs::Logs;
+use super::logs::sampler::Sampler;
+use super::offsets::picker::Picker;
+use super::pacing::throttle::{Gate, Throttle};
 use crate::engine::{Engine, IoKind, IoUnit, Queued, Traits};
 use crate::job::Job;
 use crate::stats::{batch_bucket, depth_bucket, ThreadStats};
@@ -206,10 +206,10 @@ pub fn run(
     let count_submits = !traits.diskless;
     let mut throttle = Throttle::new(job, t0);
     picker.attach_steer(throttle.steer_handle());
-    let mut min_rate = super::throttle::MinRate::new(job);
+    let mut min_rate = super::pacing::throttle::MinRate::new(job);
     let mut steady = job.steadystate.map(|ss| {
         let phase_ms = progress.started_ms.load(Ordering::Relaxed);
-        super::steadystate::Monitor::join(
+        super::pacing::steadystate::Monitor::join(
             job,
             ss,
             phase_ms * 1_000_000,
@@ -220,7 +220,7 @@ pub fn run(
         // Its first look may be due at once (a steady group to join).
         next_check = next_check.min(ss.next_ns);
     }
-    let mut think = super::throttle::Think::new(job);
+    let mut think = super::pacing::throttle::Think::new(job);
     // A stall is due once what is in flight has completed (fio quiesces).
     let mut think_pending = false;
     let mut last_dir = 0usize;
@@ -454,7 +454,9 @@ pub fn run(
                                 verifier.as_ref().is_some_and(|v| v.wants_pass()) && !time_based;
                             if job.unlink_each_loop && !time_based {
                                 let writes = job.pattern.write || job.pattern.trim;
-                                if let Err((errno, file)) = super::files::recreate(files, writes) {
+                                if let Err((errno, file)) =
+                                    super::files::layout::recreate(files, writes)
+                                {
                                     free.push(idx);
                                     error = Some(IoError {
                                         errno,
@@ -493,9 +495,9 @@ pub fn run(
                             && (io.len as u64) > left
                             && !job.pattern.mixed()
                             // Zones end a pass anywhere: fio's last I/O
-                            // then goes out whole (run/zones.rs).
+                            // then goes out whole (run/offsets/zones.rs).
                             && job.zones.is_none()
-                            && !super::fiomap::whole_last_unit(job)
+                            && !super::offsets::fiomap::whole_last_unit(job)
                         {
                             let grain = job.bs.iter().map(|b| b.0).min().unwrap_or(1).max(1);
                             let cut = left / grain * grain;

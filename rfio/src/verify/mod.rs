@@ -430,7 +430,7 @@ impl<'a> Verifier<'a> {
     /// blocks to read back (fio's dry run).
     pub fn dry_run(
         &mut self,
-        picker: &mut crate::run::offsets::Picker,
+        picker: &mut crate::run::offsets::picker::Picker,
         io_size: u64,
         st: &mut ThreadStats,
     ) {
@@ -491,7 +491,7 @@ impl<'a> Verifier<'a> {
         idx: usize,
         io: &IoUnit,
         st: &mut ThreadStats,
-        logs: Option<&mut crate::run::logs::Logs>,
+        logs: Option<&mut crate::run::logs::job_logs::Logs>,
         base_ns: impl FnOnce() -> u64,
         per_io_rates: (bool, bool),
     ) -> Result<(), Mismatch> {
@@ -655,7 +655,7 @@ fn issue_order_seeds(list: &[Written]) -> Vec<u64> {
 /// (zones that wrap, norandommap) meet twice: on a list, fio reads the
 /// older one back and fails on the newer header.
 fn random_map(job: &Job) -> bool {
-    use crate::run::distribution::Distribution as D;
+    use crate::run::offsets::distribution::Distribution as D;
     job.pattern.random
         && !job.norandommap
         && matches!(

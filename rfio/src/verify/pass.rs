@@ -4,7 +4,7 @@
 
 use super::{record_read, Mismatch, Verifier, Written};
 use crate::engine::{Engine, IoKind, IoUnit, Queued};
-use crate::run::logs::Logs;
+use crate::run::logs::job_logs::Logs;
 use crate::stats::{depth_bucket, ThreadStats};
 use rbench_common::clock::now_ns;
 use rbench_common::stop;

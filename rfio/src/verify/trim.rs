@@ -24,7 +24,7 @@
 use super::{Mismatch, Written};
 use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
-use crate::run::filesize::{slot_seed, Taus};
+use crate::run::files::filesize::{slot_seed, Taus};
 use crate::stats::{depth_bucket, ThreadStats};
 use std::collections::{HashMap, VecDeque};
 use std::os::fd::RawFd;

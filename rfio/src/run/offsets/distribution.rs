@@ -1,9 +1,9 @@
 //! Non-uniform random offsets (`random_distribution`, §3): zipf, pareto,
 //! normal and zoned. zipf, pareto and normal offsets come from fio's own
-//! generators (run/fiodist.rs); the samplers here serve the zoned ones
+//! generators (run/offsets/fiodist.rs); the samplers here serve the zoned ones
 //! (and keep rfio's zipf/pareto/normal shapes for tests of the parsing).
 
-use super::offsets::Rng;
+use crate::run::offsets::picker::Rng;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Distribution {
@@ -57,12 +57,16 @@ impl Distribution {
                 }
                 Ok(Distribution::Normal(d))
             }
-            // fio's zone_split_ddir (run/zones.rs), its messages whole.
+            // fio's zone_split_ddir (run/offsets/zones.rs), its messages whole.
             "zoned" | "zoned_abs" => {
                 let Some(spec) = postfix else {
                     return Err(format!("fio: mismatch in zoned input <{word}>"));
                 };
-                let zones = super::zones::parse_split(spec.trim(), word == "zoned_abs", 1024)?;
+                let zones = crate::run::offsets::zones::parse_split(
+                    spec.trim(),
+                    word == "zoned_abs",
+                    1024,
+                )?;
                 Ok(if word == "zoned" {
                     Distribution::Zoned(zones.into_iter().map(|(p, r)| (p, r as u32)).collect())
                 } else {

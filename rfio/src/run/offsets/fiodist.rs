@@ -22,8 +22,8 @@
 //! - Files: one generator over `nrfiles << 10` ranges, seeded from seed
 //!   slot 5, no hashing; the file is the value `>> 10`.
 
-use super::filesize::Taus;
 use crate::job::Job;
+use crate::run::files::filesize::Taus;
 
 /// fio's cap on the ranks its zipf set-up sums.
 const ZIPF_MAX_GEN: u64 = 10_000_000;
@@ -66,7 +66,7 @@ fn parse(word: &str, post: Option<&str>) -> Option<(char, f64, Option<f64>)> {
         _ => return None,
     };
     let (val, center) = match post {
-        Some(p) => super::distribution::split_distr(p)?,
+        Some(p) => crate::run::offsets::distribution::split_distr(p)?,
         None => (default, None),
     };
     Some((kind, val, center))
@@ -255,7 +255,7 @@ pub fn for_file(job: &Job, i: usize, len: u64, files: u64) -> Option<FioDist> {
     let range = job.min_bs(0).min(job.min_bs(1)).max(1);
     // fio's size: min(file size, io_size); without files the region was
     // rounded down from fio's unrounded size / nrfiles.
-    let size = super::fiomap::real_size(job, files, len, len, range);
+    let size = crate::run::offsets::fiomap::real_size(job, files, len, len, range);
     let nranges = size.div_ceil(range);
     let name = job
         .filenames
@@ -264,7 +264,7 @@ pub fn for_file(job: &Job, i: usize, len: u64, files: u64) -> Option<FioDist> {
     let seed = if repeatable(job) {
         jhash(name.unwrap_or_default().as_bytes(), 0).wrapping_mul(job.number as u32)
     } else {
-        super::fiomap::offset_seed(job) as u32
+        crate::run::offsets::fiomap::offset_seed(job) as u32
     };
     let mut g = FioDist::new(kind, val, center, nranges, seed, true);
     g.ba = std::array::from_fn(|d| job.blockalign.unwrap_or(job.min_bs(d)).max(1));
@@ -289,7 +289,8 @@ fn repeatable(job: &Job) -> bool {
 /// types or a single file.
 pub fn for_files(job: &Job, files: usize) -> Option<FileDist> {
     let (kind, val, center) = parse(&job.file_service, job.file_service_value.as_deref())?;
-    let seed = super::filesize::slot_seed(job, 5).unwrap_or_else(rbench_common::clock::now_ns);
+    let seed =
+        crate::run::files::filesize::slot_seed(job, 5).unwrap_or_else(rbench_common::clock::now_ns);
     let n = (files as u64) << FSERVICE_SHIFT;
     Some(FileDist(FioDist::new(
         kind,

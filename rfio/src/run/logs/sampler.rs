@@ -3,8 +3,8 @@
 //! (§10), and the `--plot` trace's windows. Cold path: a few calls per
 //! second.
 
-use super::logs::{Kind, Logs};
 use crate::job::Job;
+use crate::run::logs::job_logs::{Kind, Logs};
 use crate::stats::ThreadStats;
 
 /// Measurement windows for the bw/iops lines (every bwavgtime/iopsavgtime).
@@ -61,7 +61,7 @@ impl Sampler {
             plot_every,
             plot_next: now_ns + plot_every,
             per_io: (false, false),
-            per_unit: super::logs::per_unit(job),
+            per_unit: crate::run::logs::job_logs::per_unit(job),
         }
     }
 

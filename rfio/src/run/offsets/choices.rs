@@ -9,7 +9,7 @@
 //! On a switch, `mix_issues` becomes the old direction's issue count times
 //! the new direction's share / 100, so the new direction keeps going until
 //! its own count reaches that. With a rate, the direction the rate settles
-//! on (run/throttle.rs, `Steer::choose`) becomes the current one, before the offset
+//! on (run/pacing/throttle.rs, `Steer::choose`) becomes the current one, before the offset
 //! and block size are drawn for it.
 //!
 //! Block size (fio's `get_next_buflen`), per direction from seed slots 0, 1,
@@ -20,8 +20,8 @@
 //! before the region's end. Each loop reseeds the generators and restarts
 //! the mix cycle, as fio's `clear_io_state` does with randrepeat.
 
-use super::filesize::{slot_seed, Taus};
 use crate::job::Job;
+use crate::run::files::filesize::{slot_seed, Taus};
 
 const MIX_SLOT: u64 = 4;
 
@@ -40,7 +40,7 @@ pub struct Choices {
     split: [Vec<(u64, u32)>; 3],
     /// A rate on a mixed job: the rate may turn the drawn direction (the
     /// job's throttle keeps the due times; see [`Choices::attach_steer`]).
-    steer: Option<super::throttle::SteerCell>,
+    steer: Option<crate::run::pacing::throttle::SteerCell>,
 }
 
 impl Choices {
@@ -78,8 +78,8 @@ impl Choices {
     }
 
     /// Let the rate turn the drawn directions, on the due times in `steer`
-    /// (the job's [`super::throttle::Throttle::steer_handle`]).
-    pub fn attach_steer(&mut self, steer: Option<super::throttle::SteerCell>) {
+    /// (the job's [`crate::run::pacing::throttle::Throttle::steer_handle`]).
+    pub fn attach_steer(&mut self, steer: Option<crate::run::pacing::throttle::SteerCell>) {
         self.steer = steer;
     }
 
@@ -185,7 +185,7 @@ impl Choices {
 mod tests {
     use super::*;
     use crate::job::test_job as job;
-    use crate::run::throttle::Throttle;
+    use crate::run::pacing::throttle::Throttle;
 
     /// Draw `n` directions, counting each as issued.
     fn draws(c: &mut Choices, n: usize) -> Vec<usize> {

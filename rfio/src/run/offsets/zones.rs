@@ -19,6 +19,7 @@
 //! `zonemode=zbd` (zoned block devices, zone write pointers emulated on
 //! regular files) is refused.
 
+use crate::options::value::zone_count;
 use crate::options::JobOptions;
 use rbench_common::units::fio::SizeOrPercent;
 
@@ -69,17 +70,6 @@ enum Value {
 /// fio's `failed parsing` line after the reason.
 fn failed(why: String, name: &str, raw: &str) -> String {
     format!("{why}\nfio: failed parsing {name}={raw}\n")
-}
-
-/// `Nz` of size, io_size, offset or offset_increment: N (fio's strtoul,
-/// kept to 32 bits), or fio's line for anything else ending in `z`.
-pub fn zone_count(name: &str, s: &str) -> Result<u64, String> {
-    let n = s.strip_suffix('z').unwrap_or(s);
-    let digits = n.trim_start().trim_start_matches('+');
-    match digits.parse::<u64>() {
-        Ok(v) if !digits.is_empty() => Ok(v & 0xffff_ffff),
-        _ => Err(format!("{name}: unexpected zone value '{s}'")),
-    }
 }
 
 /// A size, io_size, offset or offset_increment given in zones: N times

@@ -10,7 +10,7 @@
 //! nice level below it and, with `log_compression_cpus`, only on those
 //! CPUs (fio's gz_init_worker).
 
-use super::logzip::{self, Layout, Record};
+use crate::run::logs::logzip::{self, Layout, Record};
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use std::io::Write;

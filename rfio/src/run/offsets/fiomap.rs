@@ -2,8 +2,8 @@
 //! path (which keeps its own permutation: one file, one direction, one
 //! fixed block that is every direction's smallest): any block sizes and
 //! directions, one or several files, with or without the random map
-//! (norandommap, blockalign, `random_generator=lfsr` in run/lfsr.rs,
-//! zipf/pareto/normal in run/fiodist.rs, zoned/zoned_abs here), the
+//! (norandommap, blockalign, `random_generator=lfsr` in run/offsets/lfsr.rs,
+//! zipf/pareto/normal in run/offsets/fiodist.rs, zoned/zoned_abs here), the
 //! sequential shares of percentage_random and `rw=randread:N`: the same
 //! blocks in the same order with the same (possibly shortened) lengths, so
 //! such a job ends where fio's ends.
@@ -30,9 +30,9 @@
 //!   bits are all taken). With different sizes per direction the bit and
 //!   the offset units disagree: fio then ends early, and so do we.
 
-use super::filesize::{slot_seed, Taus};
-use super::lfsr::Lfsr;
 use crate::job::Job;
+use crate::run::files::filesize::{slot_seed, Taus};
+use crate::run::offsets::lfsr::Lfsr;
 
 /// fio's `FIO_RANDSEED`: the offset seed's factor under randrepeat.
 const RANDSEED: u64 = 0xb189_9bed;
@@ -297,7 +297,7 @@ pub struct FioRandom {
     maps: Vec<Axmap>,
     /// zipf, pareto, normal: fio's generator per file instead (empty
     /// otherwise).
-    dist: Vec<super::fiodist::FioDist>,
+    dist: Vec<crate::run::offsets::fiodist::FioDist>,
     /// `random_generator=lfsr`: one generator per file instead (fio's
     /// f->lfsr, all seeded alike), empty otherwise.
     lfsr: Vec<Lfsr>,
@@ -345,7 +345,7 @@ struct Zones {
 
 impl Zones {
     fn new(job: &Job) -> Option<Self> {
-        use super::distribution::Distribution;
+        use crate::run::offsets::distribution::Distribution;
         let (abs, split): (bool, Vec<(u32, u64)>) = match &job.random_distribution {
             Distribution::Zoned(z) => (false, z.iter().map(|&(p, r)| (p, u64::from(r))).collect()),
             Distribution::ZonedAbs(z) => (true, z.clone()),
@@ -410,7 +410,7 @@ impl FioRandom {
         let dist = regions
             .iter()
             .enumerate()
-            .filter_map(|(i, &(n, _))| super::fiodist::for_file(job, i, n, files))
+            .filter_map(|(i, &(n, _))| crate::run::offsets::fiodist::for_file(job, i, n, files))
             .collect();
         Some(FioRandom {
             seed,

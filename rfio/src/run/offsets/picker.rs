@@ -1,12 +1,12 @@
 //! Where the next I/O goes: direction (rwmix), block size (bs, bsrange,
 //! bssplit), file (round robin...) and offset (sequential, or random: fio's
-//! own offsets in run/fiomap.rs, or on the short path (one file, one
+//! own offsets in run/offsets/fiomap.rs, or on the short path (one file, one
 //! direction, one block) a full-cycle permutation that hits every block
 //! once per pass).
 
-use super::distribution::Sampler;
 use crate::engine::{IoKind, IoUnit};
 use crate::job::Job;
+use crate::run::offsets::distribution::Sampler;
 use std::os::fd::RawFd;
 
 /// xorshift64*: small, fast, good enough for picking offsets.
@@ -127,7 +127,7 @@ impl Region {
     #[cold]
     fn wrapped(&self, drop: bool) {
         if drop {
-            super::files::invalidate(self.kind, self.fd, self.base, self.len);
+            crate::run::files::layout::invalidate(self.kind, self.fd, self.base, self.len);
         }
     }
 
@@ -138,9 +138,9 @@ impl Region {
     #[cold]
     fn reopened(&self, job_invalidate: bool, random: bool) {
         if job_invalidate {
-            super::files::invalidate(self.kind, self.fd, self.base, self.len);
+            crate::run::files::layout::invalidate(self.kind, self.fd, self.base, self.len);
         }
-        super::files::hint(random, self.kind, self.fd, self.base, self.len);
+        crate::run::files::layout::hint(random, self.kind, self.fd, self.base, self.len);
     }
 }
 
@@ -163,7 +163,7 @@ pub struct Picker {
     /// file_service_type: 0 roundrobin, 1 random, 2 sequential, 3 a
     /// non-uniform distribution over the files (`file_sampler`).
     file_service: u8,
-    file_sampler: Option<super::fiodist::FileDist>,
+    file_sampler: Option<crate::run::offsets::fiodist::FileDist>,
     /// `random:N` / `roundrobin:N`: I/Os per file before switching, and
     /// how many the current file has left.
     switch_every: u64,
@@ -179,20 +179,20 @@ pub struct Picker {
     same_left: u64,
     last: (usize, u64, usize),
     key: u64,
-    /// fio's direction and block-size draws (run/choices.rs).
-    choices: super::choices::Choices,
+    /// fio's direction and block-size draws (run/offsets/choices.rs).
+    choices: crate::run::offsets::choices::Choices,
     /// The plain random case (one file, one direction, one block size,
     /// uniform over a random map, no `:N`, no percentage_random): the
     /// direction and the block size, for [`Picker::next`]'s short path.
     plain: Option<(usize, u64)>,
     /// fio's own random offsets over its random maps, for a random job off
-    /// the short path (run/fiomap.rs).
-    fiomap: Option<super::fiomap::FioRandom>,
+    /// the short path (run/offsets/fiomap.rs).
+    fiomap: Option<crate::run::offsets::fiomap::FioRandom>,
     /// fio reseeds its generators at each loop (randrepeat on and no
     /// randseed: fio turns randrepeat off when randseed is set).
     reseed: bool,
-    /// zonemode=strided (run/zones.rs).
-    zones: Option<super::zones::Zones>,
+    /// zonemode=strided (run/offsets/zones.rs).
+    zones: Option<crate::run::offsets::zones::Zones>,
     /// `invalidate` (fio's invalidate_cache): drop a file's page cache as
     /// a pass over it starts; `direct` leaves out the drops fio makes
     /// within a run (its loop_cache_invalidate), not those of a reopen.
@@ -215,9 +215,9 @@ fn file_size(fd: RawFd) -> Option<u64> {
 }
 
 /// `file_service_type=zipf|pareto|normal|gauss[:value]`: files drawn as
-/// fio draws them (run/fiodist.rs).
-fn file_sampler(job: &Job, files: u64) -> Option<super::fiodist::FileDist> {
-    super::fiodist::for_files(job, files as usize).filter(|_| files > 1)
+/// fio draws them (run/offsets/fiodist.rs).
+fn file_sampler(job: &Job, files: u64) -> Option<crate::run::offsets::fiodist::FileDist> {
+    crate::run::offsets::fiodist::for_files(job, files as usize).filter(|_| files > 1)
 }
 
 impl Picker {
@@ -234,7 +234,7 @@ impl Picker {
         let mut rng = Rng::new(seed);
         let key = rng.next();
         let n_regions = regions.len() as u64;
-        let zones = job.zones.map(super::zones::Zones::new);
+        let zones = job.zones.map(crate::run::offsets::zones::Zones::new);
         let regions: Vec<Region> = regions
             .into_iter()
             .map(|(fd, start, len)| {
@@ -243,16 +243,16 @@ impl Picker {
                     fd,
                     start,
                     len,
-                    kind: super::files::kind(fd),
+                    kind: crate::run::files::layout::kind(fd),
                     file_size: file_size(fd).unwrap_or(start + len),
                     base: start,
                     span,
                     pos: [start; 3],
                     perm: Permutation::new(span / grain, key),
                     exhausted: false,
-                    // zipf, pareto, normal: fio's generators (run/fiomap.rs).
+                    // zipf, pareto, normal: fio's generators (run/offsets/fiomap.rs).
                     sampler: (!job.random_distribution.is_uniform()
-                        && !super::fiodist::is_fio(job))
+                        && !crate::run::offsets::fiodist::is_fio(job))
                     .then(|| Sampler::new(job.random_distribution.in_blocks(grain), span / grain)),
                 }
             })
@@ -278,15 +278,15 @@ impl Picker {
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
                 && zones.is_none()
-                && !super::fiomap::is_lfsr(job)
+                && !crate::run::offsets::fiomap::is_lfsr(job)
         });
         // Zones: the map and uniform draws cover zonerange, fio's zipf,
         // pareto and normal generators the whole region (its io_size).
         let whole = matches!(
             job.random_distribution,
-            super::distribution::Distribution::Zipf(_)
-                | super::distribution::Distribution::Pareto(_)
-                | super::distribution::Distribution::Normal(_)
+            crate::run::offsets::distribution::Distribution::Zipf(_)
+                | crate::run::offsets::distribution::Distribution::Pareto(_)
+                | crate::run::offsets::distribution::Distribution::Normal(_)
         );
         let lens: Vec<(u64, u64)> = regions
             .iter()
@@ -299,7 +299,7 @@ impl Picker {
             // The short path keeps its own permutation (no map to build).
             fiomap: plain
                 .is_none()
-                .then(|| super::fiomap::FioRandom::for_job(job, &lens, norandommap))
+                .then(|| crate::run::offsets::fiomap::FioRandom::for_job(job, &lens, norandommap))
                 .flatten(),
             plain: plain.map(|d| (d, grain)),
             reseed: job.randrepeat && job.randseed.is_none(),
@@ -341,7 +341,7 @@ impl Picker {
             same_left: 0,
             last: (0, 0, 0),
             key,
-            choices: super::choices::Choices::new(job),
+            choices: crate::run::offsets::choices::Choices::new(job),
         }
     }
 
@@ -518,7 +518,7 @@ impl Picker {
                 // The I/O before counts once, on the first file tried.
                 let prev = (!retry).then_some(self.last.2 as u64);
                 let setup = z.setup(prev, fi, d, r.start, &mut r.base, &mut r.pos, r.file_size);
-                if setup == super::zones::Setup::Restart {
+                if setup == crate::run::offsets::zones::Setup::Restart {
                     r.perm = Permutation::new(r.span / self.grain, self.key);
                     if let Some(m) = self.fiomap.as_mut() {
                         m.reset_file(fi);
@@ -738,7 +738,7 @@ impl Picker {
 
     /// Let a rate turn a mixed job's directions (the job's throttle's
     /// shared due times).
-    pub fn attach_steer(&mut self, steer: Option<super::throttle::SteerCell>) {
+    pub fn attach_steer(&mut self, steer: Option<crate::run::pacing::throttle::SteerCell>) {
         self.choices.attach_steer(steer);
     }
 

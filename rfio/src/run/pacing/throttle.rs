@@ -3,9 +3,9 @@
 //! `rate_ignore_thinktime`. Everything here runs off the per-I/O path
 //! unless its option is set.
 
-use super::filesize::Taus;
 use crate::engine::IoKind;
 use crate::job::Job;
+use crate::run::files::filesize::Taus;
 use crate::stats::ThreadStats;
 use rbench_common::clock::FastClock;
 use rbench_common::units::fio::{num2str, N2sUnit};
@@ -15,7 +15,7 @@ use std::cell::Cell;
 /// picks the direction of a mixed job's I/O (rwmix cycle, then
 /// `rate_ddir`) before its offset and block size, and the direction the
 /// rate settles on becomes the rwmix cycle's current one; so the draw in
-/// run/choices.rs asks [`Steer::choose`], on due times the job's
+/// run/offsets/choices.rs asks [`Steer::choose`], on due times the job's
 /// [`Throttle`] keeps up to date in a cell they share
 /// ([`Throttle::steer_handle`], handed to the offset picker by the worker).
 #[derive(Clone, Copy, Debug)]
@@ -111,7 +111,7 @@ impl Throttle {
                 // fio's poisson_state per direction: 32-bit generators on
                 // seed slots 15, 17 and 18 (FIO_RAND_POISSON*_OFF).
                 [15, 17, 18].map(|slot| {
-                    let seed = super::filesize::slot_seed(job, slot)
+                    let seed = crate::run::files::filesize::slot_seed(job, slot)
                         .unwrap_or_else(rbench_common::clock::now_ns);
                     Taus::new(seed, false)
                 })
@@ -179,7 +179,7 @@ impl Throttle {
         if inflight > 0 {
             return Gate::Hold;
         }
-        super::pause::sleep(std::time::Duration::from_nanos(due.min(limit) - now));
+        crate::run::pacing::pause::sleep(std::time::Duration::from_nanos(due.min(limit) - now));
         if due > limit {
             Gate::Stop
         } else {
@@ -427,7 +427,7 @@ impl Think {
         }
         let rest = self.us - spin;
         if rest > 0 {
-            super::pause::sleep(std::time::Duration::from_micros(rest));
+            crate::run::pacing::pause::sleep(std::time::Duration::from_micros(rest));
         }
         self.last_blocks = self.count(st);
         self.last_ns = now_ns;
@@ -488,7 +488,10 @@ mod tests {
         // drawn from seed slot 15, 32 bits, in single precision.
         let j = job(&["--rw=randrw", "--rate_iops=1000", "--rate_process=poisson"]);
         let mut t = Throttle::new(&j, 0);
-        let mut rng = Taus::new(super::super::filesize::slot_seed(&j, 15).unwrap(), false);
+        let mut rng = Taus::new(
+            crate::run::files::filesize::slot_seed(&j, 15).unwrap(),
+            false,
+        );
         let mut at = 0u64;
         for _ in 0..100 {
             t.issued(0, 4096);

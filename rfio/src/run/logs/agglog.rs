@@ -14,8 +14,8 @@
 //! ETA, which takes a sample then too, whatever the conditions. The files
 //! are written after the report, empty when no sample was taken.
 
-use super::eta::Progress;
 use crate::job::Job;
+use crate::run::eta::Progress;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -167,7 +167,7 @@ impl AggLog {
         for (name, text) in NAMES.iter().zip(self.texts()) {
             if let Err(e) = std::fs::write(name, text) {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                let _ = writeln!(errors, "fopen log: {}", super::strerror(errno));
+                let _ = writeln!(errors, "fopen log: {}", crate::run::strerror(errno));
             }
         }
         (!errors.is_empty()).then_some(errors)

@@ -486,7 +486,7 @@ impl Group {
 /// `run_start`: when the run (its first segment) started.
 pub fn register(
     jobs: &[crate::job::Job],
-    progress: &[super::eta::Progress],
+    progress: &[crate::run::eta::Progress],
     run_start: std::time::Instant,
 ) {
     // (group id, group_reporting, the leader's settings, members by index)

@@ -1,9 +1,9 @@
 //! Files of a job: names, sizes, layout ("Laying out IO file") and opening,
 //! the way fio does it so the same job touches the same bytes.
 
-use super::offsets::Rng;
-use super::Stream;
 use crate::job::Job;
+use crate::run::offsets::picker::Rng;
+use crate::run::Stream;
 use rbench_common::units::fio::SizeOrPercent;
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
@@ -141,11 +141,11 @@ pub fn plan(
     if !diskless {
         // fio stats each file first: any failure but ENOENT ends the job
         // (EACCES, ENOTDIR...), reported from get_file_sizes.
-        super::errors::stat_files(&job.filenames)?;
+        crate::run::errors::stat_files(&job.filenames)?;
     }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
     // filesize: each file's size, drawn from the range as fio draws it
-    // (run/filesize.rs). Without size=, the job's size is their sum.
+    // (run/files/filesize.rs). Without size=, the job's size is their sum.
     let file_sizes: Option<Vec<u64>> = job.filesize.map(|(lo, hi)| {
         let sizes: Vec<Option<u64>> = (0..nfiles)
             .map(|i| match job.size {
@@ -156,7 +156,7 @@ pub fn plan(
                 _ => existing.get(i).copied().flatten().map(|e| e.0),
             })
             .collect();
-        super::filesize::sizes(job, lo, hi, &sizes, min_bs)
+        crate::run::files::filesize::sizes(job, lo, hi, &sizes, min_bs)
     });
     let total = match job.size {
         None if file_sizes.is_some() => file_sizes.iter().flatten().sum(),
@@ -182,7 +182,7 @@ pub fn plan(
     };
     if total < min_bs {
         // fio's setup_files check: the job fails without an error code.
-        return Err(super::errors::quiet_setup_failure(
+        return Err(crate::run::errors::quiet_setup_failure(
             "fio: blocksize is larger than data set range\n".into(),
         ));
     }
@@ -295,7 +295,7 @@ pub fn plan(
         // the offset lies past the low end.
         if let Some((lo, hi)) = job.filesize {
             if (file_size < lo || file_size > hi) && offset > lo && sized {
-                return Err(super::errors::err_offset(job));
+                return Err(crate::run::errors::err_offset(job));
             }
         }
         let per_file = match job.size {
@@ -303,7 +303,7 @@ pub fn plan(
             // offset and rounded down to the minimum block (§12, #377).
             Some(SizeOrPercent::Percent(p)) if file_sizes.is_none() => {
                 if offset > file_size && sized {
-                    return Err(super::errors::err_offset(job));
+                    return Err(crate::run::errors::err_offset(job));
                 }
                 let left = file_size.saturating_sub(offset);
                 if p == 100 {
@@ -317,7 +317,7 @@ pub fn plan(
             // Without size=, what lies past the offset (fio's per-file
             // size is 0 then): the file is never extended.
             None if file_sizes.is_none() && sized => {
-                super::errors::rest_of_file(job, p, offset, file_size, notices)?
+                crate::run::errors::rest_of_file(job, p, offset, file_size, notices)?
             }
             _ => per_file(i),
         };
@@ -342,7 +342,7 @@ pub fn plan(
         files.sizes.push(need.max(file_size));
     }
     if job.size.is_none() && file_sizes.is_none() && io_total < min_bs {
-        return Err(super::errors::quiet_setup_failure(
+        return Err(crate::run::errors::quiet_setup_failure(
             "fio: blocksize is larger than data set range\n".into(),
         ));
     }
@@ -367,7 +367,7 @@ pub fn plan(
             // fio refuses each extend and goes on: a missing file then
             // fails to open, a short one is read past its end.
             let paths: Vec<_> = to_layout.iter().map(|x| (x.1.clone(), x.2)).collect();
-            super::errors::refuse_extend(&paths, notices);
+            crate::run::errors::refuse_extend(&paths, notices);
         }
         for (i, p, size) in to_layout.iter().filter(|_| !job.readonly) {
             let old = existing[*i].map_or(0, |e| e.0);

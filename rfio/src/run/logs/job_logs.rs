@@ -42,7 +42,7 @@ impl Kind {
 
 /// One row: time (ms), value, direction, block size, offset, priority
 /// (fio's sample record).
-type Row = super::logzip::Record;
+type Row = crate::run::logs::logzip::Record;
 
 /// fio's averaging window (`avg_window`): mean rounded half up, or max.
 #[derive(Debug, Default, Clone, Copy)]
@@ -250,7 +250,7 @@ pub struct Logs {
     /// log_store_compressed: write `.fz` files, first chunk this many rows.
     store: Option<u64>,
     /// log_compression: full chunks of rows go compressed to this packer.
-    packer: Option<super::logpack::Packer>,
+    packer: Option<crate::run::logs::logpack::Packer>,
     /// Rows per packed chunk (usize::MAX: no packing).
     pack_rows: usize,
     /// log_unix_epoch / log_alternate_epoch: the clock of time 0.
@@ -334,7 +334,11 @@ impl Logs {
         let per_io =
             hist.as_ref().is_some_and(|_| !job.disable_clat) || values.iter().any(|l| l.unit);
         let packer = (job.log_gz > 0).then(|| {
-            super::logpack::Packer::new(job.log_gz, job.log_offset, job.log_gz_cpus.as_deref())
+            crate::run::logs::logpack::Packer::new(
+                job.log_gz,
+                job.log_offset,
+                job.log_gz_cpus.as_deref(),
+            )
         });
         Some(Logs {
             values,
@@ -350,7 +354,8 @@ impl Logs {
             bw_off: job.opts.flag("disable_bw_measurement") || gtod_reduce(job),
             iops_off: gtod_reduce(job),
             append: !job.per_job_logs,
-            ioprio: super::placement::ioprio_value(job.prioclass, job.prio).map_or(0, |v| v as u16),
+            ioprio: crate::run::placement::ioprio_value(job.prioclass, job.prio)
+                .map_or(0, |v| v as u16),
             epoch_ms: 0,
             trace,
         })
@@ -480,7 +485,7 @@ impl Logs {
             let rows = || {
                 chunks
                     .iter()
-                    .flat_map(|c| super::logpack::unpack(c))
+                    .flat_map(|c| crate::run::logs::logpack::unpack(c))
                     .chain(l.rows.iter().copied())
             };
             let r = self.write_file(&l.path, |f| match self.store {
@@ -495,7 +500,7 @@ impl Logs {
                 Some(first) => {
                     let mut text = Vec::new();
                     h.write(&mut text, self.epoch_ms)?;
-                    super::logzip::store_text(f, &text, self.regrown(first))
+                    crate::run::logs::logzip::store_text(f, &text, self.regrown(first))
                 }
                 None => h.write(f, self.epoch_ms),
             });
@@ -522,7 +527,7 @@ impl Logs {
     ) -> Result<(), String> {
         let reason = |e: std::io::Error| {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            format!("fopen log: {}\n", super::strerror(errno))
+            format!("fopen log: {}\n", crate::run::strerror(errno))
         };
         let mut f = std::io::BufWriter::new(self.open(path).map_err(reason)?);
         body(&mut f)
@@ -557,15 +562,15 @@ impl Logs {
         rows: impl Iterator<Item = Row>,
         first: u64,
     ) -> std::io::Result<()> {
-        let layout = super::logzip::Layout {
+        let layout = crate::run::logs::logzip::Layout {
             offset: self.log_offset,
             prio: self.log_prio,
         };
-        let records = rows.map(|r| super::logzip::Record {
+        let records = rows.map(|r| crate::run::logs::logzip::Record {
             t_ms: r.t_ms + self.epoch_ms,
             ..r
         });
-        super::logzip::store(f, records, layout, first, self.regrown(first))
+        crate::run::logs::logzip::store(f, records, layout, first, self.regrown(first))
     }
 
     /// fio's `flush_samples` line: `time, value, ddir, bs[, offset], prio`;
@@ -687,7 +692,7 @@ mod tests {
             &["--log_compression=1024", "--log_store_compressed=1"],
         );
         for (p, s) in plain.iter().zip(&stored) {
-            let (text, err) = super::super::logzip::inflate(s);
+            let (text, err) = crate::run::logs::logzip::inflate(s);
             assert!(err.is_none());
             assert_eq!(text.as_bytes(), &p[..]);
         }
