@@ -220,6 +220,50 @@ impl NetPair {
         (pkts, num("(dropped"))
     }
 
+    /// Bytes the root qdisc on `side` has passed so far (exact also for
+    /// GSO packets, which its packet counters count as one).
+    pub fn qdisc_bytes(&self, side: Side) -> u64 {
+        let out = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                self.ns(side),
+                "tc",
+                "-s",
+                "qdisc",
+                "show",
+                "dev",
+            ])
+            .arg(Self::dev(side))
+            .output()
+            .expect("tc -s");
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.lines()
+            .find_map(|l| l.trim_start().strip_prefix("Sent "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no byte counter in tc output:\n{text}"))
+    }
+
+    /// UDP datagrams `side`'s kernel dropped for full socket receive
+    /// buffers so far (`Udp: RcvbufErrors` of /proc/net/snmp in its
+    /// namespace): a receiver that falls behind loses them after the link.
+    pub fn udp_rcvbuf_errors(&self, side: Side) -> u64 {
+        let out = Command::new("ip")
+            .args(["netns", "exec", self.ns(side), "cat", "/proc/net/snmp"])
+            .output()
+            .expect("ip netns exec cat /proc/net/snmp");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut udp = text.lines().filter(|l| l.starts_with("Udp: "));
+        let (names, values) = (udp.next().unwrap_or(""), udp.next().unwrap_or(""));
+        names
+            .split_whitespace()
+            .zip(values.split_whitespace())
+            .find(|(n, _)| *n == "RcvbufErrors")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or_else(|| panic!("no Udp RcvbufErrors in:\n{text}"))
+    }
+
     /// A file in this pair's scratch directory.
     pub fn file(&self, name: &str) -> PathBuf {
         self.tmp.join(name)
