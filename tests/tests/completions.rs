@@ -209,6 +209,17 @@ fn completions_offer_the_documented_options() {
             let out = run_bounded(Command::new(our_bin(tool)).args(&args), LIMIT);
             help.push_str(&String::from_utf8_lossy(&out.stdout));
         }
+        if *tool == "rsysbench" {
+            // Its own options table shows at a terminal only (piped, --help
+            // is sysbench's text): `script` gives it one.
+            let script = rbench_tests::on_path("script").expect("script (bsdutils)");
+            let cmd = format!("{} --help", our_bin(tool).display());
+            let out = run_bounded(
+                Command::new(script).args(["-qec", &cmd, "/dev/null"]),
+                LIMIT,
+            );
+            help.push_str(&String::from_utf8_lossy(&out.stdout));
+        }
         if *tool == "rfio" {
             // fio's job options are listed as `name : help` by --cmdhelp=all.
             let out = run_bounded(Command::new(our_bin(tool)).arg("--cmdhelp=all"), LIMIT);
