@@ -483,6 +483,11 @@ fn after_sigkill_the_next_prepare_run_and_cleanup_work() {
         seen.push(mask_numbers(&p.out));
     }
     if seen.len() == 2 {
-        assert_eq!(seen[0].replace("bundled", "system"), seen[1]);
+        // The header names each one's LuaJIT (2.1.<n> bundled, 2.1.0-beta3 system).
+        let header = |s: &str| {
+            s.replacen("bundled", "system", 1)
+                .replacen("N-beta3", "N", 1)
+        };
+        assert_eq!(header(&seen[0]), header(&seen[1]));
     }
 }
