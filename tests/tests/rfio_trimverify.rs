@@ -9,7 +9,7 @@ use rbench_tests::fs::LoopDev;
 use rbench_tests::rfio::Suite;
 use rbench_tests::{
     command_in, on_threads, original, our_bin, parse_json, run_bounded, run_in_dir, spawn_piped,
-    wait_success_bounded, Ran,
+    Ran,
 };
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -364,7 +364,7 @@ fn nice_one_threads(pid: u32) -> Vec<String> {
 /// Run a 2 s job keeping a compressed latency log and report the affinity
 /// of its nice-1 threads while it runs. (Not `--thread`: fio 3.33 then
 /// often hangs at the end of a job with log_compression.)
-fn packing_threads(bin: &Path, extra: &[&str]) -> Vec<String> {
+fn packing_threads(bin: &Path, extra: &[&str]) -> Option<Vec<String>> {
     let d = SUITE.scratch("logcpus");
     let mut args = vec![
         "--name=j",
@@ -391,8 +391,28 @@ fn packing_threads(bin: &Path, extra: &[&str]) -> Vec<String> {
         }
         seen = nice_one_threads(pid);
     }
-    wait_success_bounded(child, LIMIT);
-    seen
+    // A run that outlives its bound (seen once in CI with four runs at once
+    // on a loaded machine) is killed and reported as None; the caller says
+    // which tool and tries that case once more.
+    let end = Instant::now() + LIMIT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                assert!(status.success(), "{} {args:?}: {status}", bin.display());
+                return Some(seen);
+            }
+            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                eprintln!(
+                    "note: {} {args:?} did not end within {LIMIT:?}",
+                    bin.display()
+                );
+                return None;
+            }
+        }
+    }
 }
 
 #[test]
@@ -409,7 +429,16 @@ fn log_compression_cpus_pins_the_packing_thread_as_fio() {
         (fio.clone(), vec![]),
     ];
     // Each run mostly waits out its runtime: all four at once.
-    let seen = on_threads(&cases, |(bin, extra)| packing_threads(bin, extra));
+    let seen = on_threads(&cases, |(bin, extra)| {
+        packing_threads(bin, extra)
+            .or_else(|| packing_threads(bin, extra))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} {extra:?}: the 2 s job did not end, twice",
+                    bin.display()
+                )
+            })
+    });
     assert_eq!(seen[1], vec![last.clone()], "fio's compression worker");
     assert_eq!(seen[0], seen[1], "rfio's packing thread, pinned");
     let all = if online == 1 {
