@@ -248,30 +248,6 @@ pub(crate) fn set_test_config(c: Config) {
     TEST_CONFIG.with(|t| *t.borrow_mut() = Some(Arc::new(c)));
 }
 
-/// The lines sysbench 1.0.20 logs at DEBUG level after the SQL statistics
-/// block when `--db-debug` is on (its query timers are never started, so
-/// they always read zero); empty otherwise. For the report to print with
-/// `log.debug(line)` each.
-#[allow(dead_code)]
-pub fn debug_report_lines() -> &'static [&'static str] {
-    if !config().debug {
-        return &[];
-    }
-    &[
-        "",
-        "Query execution statistics:",
-        "    min:                                0.0000s",
-        "    avg:                                0.0000s",
-        "    max:                                0.0000s",
-        "  total:                                0.0000s",
-        "Results fetching statistics:",
-        "    min:                                0.0000s",
-        "    avg:                                0.0000s",
-        "    max:                                0.0000s",
-        "  total:                                0.0000s",
-    ]
-}
-
 /// The drivers compiled in, in sysbench's order (mysql first).
 pub(crate) static ENGINES: [&dyn Driver; 2] = [&mysql::Mysql, &pgsql::Pgsql];
 
