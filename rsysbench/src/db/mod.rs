@@ -122,9 +122,6 @@ pub struct PgsqlArgs {
 pub struct Config {
     pub driver: Option<String>,
     pub ps_mode: Option<String>,
-    /// `--db-debug`: sysbench 1.0.20 only prints empty query timers for
-    /// it (at verbosity 5), see [`debug_report_lines`].
-    pub debug: bool,
     pub mysql: MysqlArgs,
     pub pgsql: PgsqlArgs,
     /// db_init(): the parsed --db-ps-mode, or None when it was invalid.
@@ -143,7 +140,6 @@ impl Config {
         Config {
             driver: v.string("db-driver"),
             ps_mode: v.string("db-ps-mode"),
-            debug: v.flag("db-debug"),
             mysql: MysqlArgs {
                 hosts: v.list("mysql-host"),
                 ports: v.list("mysql-port"),
