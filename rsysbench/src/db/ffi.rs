@@ -545,6 +545,25 @@ unsafe fn binds<'a>(p: *const SqlBind, len: usize) -> &'a [SqlBind] {
     }
 }
 
+/// A statement and its connection, when both are ours and the connection
+/// is open (sysbench's ALERT otherwise); what binding parameters and
+/// results both check first.
+///
+/// # Safety
+/// `stmt` is null or a pointer a script got from `db_prepare`.
+unsafe fn open_statement<'a>(
+    stmt: *mut SqlStatement,
+) -> Option<(&'a mut SqlStatement, &'a mut SqlConnection)> {
+    // SAFETY: checked by magic words.
+    let stmt = unsafe { stmt_mut(stmt) }?;
+    let con = unsafe { con_mut(stmt.connection) }?;
+    if con.state == ConnState::Invalid {
+        alert(ALREADY_CLOSED);
+        return None;
+    }
+    Some((stmt, con))
+}
+
 #[no_mangle]
 pub extern "C" fn db_bind_param(
     stmt: *mut SqlStatement,
@@ -552,17 +571,10 @@ pub extern "C" fn db_bind_param(
     len: usize,
 ) -> c_int {
     guard(1, || {
-        // SAFETY: checked by magic words; the caller's array of `len`.
-        let Some(stmt) = (unsafe { stmt_mut(stmt) }) else {
+        // SAFETY: the caller's statement and array of `len`.
+        let Some((stmt, con)) = (unsafe { open_statement(stmt) }) else {
             return 1;
         };
-        let Some(con) = (unsafe { con_mut(stmt.connection) }) else {
-            return 1;
-        };
-        if con.state == ConnState::Invalid {
-            alert(ALREADY_CLOSED);
-            return 1;
-        }
         let p = unsafe { binds(params, len) };
         let engine = con.engine;
         c_int::from(!engine.bind_param(con, stmt, p))
@@ -576,17 +588,10 @@ pub extern "C" fn db_bind_result(
     len: usize,
 ) -> c_int {
     guard(1, || {
-        // SAFETY: checked by magic words; the caller's array of `len`.
-        let Some(stmt) = (unsafe { stmt_mut(stmt) }) else {
+        // SAFETY: the caller's statement and array of `len`.
+        let Some((stmt, con)) = (unsafe { open_statement(stmt) }) else {
             return 1;
         };
-        let Some(con) = (unsafe { con_mut(stmt.connection) }) else {
-            return 1;
-        };
-        if con.state == ConnState::Invalid {
-            alert(ALREADY_CLOSED);
-            return 1;
-        }
         let p = unsafe { binds(results, len) };
         let engine = con.engine;
         c_int::from(!engine.bind_result(con, stmt, p))
