@@ -13,6 +13,7 @@
 pub mod fs;
 pub mod rfio;
 pub mod sql;
+pub mod sysbench;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

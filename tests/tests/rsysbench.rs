@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use rbench_tests::{mask_numbers, original, our_bin, run_bounded};
+use rbench_tests::sysbench::layout;
+use rbench_tests::{original, our_bin, run_bounded};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -41,32 +42,6 @@ fn ours(args: &[&str]) -> Run {
 
 fn sysbench() -> Option<PathBuf> {
     original("sysbench")
-}
-
-/// The layout of a report: the LuaJIT flavour unified, numbers masked and
-/// the padding before a number collapsed (its width depends on the value).
-fn layout(s: &str) -> String {
-    let s = s.replace("using system LuaJIT", "using bundled LuaJIT");
-    // The LuaJIT named is the one each bundles: 2.1.0-beta3 there, 2.1.<n> here.
-    let s = s.replace("LuaJIT 2.1.0-beta3)", "LuaJIT 2.1.0)");
-    let masked = mask_numbers(&s);
-    let mut out = String::with_capacity(masked.len());
-    let mut spaces = 0;
-    for c in masked.chars() {
-        if c == ' ' {
-            spaces += 1;
-            continue;
-        }
-        if spaces > 0 {
-            let n = if c == 'N' { 1 } else { spaces };
-            for _ in 0..n {
-                out.push(' ');
-            }
-            spaces = 0;
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Drop histogram bucket lines and interval lines (how many there are
