@@ -31,6 +31,53 @@ struct PgStmt {
     ptrs: Vec<*const c_char>,
 }
 
+/// Put libpq's socket in blocking mode. libpq keeps it non-blocking and
+/// waits for every reply in poll() before its recv(); on a blocking socket
+/// [`finish`] waits in the recv() itself: one system call less per query
+/// (sysbench's client makes three), the same bytes on the wire.
+fn block_on_reads(c: *mut pq::PGconn) {
+    // SAFETY: PQsocket() of an open connection is its socket (or -1).
+    unsafe {
+        let fd = pq::PQsocket(c);
+        if fd >= 0 {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
+}
+
+/// Collect the result of what was just sent, as PQexec() does (the last
+/// result, or null if nothing was sent), reading the reply with blocking
+/// recv() calls (see [`block_on_reads`]) until libpq has a whole result.
+///
+/// # Safety
+/// `c` is an open connection.
+unsafe fn finish(c: *mut pq::PGconn, sent: bool) -> *mut pq::PGresult {
+    use pq::ExecStatusType::*;
+    if !sent {
+        return null_mut();
+    }
+    // A failed read (the server went away) leaves the error to PQgetResult().
+    while pq::PQisBusy(c) == 1 && pq::PQconsumeInput(c) == 1 {}
+    let mut last: *mut pq::PGresult = null_mut();
+    loop {
+        let res = pq::PQgetResult(c);
+        if res.is_null() {
+            return last;
+        }
+        pq::PQclear(last);
+        last = res;
+        let status = pq::PQresultStatus(res);
+        if matches!(status, PGRES_COPY_IN | PGRES_COPY_OUT | PGRES_COPY_BOTH)
+            || pq::PQstatus(c) == pq::ConnStatusType::CONNECTION_BAD
+        {
+            return last;
+        }
+    }
+}
+
 /// SQLSTATEs sysbench rolls back and ignores.
 const IGNORABLE_STATES: [&[u8]; 3] = [b"40P01", b"23505", b"40001"];
 
@@ -248,6 +295,7 @@ impl Driver for Pgsql {
         }
         // SAFETY: an open connection.
         unsafe { pq::PQsetNoticeProcessor(c, Some(quiet_notices), null_mut()) };
+        block_on_reads(c);
         con.ptr = c as *mut c_void;
         true
     }
@@ -415,7 +463,7 @@ impl Driver for Pgsql {
         let c = pgconn(con);
         // SAFETY: an open connection; `ptrs` has `nparams` entries.
         let res = unsafe {
-            pq::PQexecPrepared(
+            let sent = pq::PQsendQueryPrepared(
                 c,
                 ps.name.as_ptr(),
                 ps.nparams as c_int,
@@ -423,7 +471,8 @@ impl Driver for Pgsql {
                 null(),
                 null(),
                 1,
-            )
+            );
+            finish(c, sent == 1)
         };
         let rc = check_status(con, res, "PQexecPrepared", None);
         con.rs.ptr = if con.rs.counter == SbCounter::Read as c_int {
@@ -443,7 +492,7 @@ impl Driver for Pgsql {
         }
         let text = con.nul_terminated(q);
         // SAFETY: an open connection; a NUL-terminated query.
-        let res = unsafe { pq::PQexec(c, text) };
+        let res = unsafe { finish(c, pq::PQsendQuery(c, text) == 1) };
         let end = q.iter().position(|&b| b == 0).unwrap_or(q.len());
         let rc = check_status(con, res, "PQexec", Some(&q[..end]));
         con.rs.ptr = if con.rs.counter == SbCounter::Read as c_int {
