@@ -304,13 +304,31 @@ fn read_config_file(path: &str, cl: &mut CommandLine) {
     }
 }
 
+/// A script's option validator: (name as typed, value or None for a bare
+/// `--name`) -> whether to accept it; Err is a Lua error, fatal.
+pub type Validate<'a> = &'a mut dyn FnMut(&str, Option<&str>) -> Result<bool>;
+
 /// The second pass: match leftovers against the test's table.
 pub fn take_test_options(cl: &mut CommandLine, table: &'static [OptDef]) -> Result<()> {
+    take_validated_options(cl, table, &mut |_, _| Ok(true))
+}
+
+/// The second pass, with a script's validator called on every option the
+/// table knows before its value is read (as sysbench's set_option() does;
+/// one refused is an invalid option).
+pub fn take_validated_options(
+    cl: &mut CommandLine,
+    table: &'static [OptDef],
+    validate: Validate,
+) -> Result<()> {
     cl.values.register(table, true);
     for arg in &cl.leftovers {
-        let ok = split_option(arg)
-            .map(|(n, v)| cl.values.take(&[table], n, v))
-            .unwrap_or(false);
+        let ok = match split_option(arg) {
+            Some((n, v)) if options::find(&[table], n).is_some() => {
+                validate(n, v)? && cl.values.take(&[table], n, v)
+            }
+            _ => false,
+        };
         if !ok {
             return Err(Fail::stderr(format!("invalid option: {arg}")));
         }

@@ -832,6 +832,72 @@ fn declared_int_option_refuses_garbage() {
     }
 }
 
+/// Validators (the 4th field): sysbench 1.0.20 registers the first
+/// option's (by name) for every option and calls it with C strings before
+/// it reads each value given; false is an invalid option, an error or a
+/// value that is no bool ends the run from outside any protected call.
+const VALIDATED: &str = r#"
+local ffi = require("ffi")
+sysbench.cmdline.options = {
+  alpha = {"first", 5, sysbench.cmdline.ARG_INT, function(name, value)
+      local v = value ~= nil and ffi.string(value) or "nil"
+      print("validate " .. ffi.string(name) .. " " .. v)
+      if v == "boom" then error("no boom") end
+      if v == "table" then return {} end
+      return v ~= "13"
+    end},
+  beta = {"second", "x"},
+  gamma = {"third", 1, sysbench.cmdline.ARG_INT, function() return false end},
+}
+function prepare() print("alpha=" .. sysbench.opt.alpha .. " beta=" .. sysbench.opt.beta) end
+"#;
+
+#[test]
+fn option_validators_run_as_sysbench_runs_them() {
+    let d = scripts(&[("val.lua", VALIDATED)]);
+    let cases: &[(&[&str], Option<i32>, &str, &str)] = &[
+        (&[], Some(0), "alpha=5 beta=x\n", ""),
+        (
+            &["--alpha=7", "--beta=2"],
+            Some(0),
+            "validate alpha 7\nvalidate beta 2\nalpha=7 beta=2\n",
+            "",
+        ),
+        // beta and gamma are checked with alpha's function, not their own.
+        (
+            &["--gamma=4", "--beta=13"],
+            Some(1),
+            "validate gamma 4\nvalidate beta 13\n",
+            "invalid option: --beta=13\n",
+        ),
+        (&["--beta"], Some(0), "validate beta nil\nalpha=5 beta=\n", ""),
+        // Unknown to the script: refused before any validator runs.
+        (&["--delta=1"], Some(1), "", "invalid option: --delta=1\n"),
+        (
+            &["--alpha=boom"],
+            Some(1),
+            "validate alpha boom\n",
+            "PANIC: unprotected error in call to Lua API (val.lua:7: no boom)\n",
+        ),
+        (
+            &["--alpha=table"],
+            Some(1),
+            "validate alpha table\n",
+            "PANIC: unprotected error in call to Lua API (val.lua:10: cannot convert 'table' to 'bool')\n",
+        ),
+    ];
+    for (extra, code, out, err) in cases {
+        let mut args = vec!["val.lua"];
+        args.extend_from_slice(extra);
+        args.push("prepare");
+        let a = run_with(&ours_bin(), &args, in_dir(&d));
+        assert_eq!(a.code, *code, "{args:?}: {}{}", a.out, a.err);
+        assert_eq!(body(&a.out).trim_start_matches('\n'), *out, "{args:?}");
+        assert_eq!(a.err, *err, "{args:?}");
+        pair(&args, in_dir(&d));
+    }
+}
+
 // ------------------------------------------------------------------ 4. commands
 
 const COMMANDS: &str = r#"

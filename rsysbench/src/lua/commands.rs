@@ -7,7 +7,7 @@
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 
-use mlua::{Lua, Value};
+use mlua::{Function, Lua, Value};
 
 use super::state::{self, Loaded, Script};
 use super::test::{call_failed, LuaTest};
@@ -74,11 +74,14 @@ fn truthy(v: &Value) -> bool {
 /// The second pass over the command line: the script's declared options,
 /// or, for a script that declares none, every leftover taken as a string.
 fn take_script_options(
+    lua: &Lua,
     cl: &mut CommandLine,
     declared: Option<&'static [OptDef]>,
 ) -> Result<Vec<(String, String)>> {
     if let Some(table) = declared {
-        args::take_test_options(cl, table)?;
+        args::take_validated_options(cl, table, &mut |name, value| {
+            validate_option(lua, name, value)
+        })?;
         return Ok(Vec::new());
     }
     let mut extra = Vec::new();
@@ -89,6 +92,25 @@ fn take_script_options(
     }
     Ok(extra)
 }
+
+/// Ask the script's validator (the prelude keeps the one sysbench calls:
+/// the 4th field of the first option by name, for every option) whether
+/// to accept `--name[=value]`. A Lua error in it ends the run as an error
+/// outside any protected call ends sysbench's.
+fn validate_option(lua: &Lua, name: &str, value: Option<&str>) -> Result<bool> {
+    let f: Function = lua
+        .named_registry_value(VALIDATE_KEY)
+        .map_err(|e| Fail::stderr(format!("PANIC: unprotected error in call to Lua API ({e})")))?;
+    match state::call_protected(lua, f, (name, value)) {
+        Ok(v) => Ok(truthy(&v)),
+        Err(e) => Err(Fail::stderr(format!(
+            "PANIC: unprotected error in call to Lua API ({e})"
+        ))),
+    }
+}
+
+/// Where the prelude's cmdline.lua leaves the option validator.
+const VALIDATE_KEY: &str = "rsysbench.validate";
 
 /// Run the script named `testname` (or read from standard input).
 pub fn run_script(
@@ -123,7 +145,7 @@ pub fn run_script(
         return Ok(0);
     };
     let declared = super::ffi::test_args();
-    let extra = take_script_options(cl, declared)?;
+    let extra = take_script_options(&gstate, cl, declared)?;
     let mut tables: Vec<&[OptDef]> = options::FIRST_PASS.to_vec();
     if let Some(t) = declared {
         tables.push(t);

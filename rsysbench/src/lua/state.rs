@@ -295,6 +295,16 @@ pub fn call_cmdline(lua: &Lua, name: &str, args: impl mlua::IntoLuaMulti) -> Res
         cmdline.get(name)
     })()
     .map_err(lua_err)?;
+    call_protected(lua, f, args)
+}
+
+/// Call `f` through the script's `pcall` (so an error is the value Lua
+/// raised, as text, with no traceback added).
+pub fn call_protected(
+    lua: &Lua,
+    f: Function,
+    args: impl mlua::IntoLuaMulti,
+) -> Result<Value, String> {
     let pcall: Function = lua.globals().get("pcall").map_err(lua_err)?;
     let mut a = args.into_lua_multi(lua).map_err(lua_err)?;
     a.push_front(Value::Function(f));

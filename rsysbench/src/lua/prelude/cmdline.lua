@@ -140,6 +140,28 @@ function cmdline.read_cmdline_options()
       a.value = value
       a.validate = def[4]
    end
+   -- sysbench registers the first option's validator (by name order) for
+   -- every option of the set, and calls it with C strings (NULL for a bare
+   -- --name) before it reads each value given; so does rsysbench.
+   local first = names[1] ~= nil and decl[names[1]][4] or nil
+   debug.getregistry()["rsysbench.validate"] = function(name, value)
+      if first == nil then
+         return true
+      end
+      local r = first(ffi.cast("const char *", name), ffi.cast("const char *", value))
+      local ok = ffi.new("bool[1]")
+      local converted, err = pcall(function() ok[0] = r end)
+      if not converted and type(first) == "function" then
+         -- A value that is no bool: sysbench's callback names the line
+         -- its function ends on.
+         local info = debug.getinfo(first, "S")
+         err = tostring(err):gsub("^[^:]*:%d+: ", "")
+         error(info.short_src .. ":" .. info.lastlinedefined .. ": " .. err, 0)
+      elseif not converted then
+         error(err, 0)
+      end
+      return ok[0]
+   end
    local ok = ffi.C.sb_lua_set_test_args(args, #names) == 0
    keep = nil
    return ok
