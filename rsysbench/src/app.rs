@@ -174,6 +174,20 @@ fn run_test(b: Builtin, cl: &CommandLine, s: &Settings, log: &Log) -> Result<i32
 }
 
 /// The run-mode block (spec §3).
+/// sysbench's helper threads start before the workers and say so at
+/// debug verbosity (in an order their race picks; here always this one).
+pub fn announce_helper_threads(s: &Settings, log: &Log) {
+    if s.report_interval > 0 {
+        log.debug("Reporting thread started");
+    }
+    if s.rate > 0 {
+        log.debug("Event generating thread started");
+    }
+    if !s.checkpoints.is_empty() {
+        log.debug("Checkpoints report thread started");
+    }
+}
+
 pub fn print_run_mode(s: &Settings, log: &Log) {
     log.notice("Running the test with following options:");
     log.notice(&format!("Number of threads: {}", s.threads));
@@ -251,16 +265,7 @@ fn execute<T: Test>(
         log.msg(level, &line);
     }
     t.open(log)?;
-    // sysbench's helper threads start before the workers and say so.
-    if s.report_interval > 0 {
-        log.debug("Reporting thread started");
-    }
-    if s.rate > 0 {
-        log.debug("Event generating thread started");
-    }
-    if !s.checkpoints.is_empty() {
-        log.debug("Checkpoints report thread started");
-    }
+    announce_helper_threads(s, log);
     log.notice("Initializing worker threads...\n");
 
     let scale = SysbenchHistogram::new();
@@ -276,6 +281,7 @@ fn execute<T: Test>(
         percentile: s.percentile,
         histogram: s.histogram,
         debug: s.debug,
+        db_debug: false,
         options: effective_options(cl, b),
     };
     let mut reporter = Reporter::new(s.output, info, log);

@@ -23,6 +23,9 @@ pub struct Settings {
     pub forced_shutdown: Option<u64>,
     pub stack_size: usize,
     pub debug: bool,
+    /// `--db-debug`: the SQL report adds sysbench's (untimed) query
+    /// statistics block at debug verbosity.
+    pub db_debug: bool,
     pub validate: bool,
     pub rand_seed: u32,
     pub rate: u32,
@@ -168,6 +171,7 @@ impl Settings {
             forced_shutdown,
             stack_size: stack as usize,
             debug,
+            db_debug: v.flag("db-debug"),
             validate,
             rand_seed,
             rate,

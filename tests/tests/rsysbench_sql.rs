@@ -291,7 +291,24 @@ function event()
 end
 "##;
 
+/// One query per event, for the report with `--db-debug`.
+const ONE_QUERY: &str = r##"
+function thread_init() con = sysbench.sql.driver():connect() end
+function event() con:query("SELECT 1") end
+function thread_done() con:disconnect() end
+"##;
+
 const CASES: &[Case] = &[
+    // --db-debug adds sysbench's query statistics block (debug lines,
+    // zeros) after the SQL figures; at --verbosity=3 it is not shown.
+    Case {
+        name: "db_debug",
+        script: ONE_QUERY,
+        runs: &[
+            &["--db-debug", "--verbosity=5", "--events=3", "run"],
+            &["--db-debug", "--events=3", "run"],
+        ],
+    },
     Case {
         name: "prepared",
         script: PREPARED,

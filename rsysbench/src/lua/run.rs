@@ -221,6 +221,7 @@ pub fn run(test: &LuaTest, gstate: &Lua, s: &Settings, log: &Log) -> Result<i32>
     }
     crate::app::print_run_mode(s, log);
     let _ = test.worker_rngs.set(sysbench_worker_rngs(s));
+    crate::app::announce_helper_threads(s, log);
     log.notice("Initializing worker threads...\n");
     let scale = SysbenchHistogram::new();
     let ctx = Context {
@@ -236,6 +237,7 @@ pub fn run(test: &LuaTest, gstate: &Lua, s: &Settings, log: &Log) -> Result<i32>
         percentile: s.percentile,
         histogram: s.histogram,
         debug: s.debug,
+        db_debug: s.db_debug,
         options: json_options(test),
     };
     let mut sink = HookSink {

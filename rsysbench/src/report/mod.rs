@@ -21,6 +21,8 @@ pub struct RunInfo {
     pub percentile: u32,
     pub histogram: bool,
     pub debug: bool,
+    /// `--db-debug` (Lua tests).
+    pub db_debug: bool,
     pub options: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -50,6 +52,29 @@ impl<'a> Reporter<'a> {
         text::summary(self.info.kind, s, self.info.percentile, self.info.debug)
     }
 
+    /// The text summary; with `--db-debug`, sysbench's query statistics
+    /// block (debug lines) after the SQL figures.
+    fn print_text_summary(&self, s: &Summary) {
+        let full = self.text_summary(s);
+        let sql = s
+            .sql
+            .as_ref()
+            .filter(|q| q.driver_used && self.info.db_debug);
+        let split = sql.and_then(|q| {
+            let block = text::sql_block(q);
+            full.strip_prefix(block.as_str()).map(|rest| (block, rest))
+        });
+        let Some((block, rest)) = split else {
+            self.log.block(Level::Notice, &full);
+            return;
+        };
+        self.log.block(Level::Notice, &block);
+        for line in text::db_debug_lines() {
+            self.log.debug(&line);
+        }
+        self.log.block(Level::Notice, rest);
+    }
+
     /// The final report (`status`: completed, interrupted, forced_shutdown).
     pub fn finish(&mut self, s: &Summary, status: &str) {
         match self.format {
@@ -60,7 +85,7 @@ impl<'a> Reporter<'a> {
                     self.log.block(Level::Notice, &text::histogram(s));
                     self.log.notice(" ");
                 }
-                self.log.block(Level::Notice, &self.text_summary(s));
+                self.print_text_summary(s);
             }
             OutputFormat::Json => {
                 let mut s = s.clone();
@@ -116,7 +141,7 @@ impl Sink for Reporter<'_> {
             OutputFormat::Text => {
                 self.log
                     .notice(&format!("[ {:.0}s ] Checkpoint report:", s.total_time_s));
-                self.log.block(Level::Notice, &self.text_summary(s));
+                self.print_text_summary(s);
             }
             OutputFormat::Json => {
                 let mut s = s.clone();

@@ -175,6 +175,20 @@ pub fn sql_block(q: &crate::result::SqlFigures) -> String {
     o
 }
 
+/// What `--db-debug` adds after the SQL figures: sysbench 1.0.20's query
+/// execution and result fetching statistics, whose timers it never
+/// starts (so always zeros); printed the same for scripts that parse it.
+pub fn db_debug_lines() -> Vec<String> {
+    let mut v = vec![String::new()];
+    for what in ["Query execution", "Results fetching"] {
+        v.push(format!("{what} statistics:"));
+        for label in ["    min:", "    avg:", "    max:", "  total:"] {
+            v.push(format!("{label:<40}0.0000s"));
+        }
+    }
+    v
+}
+
 /// A Lua test's intermediate line (sysbench's db_report_intermediate).
 fn sql_interval(t: &str, iv: &Interval, percentile: u32) -> String {
     let q = iv.sql.as_ref();
