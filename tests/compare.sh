@@ -33,6 +33,8 @@ SCENARIOS="rmbw-memcpy-256 rmbw-memcpy-1024 rmbw-loop-256 rmbw-loop-1024
            rsysbench-oltp-ps-1 rsysbench-oltp-ps-8 rsysbench-oltp-ro-cpu
            rsysbench-oltp-ps-cpu
            riperf-tcp-1 riperf-tcp-4 riperf-tcp-8 riperf-tcp-cpu riperf-udp-64
+           riperf-pin-self riperf-pin-1 riperf-pin-cpu-client riperf-pin-cpu-server
+           riperf-into-iperf3-1 riperf-into-iperf3-64
            rfio-null-randread rfio-psync-randread rfio-uring-randread-cpu
            rfio-uring-randread-iops rfio-libaio-write-1m rfio-null-submitters-2"
 
@@ -141,6 +143,30 @@ iperf_pair() {
     OURS="$BIN/riperf -s -1 -p $1 >/dev/null 2>&1 & sleep 0.5; $BIN/riperf -c 127.0.0.1 -p $1 $2 -J; wait"
     ORIG="iperf3 -s -1 -p $(($1 + 1)) >/dev/null 2>&1 & sleep 0.5; iperf3 -c 127.0.0.1 -p $(($1 + 1)) $2 -J; wait"
 }
+
+# Pinned TCP runs: the server on CPU 0 (-A 0), the client on CPU 1 (-A 1),
+# 5 s, each process timed by /usr/bin/time (user + system seconds from the
+# kernel's accounting, not the tools' own figures); the command prints the
+# client's -J document, then "CPU client U S" and "CPU server U S".
+PIN_DIR=${TMPDIR:-/tmp}/rbench-compare-pin
+pin_setup() { mkdir -p "$PIN_DIR"; }
+pin_cleanup() { rm -rf "$PIN_DIR"; }
+pin_cmd() { # server-binary client-binary port client-args
+    local t="$PIN_DIR/$3"
+    echo "/usr/bin/time -o $t.srv -f '%U %S' $1 -s -1 -p $3 -A 0 >/dev/null 2>&1 & sleep 0.5;" \
+         "/usr/bin/time -o $t.cli -f '%U %S' $2 -c 127.0.0.1 -p $3 -A 1 $4 -J; wait;" \
+         "printf 'CPU client %s\\nCPU server %s\\n' \"\$(cat $t.cli)\" \"\$(cat $t.srv)\""
+}
+pin_json() { grep -v '^CPU '; }
+extract_pin_gbps() { pin_json | extract_iperf_gbps; }
+# CPU seconds (user + system) of one end per GB received.
+extract_pin_cpu() { # client|server
+    local out; out=$(cat)
+    local gb; gb=$(printf '%s\n' "$out" | pin_json | jq -r '.end.sum_received.bytes / 1e9')
+    printf '%s\n' "$out" | awk -v who="$1" -v gb="$gb" '$1 == "CPU" && $2 == who { printf "%.4f\n", ($3 + $4) / gb }'
+}
+extract_pin_cpu_client() { extract_pin_cpu client; }
+extract_pin_cpu_server() { extract_pin_cpu server; }
 
 # fio/rfio --output-format=json: the first job's read IOPS, write
 # bandwidth (MiB/s), and CPU time (usr + sys) per read I/O in ns: the
@@ -273,6 +299,37 @@ scenario() {
         TOOL=riperf DESC="UDP over loopback, 64-byte datagrams, -b 0, 3 s (datagrams delivered/s)"
         iperf_pair 25309 "-u -l 64 -b 0 -t 3"
         EXTRACT=extract_iperf_udp_pps UNIT="datagrams/s" ;;
+    # Pinned (server -A 0, client -A 1), 5 s: the comparisons issue 17 asks for.
+    riperf-pin-self)
+        TOOL=riperf DESC="riperf -> riperf against itself, pinned, 5 s (the harness's noise: Gbit/s)"
+        OURS=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25321 "-t 5")
+        ORIG=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25322 "-t 5")
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
+    riperf-pin-1)
+        TOOL=riperf DESC="riperf -> riperf vs iperf3 -> iperf3, 1 stream, pinned, 5 s (Gbit/s)"
+        OURS=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25323 "-t 5")
+        ORIG=$(pin_cmd iperf3 iperf3 25324 "-t 5")
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
+    riperf-pin-cpu-client)
+        TOOL=riperf DESC="as riperf-pin-1: the client's CPU seconds (usr+sys) per GB"
+        OURS=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25325 "-t 5")
+        ORIG=$(pin_cmd iperf3 iperf3 25326 "-t 5")
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_cpu_client UNIT="s/GB" BETTER=lower ;;
+    riperf-pin-cpu-server)
+        TOOL=riperf DESC="as riperf-pin-1: the server's CPU seconds (usr+sys) per GB"
+        OURS=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25327 "-t 5")
+        ORIG=$(pin_cmd iperf3 iperf3 25328 "-t 5")
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_cpu_server UNIT="s/GB" BETTER=lower ;;
+    riperf-into-iperf3-1)
+        TOOL=riperf DESC="riperf client vs iperf3 client into an iperf3 server, -P 1, pinned, 5 s (Gbit/s)"
+        OURS=$(pin_cmd iperf3 "$BIN/riperf" 25329 "-t 5")
+        ORIG=$(pin_cmd iperf3 iperf3 25330 "-t 5")
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
+    riperf-into-iperf3-64)
+        TOOL=riperf DESC="riperf client vs iperf3 client into an iperf3 server, -P 64 -w 256K -O 1, pinned, 5 s (Gbit/s)"
+        OURS=$(pin_cmd iperf3 "$BIN/riperf" 25331 "-t 5 -P 64 -w 256K -O 1")
+        ORIG=$(pin_cmd iperf3 iperf3 25332 "-t 5 -P 64 -w 256K -O 1")
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
     # The same job for both; latency stats (slat/clat/lat, percentiles) stay on.
     rfio-null-randread)
         DESC="ioengine=null, 4k randread, 3 s, full latency stats (read IOPS)"
