@@ -1,8 +1,23 @@
-//! The job loop, written once against the [`Engine`] trait: pick, issue,
-//! commit, reap, record. Everything it needs (units, buffers, completion
-//! list, histograms) is allocated before the loop; the loop itself only
-//! reads the clock, calls the engine and updates counters.
-
+//! The job loop, written once against the [`Engine`] trait. `run` builds a
+//! `Worker` and drives it: `job_loop`, then `drain`, `final_verify` and
+//! `finish`. Each turn of the loop is one pass of fio's I/O life cycle:
+//!
+//! - `tick` (cold, when due): ramp's end, samples, status, rate_min,
+//!   steady state, the runtime's end;
+//! - `fill`: for each free unit `pick` (its work: a due sync or the next
+//!   block; `next_pass` when the offsets run out), `prepare` (rate slot,
+//!   contents, issue stamp), issue (`Engine::queue`), then `account_sync`
+//!   for a synchronous completion or `queued` (and `commit` per batch);
+//! - `reap`: wait for completions and `account` each;
+//! - between loops `verify_round`; thinktime's `think_stall`.
+//!
+//! State is grouped by what it is for: `Plan` (fixed before the loop),
+//! `Queue` (where the units are), `Issued` (against the job's limits),
+//! `Timing`, `Pacing`. The hot path (`fill`, `pick`, `prepare`,
+//! `account_sync`, `queued`, `reap`, `account`) allocates nothing, takes no
+//! lock and makes no system call beyond the engine's own and the clock's;
+//! everything it needs (units, buffers, completion list, histograms) is
+//! allocated before the loop.
 use super::buffers::Buffers;
 use super::files::layout::JobFiles;
 use super::logs::job_logs::Logs;
@@ -267,48 +282,13 @@ impl<'a> Worker<'a> {
         exit_all: &'a AtomicBool,
         progress: &'a super::eta::Progress,
     ) -> Result<Worker<'a>, Box<Ended>> {
+        let (bufs, units, filler, mut picker) = start(job, traits, &mut *engine, files)?;
         let mut st = ThreadStats::default();
-        let depth = if traits.sync { 1 } else { job.iodepth };
-        let max_bs = job.max_bs() as usize;
-        let unit_len = max_bs.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
-        let mut filler = super::buffers::Filler::new(job, files.io_size);
-        let Some(bufs) = Buffers::new(depth, unit_len, &mut filler) else {
-            // iodepth x bs more than memory can hold: fio's iomem allocation
-            // failure, not an abort.
-            st.error = libc::ENOMEM;
-            let e = setup_error(libc::ENOMEM, "memory.c:332", "iomem allocation");
-            return Err(Box::new((st, Some(e), None)));
-        };
-        let units: Vec<IoUnit> = (0..depth)
-            // SAFETY: each unit gets its own `unit_len` slice of the allocation.
-            .map(|i| {
-                let mut u = IoUnit::new(unsafe { bufs.ptr.add(i * unit_len) });
-                u.len = unit_len;
-                u
-            })
-            .collect();
-        if let Err(e) = engine.init(&units, &files.fds, &files.sizes) {
-            st.error = e.raw_os_error().unwrap_or(libc::EIO);
-            let e = super::errors::engine_init_error(&job.engine, st.error);
-            // fio's job reaps once, finding nothing, on its way out.
-            st.complete_map[0] = 1;
-            st.complete_calls = 1;
-            return Err(Box::new((st, Some(e), None)));
-        }
-        // fio 3.33 derives the offset seed before applying randseed, so
-        // randseed alone changes nothing; with randrepeat=0 it seeds the
-        // offsets, and without it the seed comes from the clock (§12).
-        let seed = match (job.randrepeat, job.randseed) {
-            (true, _) => 0x89 ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
-            (false, Some(s)) => s ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
-            (false, None) => rbench_common::clock::now_ns(),
-        };
-        if let Err((errno, func)) = super::placement::apply(job) {
-            st.error = errno;
-            let e = setup_error(errno, "backend.c:1716", func);
-            return Err(Box::new((st, Some(e), None)));
-        }
-        let mut picker = Picker::new(job, files.regions.clone(), seed);
+        let depth = units.len();
+        let unit_len = job.max_bs() as usize;
+        let unit_len = unit_len
+            .checked_next_multiple_of(4096)
+            .unwrap_or(usize::MAX);
         let mut verifier = crate::verify::Verifier::new(
             job,
             depth,
@@ -514,8 +494,9 @@ impl<'a> Worker<'a> {
             if !c.prepare(idx, io) {
                 break;
             }
+            // issue
             match c.engine.queue(idx, io) {
-                Queued::Completed => c.completed(idx, io),
+                Queued::Completed => c.account_sync(idx, io),
                 Queued::Queued => {
                     if c.queued(idx) {
                         self.commit();
@@ -587,7 +568,7 @@ impl<'a> Worker<'a> {
         c.st.complete_map[batch_bucket(n)] += 1;
         c.st.complete_calls += 1;
         for &idx in &self.done {
-            c.reaped(idx, &mut self.units[idx], end);
+            c.account(idx, &mut self.units[idx], end);
         }
         c.q.inflight -= n;
         true
@@ -732,6 +713,60 @@ impl<'a> Worker<'a> {
         drop(engine);
         (st, error, logs)
     }
+}
+
+/// The job's first steps, each of which may fail it before its first I/O:
+/// the units and their memory, the engine started, the placement applied,
+/// the offsets seeded.
+fn start(
+    job: &Job,
+    traits: Traits,
+    engine: &mut dyn Engine,
+    files: &JobFiles,
+) -> Result<(Buffers, Vec<IoUnit>, super::buffers::Filler, Picker), Box<Ended>> {
+    let mut st = ThreadStats::default();
+    let depth = if traits.sync { 1 } else { job.iodepth };
+    let max_bs = job.max_bs() as usize;
+    let unit_len = max_bs.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
+    let mut filler = super::buffers::Filler::new(job, files.io_size);
+    let Some(bufs) = Buffers::new(depth, unit_len, &mut filler) else {
+        // iodepth x bs more than memory can hold: fio's iomem allocation
+        // failure, not an abort.
+        st.error = libc::ENOMEM;
+        let e = setup_error(libc::ENOMEM, "memory.c:332", "iomem allocation");
+        return Err(Box::new((st, Some(e), None)));
+    };
+    let units: Vec<IoUnit> = (0..depth)
+        // SAFETY: each unit gets its own `unit_len` slice of the allocation.
+        .map(|i| {
+            let mut u = IoUnit::new(unsafe { bufs.ptr.add(i * unit_len) });
+            u.len = unit_len;
+            u
+        })
+        .collect();
+    if let Err(e) = engine.init(&units, &files.fds, &files.sizes) {
+        st.error = e.raw_os_error().unwrap_or(libc::EIO);
+        let e = super::errors::engine_init_error(&job.engine, st.error);
+        // fio's job reaps once, finding nothing, on its way out.
+        st.complete_map[0] = 1;
+        st.complete_calls = 1;
+        return Err(Box::new((st, Some(e), None)));
+    }
+    // fio 3.33 derives the offset seed before applying randseed, so
+    // randseed alone changes nothing; with randrepeat=0 it seeds the
+    // offsets, and without it the seed comes from the clock (§12).
+    let seed = match (job.randrepeat, job.randseed) {
+        (true, _) => 0x89 ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
+        (false, Some(s)) => s ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
+        (false, None) => rbench_common::clock::now_ns(),
+    };
+    if let Err((errno, func)) = super::placement::apply(job) {
+        st.error = errno;
+        let e = setup_error(errno, "backend.c:1716", func);
+        return Err(Box::new((st, Some(e), None)));
+    }
+    let picker = Picker::new(job, files.regions.clone(), seed);
+    Ok((bufs, units, filler, picker))
 }
 
 impl<'a> Plan<'a> {
@@ -1176,10 +1211,10 @@ impl Core<'_> {
         self.q.to_stamp.len() >= self.plan.job.iodepth_batch
     }
 
-    /// account (synchronous): a unit the engine completed as it was
+    /// account, synchronously: a unit the engine completed as it was
     /// queued. Hot path.
     #[inline(always)]
-    fn completed(&mut self, idx: usize, io: &mut IoUnit) {
+    fn account_sync(&mut self, idx: usize, io: &mut IoUnit) {
         let p = &self.plan;
         // Short (cold): fio issues the rest again at once.
         if (io.result as usize) < io.len && io.result > 0 && self.verifier.is_none() {
@@ -1231,10 +1266,10 @@ impl Core<'_> {
         self.q.free.push(idx);
     }
 
-    /// account (asynchronous): one reaped unit, or the requeued rest of a
+    /// account: one unit reaped, or the requeued rest of a
     /// short one (held, it goes out next). Hot path.
     #[inline(always)]
-    fn reaped(&mut self, idx: usize, u: &mut IoUnit, end: u64) {
+    fn account(&mut self, idx: usize, u: &mut IoUnit, end: u64) {
         let p = &self.plan;
         // Short (cold): fio requeues the rest, which goes out next as the
         // held unit.
