@@ -169,18 +169,14 @@ pub fn read_plan(args: &[String]) -> Result<Plan, Failure> {
     }
 }
 
-pub fn main(args: &[String]) -> i32 {
-    let plan: Plan = match read_plan(args) {
-        Ok(p) => p,
-        Err(f) => return fail(f),
-    };
-    if let Some(ms) = plan.program.eta_interval_ms {
-        run::eta::set_interval_ms(ms);
-    }
+/// What comes before any job runs: --plot-from, --showcmd, the jobs
+/// expanded and checked (with their warnings), --parse-only. Err: the exit
+/// code when rfio stops here.
+fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     let p = &plan.program;
     if !p.plot_from.is_empty() {
         // rfio's own: charts of existing logs, no job runs.
-        return match &p.plot {
+        return Err(match &p.plot {
             None => fail(Failure::stderr("rfio: --plot-from needs --plot=DIR\n")),
             Some(dir) => match crate::plot::prepare(dir)
                 .and_then(|()| crate::plot::from_logs::write(dir, &p.plot_from))
@@ -188,25 +184,25 @@ pub fn main(args: &[String]) -> i32 {
                 Ok(()) => 0,
                 Err(m) => fail(Failure::stderr(m)),
             },
-        };
+        });
     }
     if plan.jobs.is_empty() && plan.files.is_empty() {
-        return fail(Failure {
+        return Err(fail(Failure {
             stdout: help::usage(&plan.prog),
             stderr: "No job(s) defined\n\n".into(),
             code: 1,
-        });
+        }));
     }
     if p.showcmd {
         let out = Out { file: None };
         for f in &plan.files {
             out.put(Stream::Stdout, f);
         }
-        return 0;
+        return Err(0);
     }
-    let jobs = match crate::job::expand(&plan).and_then(|j| validate(&j).map(|_| j)) {
+    let jobs = match crate::job::expand(plan).and_then(|j| validate(&j).map(|_| j)) {
         Ok(j) => j,
-        Err(f) => return fail(f),
+        Err(f) => return Err(fail(f)),
     };
     if jobs
         .iter()
@@ -223,14 +219,103 @@ pub fn main(args: &[String]) -> i32 {
         Out { file: None }.put(to, &line);
     }
     if p.parse_only {
-        return 0;
+        return Err(0);
     }
     if jobs.is_empty() {
-        return fail(Failure::stderr("No job(s) defined\n\n"));
+        return Err(fail(Failure::stderr("No job(s) defined\n\n")));
     }
     if let Err(m) = p.plot.as_deref().map_or(Ok(()), crate::plot::prepare) {
-        return fail(Failure::stderr(m));
+        return Err(fail(Failure::stderr(m)));
     }
+    Ok(jobs)
+}
+
+/// A job run's end: devices, the signal line, the report, aggregate logs,
+/// plots; the exit code (failed jobs, 128 + them after a signal).
+fn report_runs(
+    (plan, jobs, started): (&Plan, &[crate::job::Job], std::time::SystemTime),
+    runs: &[run::JobRun],
+    out: &Out,
+    agg: Option<&run::logs::agglog::AggLog>,
+    disk_before: &diskstats::Before,
+) -> i32 {
+    let p = &plan.program;
+    let normal_on = p.normal;
+    // Devices count only when some job got as far as running.
+    let disks = if runs.iter().all(|r| r.setup_failed) {
+        Vec::new()
+    } else {
+        diskstats::after(disk_before)
+    };
+    let signal = rbench_common::stop::last_signal();
+    if let Some(sig) = signal {
+        // fio prints this on stdout even before JSON; ours keeps the JSON,
+        // terse and CSV reports valid by sending it to stderr then.
+        let stream = if normal_on {
+            Stream::Stdout
+        } else {
+            Stream::Stderr
+        };
+        out.put(stream, &format!("\nfio: terminating on signal {sig}\n"));
+    }
+    agg_report_sample(agg, p.json, jobs, runs);
+    out.put(Stream::Stdout, &render(plan, jobs, runs, &disks, started));
+    // fio writes the aggregate logs after the report (perror on stderr).
+    if let Some(e) = agg.as_ref().and_then(|a| a.write()) {
+        warn(&e);
+    }
+    // A job whose setup failed counts even when fio leaves its error 0
+    // (err_offset, "blocksize is larger than data set range"); without a
+    // signal only such failures leave a setup-failed job at error 0.
+    let mut failed = runs
+        .iter()
+        .filter(|r| r.stats.error != 0 || (r.setup_failed && signal.is_none()))
+        .count() as i32;
+    if let Some(dir) = &p.plot {
+        let rep = result::build(jobs, runs, &plan.global_typed, p.json_plus, started);
+        if let Err(e) = crate::plot::write(dir, &rep, &crate::plot::take()) {
+            out.put(
+                Stream::Stderr,
+                &format!("rfio: failed to write plots to '{dir}': {e}\n"),
+            );
+            failed = failed.max(1);
+        }
+    }
+    match signal {
+        Some(_) => 128 + failed,
+        None => failed,
+    }
+}
+
+/// fio's JSON report takes an aggregate sample (its forced ETA).
+fn agg_report_sample(
+    agg: Option<&run::logs::agglog::AggLog>,
+    json: bool,
+    jobs: &[crate::job::Job],
+    runs: &[run::JobRun],
+) {
+    if let Some(a) = agg.filter(|_| json) {
+        a.report_sample(
+            jobs,
+            runs.iter()
+                .map(|r| std::array::from_fn(|d| r.stats.dir[d].io_bytes)),
+        );
+    }
+}
+
+pub fn main(args: &[String]) -> i32 {
+    let plan: Plan = match read_plan(args) {
+        Ok(p) => p,
+        Err(f) => return fail(f),
+    };
+    if let Some(ms) = plan.program.eta_interval_ms {
+        run::eta::set_interval_ms(ms);
+    }
+    let jobs = match jobs_to_run(&plan) {
+        Ok(j) => j,
+        Err(code) => return code,
+    };
+    let p = &plan.program;
     let out = Out {
         file: match &p.output {
             Some(path) => match File::create(path) {
@@ -265,19 +350,9 @@ pub fn main(args: &[String]) -> i32 {
             run::logs::agglog::AggLog::sampling_wanted(normal_on, p.output.is_some(), &p.eta, tty);
         run::logs::agglog::AggLog::new(sampling)
     });
-    // fio's JSON report takes an aggregate sample (its forced ETA).
-    let agg_report_sample = |runs: &[run::JobRun]| {
-        if let Some(a) = agg.as_ref().filter(|_| p.json) {
-            a.report_sample(
-                &jobs,
-                runs.iter()
-                    .map(|r| std::array::from_fn(|d| r.stats.dir[d].io_bytes)),
-            );
-        }
-    };
     // --status-interval: a full report of what ran so far, every interval.
     let periodic_report = |snaps: &[run::JobRun]| {
-        agg_report_sample(snaps);
+        agg_report_sample(agg.as_ref(), p.json, &jobs, snaps);
         let disks = diskstats::after(&disk_before);
         out.put(
             Stream::Stdout,
@@ -300,51 +375,11 @@ pub fn main(args: &[String]) -> i32 {
             out.put(Stream::Stderr, t)
         }
     });
-    // Devices count only when some job got as far as running.
-    let disks = if runs.iter().all(|r| r.setup_failed) {
-        Vec::new()
-    } else {
-        diskstats::after(&disk_before)
-    };
-    let signal = rbench_common::stop::last_signal();
-    if let Some(sig) = signal {
-        // fio prints this on stdout even before JSON; ours keeps the JSON,
-        // terse and CSV reports valid by sending it to stderr then.
-        let stream = if normal_on {
-            Stream::Stdout
-        } else {
-            Stream::Stderr
-        };
-        out.put(stream, &format!("\nfio: terminating on signal {sig}\n"));
-    }
-    agg_report_sample(&runs);
-    out.put(
-        Stream::Stdout,
-        &render(&plan, &jobs, &runs, &disks, started),
-    );
-    // fio writes the aggregate logs after the report (perror on stderr).
-    if let Some(e) = agg.as_ref().and_then(|a| a.write()) {
-        warn(&e);
-    }
-    // A job whose setup failed counts even when fio leaves its error 0
-    // (err_offset, "blocksize is larger than data set range"); without a
-    // signal only such failures leave a setup-failed job at error 0.
-    let mut failed = runs
-        .iter()
-        .filter(|r| r.stats.error != 0 || (r.setup_failed && signal.is_none()))
-        .count() as i32;
-    if let Some(dir) = &p.plot {
-        let rep = result::build(&jobs, &runs, &plan.global_typed, p.json_plus, started);
-        if let Err(e) = crate::plot::write(dir, &rep, &crate::plot::take()) {
-            out.put(
-                Stream::Stderr,
-                &format!("rfio: failed to write plots to '{dir}': {e}\n"),
-            );
-            failed = failed.max(1);
-        }
-    }
-    match signal {
-        Some(_) => 128 + failed,
-        None => failed,
-    }
+    report_runs(
+        (&plan, &jobs, started),
+        &runs,
+        &out,
+        agg.as_ref(),
+        &disk_before,
+    )
 }

@@ -295,40 +295,13 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
         };
         let p = &mut plan.program;
         match name {
-            // Exactly fio's line: scripts cut it (`cut -d- -f2`, blktests).
-            "version" => {
-                return Err(Failure::done(
-                    "fio-3.33
-"
-                    .to_string(),
-                )
-                .into())
-            }
-            "rbench-version" => {
-                return Err(Failure::done(
-                    concat!(
-                        "rfio ",
-                        env!("CARGO_PKG_VERSION"),
-                        " (rbench)
-"
-                    )
-                    .to_string(),
-                )
-                .into())
-            }
-            // rfio's own: the man page, generated from the option table.
-            "generate-man" => return Err(Failure::done(crate::man::render()).into()),
-            // rfio's own: the completion scripts, generated from the same table.
-            "generate-completions" => {
-                return Err(match inline.as_deref().unwrap_or("").parse() {
-                    Ok(shell) => Failure::done(crate::completions::render(shell)),
-                    Err(e) => Failure::stderr(format!("{prog}: {e}\n")),
-                }
-                .into())
-            }
-            "help" => return Err(Failure::done(help::usage(prog)).into()),
-            "cmdhelp" => return Err(help::cmdhelp(inline.as_deref().unwrap_or("all")).into()),
-            "enghelp" => return Err(help::enghelp(inline.as_deref()).into()),
+            "version"
+            | "rbench-version"
+            | "generate-man"
+            | "generate-completions"
+            | "help"
+            | "cmdhelp"
+            | "enghelp" => return Err(exit_option(name, inline.as_deref(), prog)),
             // Accepted for compatibility, without effect in rfio.
             "warnings-fatal" => {}
             "parse-only" => p.parse_only = true,
@@ -346,57 +319,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
                 if inline.is_none() {
                     i += 1;
                 }
-                match name {
-                    "output" => p.output = Some(v),
-                    "plot" => p.plot = Some(v),
-                    "plot-from" => p.plot_from.push(v),
-                    // fio inflates the log to stdout and exits at once.
-                    "inflate-log" => return Err(Stop::InflateLog(v)),
-                    "output-format" => set_output_format(p, &v)?,
-                    "terse-version" => match v.parse() {
-                        Ok(n @ 2..=5) => p.terse_version = n,
-                        _ => return Err(Failure::stderr("fio: bad terse version format\n").into()),
-                    },
-                    "section" => {
-                        if v == "global" {
-                            return Err(
-                                Failure::stderr("fio: can't use global as only section\n").into()
-                            );
-                        }
-                        p.sections.push(v)
-                    }
-                    "eta" => p.eta = v,
-                    "eta-interval" => {
-                        p.eta_interval_ms = Some(parse_interval(&v).map_err(Failure::stderr)?)
-                    }
-                    "eta-newline" => {
-                        let t = rbench_common::units::fio::parse_time_us(
-                            &v,
-                            rbench_common::units::fio::TimeUnit::Seconds,
-                        )
-                        .ok()
-                        .filter(|&t| t > 0)
-                        .ok_or_else(|| {
-                            Failure::stderr(format!("fio: failed parsing eta-newline={v}\n"))
-                        })?;
-                        p.eta_newline_us = Some(t);
-                    }
-                    "status-interval" => {
-                        let t = rbench_common::units::fio::parse_time_us(
-                            &v,
-                            rbench_common::units::fio::TimeUnit::Seconds,
-                        )
-                        .map_err(|_| {
-                            Failure::stderr(format!("fio: failed parsing status-interval={v}\n"))
-                        })?;
-                        if t < 1000 {
-                            return Err(Failure::stderr("fio: status interval too small\n").into());
-                        }
-                        p.status_interval_us = Some(t);
-                    }
-                    // Accepted for compatibility; not implemented.
-                    _ => {}
-                }
+                valued_option(p, name, v)?;
             }
             "name" => {
                 let v = match inline.clone() {
@@ -433,40 +356,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
                     Some(j) if !in_global_section => &mut j.opts,
                     _ => &mut global,
                 };
-                let known =
-                    crate::options::find(name).filter(|o| o.available_with(target.engine()));
-                let Some(opt) = known else {
-                    return Err(unrecognized(prog, arg, name, target.engine()).into());
-                };
-                let value = match inline {
-                    // fio: `--bs=` (an empty value for an option that takes
-                    // one) is "requires an argument", not the default.
-                    Some(v) if v.is_empty() && opt.kind.needs_value() => {
-                        return Err(Failure::stderr(format!(
-                            "fio: option {name} requires an argument\n"
-                        ))
-                        .into());
-                    }
-                    Some(v) => Some(v),
-                    None if opt.kind.needs_value() => match args.get(i) {
-                        Some(v) => {
-                            i += 1;
-                            Some(v.clone())
-                        }
-                        None => {
-                            let mut f = unrecognized(prog, arg, name, target.engine());
-                            f.stderr = format!(
-                                "{prog}: option '{arg}' requires an argument\n{}",
-                                f.stderr.split_once('\n').map_or("", |x| x.1)
-                            );
-                            return Err(f.into());
-                        }
-                    },
-                    None => None,
-                };
-                target
-                    .set(name, value.as_deref())
-                    .map_err(|e| bad_value(e, name, value.as_deref().unwrap_or("")))?;
+                job_option(target, (prog, arg, name), inline, args, &mut i)?;
                 if is_global {
                     plan.global_typed = global.typed.clone();
                 }
@@ -476,6 +366,12 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
     if let Some(j) = current.take() {
         plan.jobs.push(j);
     }
+    add_job_files(plan, &global, &job_files)
+}
+
+/// The job files named on the command line, read in order after its
+/// options (`before`: the plan so far, for the error's report).
+fn add_job_files(mut plan: Plan, global: &JobOptions, job_files: &[String]) -> Result<Plan, Stop> {
     for (n, file) in job_files.iter().enumerate() {
         // Command-line globals seed only the first job file (§1.1).
         let seed = if n == 0 {
@@ -492,6 +388,122 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
         }
     }
     Ok(plan)
+}
+
+/// The program options that answer and stop (version, help, man page,
+/// completions): what they print.
+fn exit_option(name: &str, inline: Option<&str>, prog: &str) -> Stop {
+    match name {
+        // Exactly fio's line: scripts cut it (`cut -d- -f2`, blktests).
+        "version" => Failure::done("fio-3.33\n".to_string()).into(),
+        "rbench-version" => {
+            Failure::done(concat!("rfio ", env!("CARGO_PKG_VERSION"), " (rbench)\n").to_string())
+                .into()
+        }
+        // rfio's own: the man page, generated from the option table.
+        "generate-man" => Failure::done(crate::man::render()).into(),
+        // rfio's own: the completion scripts, generated from the same table.
+        "generate-completions" => match inline.unwrap_or("").parse() {
+            Ok(shell) => Failure::done(crate::completions::render(shell)),
+            Err(e) => Failure::stderr(format!("{prog}: {e}\n")),
+        }
+        .into(),
+        "help" => Failure::done(help::usage(prog)).into(),
+        "cmdhelp" => help::cmdhelp(inline.unwrap_or("all")).into(),
+        _ => help::enghelp(inline).into(),
+    }
+}
+
+/// A program option with a value (`--output`, `--eta`, `--section`...).
+fn valued_option(p: &mut Program, name: &str, v: String) -> Result<(), Stop> {
+    match name {
+        "output" => p.output = Some(v),
+        "plot" => p.plot = Some(v),
+        "plot-from" => p.plot_from.push(v),
+        // fio inflates the log to stdout and exits at once.
+        "inflate-log" => return Err(Stop::InflateLog(v)),
+        "output-format" => set_output_format(p, &v)?,
+        "terse-version" => match v.parse() {
+            Ok(n @ 2..=5) => p.terse_version = n,
+            _ => return Err(Failure::stderr("fio: bad terse version format\n").into()),
+        },
+        "section" => {
+            if v == "global" {
+                return Err(Failure::stderr("fio: can't use global as only section\n").into());
+            }
+            p.sections.push(v)
+        }
+        "eta" => p.eta = v,
+        "eta-interval" => p.eta_interval_ms = Some(parse_interval(&v).map_err(Failure::stderr)?),
+        "eta-newline" => {
+            let t = rbench_common::units::fio::parse_time_us(
+                &v,
+                rbench_common::units::fio::TimeUnit::Seconds,
+            )
+            .ok()
+            .filter(|&t| t > 0)
+            .ok_or_else(|| Failure::stderr(format!("fio: failed parsing eta-newline={v}\n")))?;
+            p.eta_newline_us = Some(t);
+        }
+        "status-interval" => {
+            let t = rbench_common::units::fio::parse_time_us(
+                &v,
+                rbench_common::units::fio::TimeUnit::Seconds,
+            )
+            .map_err(|_| Failure::stderr(format!("fio: failed parsing status-interval={v}\n")))?;
+            if t < 1000 {
+                return Err(Failure::stderr("fio: status interval too small\n").into());
+            }
+            p.status_interval_us = Some(t);
+        }
+        // Accepted for compatibility; not implemented.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A job option (`--bs=4k`, `--rw randread`) set on `target`, its value
+/// inline or the next argument (`i` moves past it).
+fn job_option(
+    target: &mut JobOptions,
+    (prog, arg, name): (&str, &str, &str),
+    inline: Option<String>,
+    args: &[String],
+    i: &mut usize,
+) -> Result<(), Stop> {
+    let known = crate::options::find(name).filter(|o| o.available_with(target.engine()));
+    let Some(opt) = known else {
+        return Err(unrecognized(prog, arg, name, target.engine()).into());
+    };
+    let value = match inline {
+        // fio: `--bs=` (an empty value for an option that takes
+        // one) is "requires an argument", not the default.
+        Some(v) if v.is_empty() && opt.kind.needs_value() => {
+            return Err(
+                Failure::stderr(format!("fio: option {name} requires an argument\n")).into(),
+            );
+        }
+        Some(v) => Some(v),
+        None if opt.kind.needs_value() => match args.get(*i) {
+            Some(v) => {
+                *i += 1;
+                Some(v.clone())
+            }
+            None => {
+                let mut f = unrecognized(prog, arg, name, target.engine());
+                f.stderr = format!(
+                    "{prog}: option '{arg}' requires an argument\n{}",
+                    f.stderr.split_once('\n').map_or("", |x| x.1)
+                );
+                return Err(f.into());
+            }
+        },
+        None => None,
+    };
+    target
+        .set(name, value.as_deref())
+        .map_err(|e| bad_value(e, name, value.as_deref().unwrap_or("")))?;
+    Ok(())
 }
 
 /// The shortest `--eta-interval`: fio's helper thread wakes every 250 ms

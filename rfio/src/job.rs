@@ -312,27 +312,7 @@ fn build(
     let kb_base = o.kb_base();
     let (rw_word, postfix) = o.choice("rw");
     let pattern = Pattern::from_word(&rw_word);
-    let rw_postfix = match postfix {
-        // A random job's postfix is fio's atoi: I/Os per random offset
-        // (`4k` is 4, a word 0: never a random one, -3 wraps).
-        Some(p) if pattern.random => u64::from(c_atoi(&p) as u32),
-        // fio reads the postfix as a signed 64-bit size.
-        Some(p) if parse_size(&p, kb_base).is_ok_and(|v| v > i64::MAX as u64) => {
-            return Err(Failure::stderr(format!(
-                "fio: rw postfix parsing failed\nfio: failed parsing rw={rw_word}:{p}\n"
-            )))
-        }
-        Some(p) => parse_size(&p, kb_base).map_err(|e| {
-            Failure::stderr(format!("rw: {e}\nfio: failed parsing rw={rw_word}:{p}\n"))
-        })?,
-        None => {
-            if pattern.random {
-                1
-            } else {
-                0
-            }
-        }
-    };
+    let rw_postfix = rw_postfix(postfix, &rw_word, &pattern, kb_base)?;
     let bs_list = o.per_dir("bs").unwrap_or([4096; 3]);
     let bs = match o.ranges("bsrange") {
         Some(r) => r,
@@ -357,31 +337,7 @@ fn build(
     } else {
         complete_min.max(1)
     };
-    let nrfiles = o.int("nrfiles").max(1) as usize;
-    let filenames: Vec<PathBuf> = match o.text("filename") {
-        Some(f) => split_filenames(&f).into_iter().map(PathBuf::from).collect(),
-        None => {
-            let dirs: Vec<String> = o
-                .text("directory")
-                .map(|d| d.split(':').map(str::to_string).collect())
-                .unwrap_or_default();
-            let format = o
-                .text("filename_format")
-                .unwrap_or_else(|| "$jobname.$jobnum.$filenum".to_string());
-            (0..nrfiles)
-                .map(|f| {
-                    let name = format
-                        .replace("$jobname", &def.name)
-                        .replace("$jobnum", &clone.to_string())
-                        .replace("$filenum", &f.to_string());
-                    match dirs.get(clone % dirs.len().max(1)) {
-                        Some(d) => PathBuf::from(d).join(name),
-                        None => PathBuf::from(name),
-                    }
-                })
-                .collect()
-        }
-    };
+    let filenames = filenames(def, clone);
     let (pcts, prec) = o.floats("percentile_list");
     let unit_base = match o.choice("unit_base").0.as_str() {
         "1" => 1,
@@ -395,128 +351,12 @@ fn build(
     };
     let time_based = o.flag("time_based");
     let gtod = o.flag("gtod_reduce");
-    let cpus_allowed = match o.text("cpus_allowed") {
-        None => None,
-        Some(list) => {
-            let cpus = rbench_common::cpu::parse_cpu_list(&list).map_err(|e| {
-                Failure::stderr(format!(
-                    "cpus_allowed: {e}\nfio: failed parsing cpus_allowed={list}\n"
-                ))
-            })?;
-            let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-            if let Some(&c) = cpus.iter().find(|&&c| c >= online) {
-                return Err(Failure::stderr(format!(
-                    "fio: CPU {c} too large (max={})\nfio: failed parsing cpus_allowed={list}\n",
-                    online - 1
-                )));
-            }
-            Some(cpus)
-        }
-    };
-    let cpus_allowed = if o.is_set("cpumask") {
-        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let cpus =
-            crate::run::placement::cpumask_cpus(o.int("cpumask") as u64, online).map_err(|e| {
-                let raw = o
-                    .typed
-                    .iter()
-                    .find(|(k, _)| *k == "cpumask")
-                    .map_or("", |t| &t.1);
-                Failure::stderr(format!("{e}\nfio: failed parsing cpumask={raw}\n"))
-            })?;
-        Some(cpus)
-    } else {
-        cpus_allowed
-    };
-    let cpus_allowed = match cpus_allowed {
-        Some(c) if o.choice("cpus_allowed_policy").0 == "split" => {
-            Some(crate::run::placement::split(&c, number))
-        }
-        c => c,
-    };
-    let (ss_word, ss_post) = o.choice("steadystate");
-    let steadystate =
-        crate::run::pacing::steadystate::Criterion::parse(&ss_word, ss_post.as_deref(), kb_base)
-            .map_err(|e| {
-                let raw = o
-                    .typed
-                    .iter()
-                    .find(|(k, _)| *k == "steadystate")
-                    .map_or("", |t| &t.1);
-                Failure::stderr(format!("{e}\nfio: failed parsing ss={raw}\n"))
-            })?;
-    let steadystate = crate::run::pacing::steadystate::SteadyState::new(
-        steadystate,
-        o.time_us("steadystate_duration"),
-        o.time_us("steadystate_ramp_time"),
-    );
-    let ignore = match o.text("ignore_error") {
-        Some(s) => crate::run::errors::parse_ignore(&s)
-            .map_err(|e| Failure::stderr(format!("{e}\nfio: failed parsing ignore_error={s}\n")))?,
-        None => Default::default(),
-    };
-    let cont = o
-        .is_set("continue_on_error")
-        .then(|| o.choice("continue_on_error").0);
-    let errors =
-        crate::run::errors::ErrorPolicy::new(cont.as_deref(), ignore, o.flag("error_dump"));
-    let (dist_word, dist_post) = o.choice("random_distribution");
-    let dist_raw = match &dist_post {
-        Some(p) => format!("{dist_word}:{p}"),
-        None => dist_word.clone(),
-    };
-    if dist_post.as_deref().is_some_and(|p| p.contains(',')) {
-        // fio takes no per-direction list here: its valid values instead.
-        let mut f = Failure::stderr(format!(
-            "fio: failed parsing random_distribution={dist_raw}\n"
-        ));
-        if let Some(opt) = crate::options::find("random_distribution") {
-            f.stdout = crate::options::help::valid_values(opt) + "\n";
-        }
-        return Err(f);
-    }
-    let random_distribution =
-        Distribution::parse(&dist_word, dist_post.as_deref()).map_err(|e| {
-            // fio's own lines (zoned, zoned_abs) go out as they are.
-            let e = if e.starts_with("fio: ") {
-                e
-            } else {
-                format!("random_distribution: {e}")
-            };
-            Failure::stderr(format!(
-                "{e}\nfio: failed parsing random_distribution={dist_raw}\n"
-            ))
-        })?;
-    let (fst_word, fst_post) = o.choice("file_service_type");
-    if let Some(post) = fst_post.as_deref() {
-        // fio's checks of a distribution's value (a count after random,
-        // roundrobin or sequential is not checked).
-        let v = crate::run::offsets::distribution::split_distr(post).ok_or(());
-        let why = match (fst_word.as_str(), v) {
-            ("zipf" | "pareto" | "normal" | "gauss", Err(_)) => {
-                Some("file service type random postfix parsing failed")
-            }
-            ("zipf" | "pareto" | "normal" | "gauss", Ok((_, Some(c))))
-                if !(0.0..=1.0).contains(&c) =>
-            {
-                Some("distribution center out of range (0 <= center <= 1.0)")
-            }
-            ("zipf", Ok((1.0, _))) => Some("zipf theta must be different than 1.0"),
-            ("pareto", Ok((h, _))) if !(h > 0.0 && h < 1.0) => {
-                Some("pareto input out of range (0 < input < 1.0)")
-            }
-            ("normal" | "gauss", Ok((d, _))) if !(0.0..100.0).contains(&d) => {
-                Some("normal deviation out of range (0 <= input < 100.0)")
-            }
-            _ => None,
-        };
-        if let Some(why) = why {
-            return Err(Failure::stderr(format!(
-                "fio: {why}\nfio: failed parsing file_service_type={fst_word}:{post}\n"
-            )));
-        }
-    }
-    let mut job = Job {
+    let cpus_allowed = cpus_allowed(o, number)?;
+    let steadystate = steadystate(o, kb_base)?;
+    let errors = error_policy(o)?;
+    let random_distribution = random_distribution(o)?;
+    check_file_service(o)?;
+    let job = Job {
         name: def.name.clone(),
         clone,
         number,
@@ -653,6 +493,13 @@ fn build(
         verify: None,
         content: Default::default(),
     };
+    settle(job, o)
+}
+
+/// What follows from a job's options once they are all read: blockalign
+/// dropped where it changes nothing, rate checks, the verify spec, buffer
+/// contents.
+fn settle(mut job: Job, o: &JobOptions) -> Result<Job, Failure> {
     // fio keeps the random map where blockalign is every direction's block.
     if job
         .blockalign
@@ -676,6 +523,216 @@ fn build(
     )
     .map_err(Failure::stderr)?;
     Ok(job)
+}
+
+/// rw='s postfix (`randread:8`, `read:4k`): I/Os per random offset, or
+/// the sequential hole between I/Os.
+fn rw_postfix(
+    postfix: Option<String>,
+    rw_word: &str,
+    pattern: &Pattern,
+    kb_base: u64,
+) -> Result<u64, Failure> {
+    let v = match postfix {
+        // A random job's postfix is fio's atoi: I/Os per random offset
+        // (`4k` is 4, a word 0: never a random one, -3 wraps).
+        Some(p) if pattern.random => u64::from(c_atoi(&p) as u32),
+        // fio reads the postfix as a signed 64-bit size.
+        Some(p) if parse_size(&p, kb_base).is_ok_and(|v| v > i64::MAX as u64) => {
+            return Err(Failure::stderr(format!(
+                "fio: rw postfix parsing failed\nfio: failed parsing rw={rw_word}:{p}\n"
+            )))
+        }
+        Some(p) => parse_size(&p, kb_base).map_err(|e| {
+            Failure::stderr(format!("rw: {e}\nfio: failed parsing rw={rw_word}:{p}\n"))
+        })?,
+        None => {
+            if pattern.random {
+                1
+            } else {
+                0
+            }
+        }
+    };
+    Ok(v)
+}
+
+/// filename= (split at its colons), or the names filename_format makes
+/// in directory= (one directory per clone, round robin).
+fn filenames(def: &JobDef, clone: usize) -> Vec<PathBuf> {
+    let o = &def.opts;
+    let nrfiles = o.int("nrfiles").max(1) as usize;
+    match o.text("filename") {
+        Some(f) => split_filenames(&f).into_iter().map(PathBuf::from).collect(),
+        None => {
+            let dirs: Vec<String> = o
+                .text("directory")
+                .map(|d| d.split(':').map(str::to_string).collect())
+                .unwrap_or_default();
+            let format = o
+                .text("filename_format")
+                .unwrap_or_else(|| "$jobname.$jobnum.$filenum".to_string());
+            (0..nrfiles)
+                .map(|f| {
+                    let name = format
+                        .replace("$jobname", &def.name)
+                        .replace("$jobnum", &clone.to_string())
+                        .replace("$filenum", &f.to_string());
+                    match dirs.get(clone % dirs.len().max(1)) {
+                        Some(d) => PathBuf::from(d).join(name),
+                        None => PathBuf::from(name),
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// cpus_allowed= or cpumask= (cpus_allowed_policy=split: this job's one).
+fn cpus_allowed(o: &JobOptions, number: usize) -> Result<Option<Vec<usize>>, Failure> {
+    let cpus_allowed = match o.text("cpus_allowed") {
+        None => None,
+        Some(list) => {
+            let cpus = rbench_common::cpu::parse_cpu_list(&list).map_err(|e| {
+                Failure::stderr(format!(
+                    "cpus_allowed: {e}\nfio: failed parsing cpus_allowed={list}\n"
+                ))
+            })?;
+            let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+            if let Some(&c) = cpus.iter().find(|&&c| c >= online) {
+                return Err(Failure::stderr(format!(
+                    "fio: CPU {c} too large (max={})\nfio: failed parsing cpus_allowed={list}\n",
+                    online - 1
+                )));
+            }
+            Some(cpus)
+        }
+    };
+    let cpus_allowed = if o.is_set("cpumask") {
+        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus =
+            crate::run::placement::cpumask_cpus(o.int("cpumask") as u64, online).map_err(|e| {
+                let raw = o
+                    .typed
+                    .iter()
+                    .find(|(k, _)| *k == "cpumask")
+                    .map_or("", |t| &t.1);
+                Failure::stderr(format!("{e}\nfio: failed parsing cpumask={raw}\n"))
+            })?;
+        Some(cpus)
+    } else {
+        cpus_allowed
+    };
+    Ok(match cpus_allowed {
+        Some(c) if o.choice("cpus_allowed_policy").0 == "split" => {
+            Some(crate::run::placement::split(&c, number))
+        }
+        c => c,
+    })
+}
+
+/// steadystate= with its duration and ramp (None when off).
+fn steadystate(
+    o: &JobOptions,
+    kb_base: u64,
+) -> Result<Option<crate::run::pacing::steadystate::SteadyState>, Failure> {
+    let (ss_word, ss_post) = o.choice("steadystate");
+    let steadystate =
+        crate::run::pacing::steadystate::Criterion::parse(&ss_word, ss_post.as_deref(), kb_base)
+            .map_err(|e| {
+                let raw = o
+                    .typed
+                    .iter()
+                    .find(|(k, _)| *k == "steadystate")
+                    .map_or("", |t| &t.1);
+                Failure::stderr(format!("{e}\nfio: failed parsing ss={raw}\n"))
+            })?;
+    Ok(crate::run::pacing::steadystate::SteadyState::new(
+        steadystate,
+        o.time_us("steadystate_duration"),
+        o.time_us("steadystate_ramp_time"),
+    ))
+}
+
+/// continue_on_error=, ignore_error=, error_dump=.
+fn error_policy(o: &JobOptions) -> Result<crate::run::errors::ErrorPolicy, Failure> {
+    let ignore = match o.text("ignore_error") {
+        Some(s) => crate::run::errors::parse_ignore(&s)
+            .map_err(|e| Failure::stderr(format!("{e}\nfio: failed parsing ignore_error={s}\n")))?,
+        None => Default::default(),
+    };
+    let cont = o
+        .is_set("continue_on_error")
+        .then(|| o.choice("continue_on_error").0);
+    Ok(crate::run::errors::ErrorPolicy::new(
+        cont.as_deref(),
+        ignore,
+        o.flag("error_dump"),
+    ))
+}
+
+/// random_distribution= (fio's valid values when given a per-direction list).
+fn random_distribution(o: &JobOptions) -> Result<Distribution, Failure> {
+    let (dist_word, dist_post) = o.choice("random_distribution");
+    let dist_raw = match &dist_post {
+        Some(p) => format!("{dist_word}:{p}"),
+        None => dist_word.clone(),
+    };
+    if dist_post.as_deref().is_some_and(|p| p.contains(',')) {
+        // fio takes no per-direction list here: its valid values instead.
+        let mut f = Failure::stderr(format!(
+            "fio: failed parsing random_distribution={dist_raw}\n"
+        ));
+        if let Some(opt) = crate::options::find("random_distribution") {
+            f.stdout = crate::options::help::valid_values(opt) + "\n";
+        }
+        return Err(f);
+    }
+    Distribution::parse(&dist_word, dist_post.as_deref()).map_err(|e| {
+        // fio's own lines (zoned, zoned_abs) go out as they are.
+        let e = if e.starts_with("fio: ") {
+            e
+        } else {
+            format!("random_distribution: {e}")
+        };
+        Failure::stderr(format!(
+            "{e}\nfio: failed parsing random_distribution={dist_raw}\n"
+        ))
+    })
+}
+
+/// file_service_type='s postfix, checked as fio checks a distribution's.
+fn check_file_service(o: &JobOptions) -> Result<(), Failure> {
+    let (fst_word, fst_post) = o.choice("file_service_type");
+    if let Some(post) = fst_post.as_deref() {
+        // fio's checks of a distribution's value (a count after random,
+        // roundrobin or sequential is not checked).
+        let v = crate::run::offsets::distribution::split_distr(post).ok_or(());
+        let why = match (fst_word.as_str(), v) {
+            ("zipf" | "pareto" | "normal" | "gauss", Err(_)) => {
+                Some("file service type random postfix parsing failed")
+            }
+            ("zipf" | "pareto" | "normal" | "gauss", Ok((_, Some(c))))
+                if !(0.0..=1.0).contains(&c) =>
+            {
+                Some("distribution center out of range (0 <= center <= 1.0)")
+            }
+            ("zipf", Ok((1.0, _))) => Some("zipf theta must be different than 1.0"),
+            ("pareto", Ok((h, _))) if !(h > 0.0 && h < 1.0) => {
+                Some("pareto input out of range (0 < input < 1.0)")
+            }
+            ("normal" | "gauss", Ok((d, _))) if !(0.0..100.0).contains(&d) => {
+                Some("normal deviation out of range (0 <= input < 100.0)")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(Failure::stderr(format!(
+                "fio: {why}\nfio: failed parsing file_service_type={fst_word}:{post}\n"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `a:b\:c` → [`a`, `b:c`].

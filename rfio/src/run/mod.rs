@@ -262,6 +262,66 @@ fn run_segment(
     let exit_all = AtomicBool::new(false);
     // steadystate with group_reporting: the group's window, for its jobs.
     pacing::steadystate::register(jobs, progress, t0);
+    let prepared = prepare(jobs, planned, out, progress, notice);
+    let results: Vec<(usize, JobRun, Option<worker::IoError>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = prepared
+            .into_iter()
+            .map(|(i, job, traits, eng, files)| {
+                let exit_all = &exit_all;
+                let all_progress = progress;
+                s.spawn(move || {
+                    job_thread(
+                        i,
+                        job,
+                        traits,
+                        eng,
+                        &files,
+                        (exit_all, exitall_anywhere),
+                        (jobs, all_progress, t0),
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            // A job thread that panicked takes the run down with it (as
+            // the release build's panic=abort does), never a silent exit 0.
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .map(|(i, r, e, log_error)| {
+                if let Some(m) = &log_error {
+                    notice(Stream::Stderr, m);
+                }
+                if let Some((e, p, (logged, first_io))) = &e {
+                    report_io_error(&jobs[i], r.pid, e, p.as_deref(), *logged, *first_io, notice);
+                }
+                (i, r, e.map(|x| x.0))
+            })
+            .collect()
+    });
+    for (i, r, _) in results {
+        out[i] = Some(r);
+    }
+}
+
+/// A job ready to run: its index, the job, its engine's traits, the
+/// engine and its opened files.
+type Prepared<'a> = (
+    usize,
+    &'a Job,
+    engine::Traits,
+    Box<dyn engine::Engine>,
+    files::layout::JobFiles,
+);
+
+/// Open each job's files and create its engine; a job that fails here
+/// gets its result now and is not run.
+fn prepare<'a>(
+    jobs: &'a [Job],
+    planned: &mut [Option<files::layout::Planned>],
+    out: &mut [Option<JobRun>],
+    progress: &[eta::Progress],
+    notice: &mut dyn FnMut(Stream, &str),
+) -> Vec<Prepared<'a>> {
     let mut prepared = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
         // Laid out before any job ran; a job whose layout failed does not.
@@ -318,129 +378,121 @@ fn run_segment(
             }
         }
     }
-    let results: Vec<(usize, JobRun, Option<worker::IoError>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = prepared
-            .into_iter()
-            .map(|(i, job, traits, eng, files)| {
-                let exit_all = &exit_all;
-                let all_progress = progress;
-                let progress = &progress[i];
-                s.spawn(move || {
-                    // wait_for: until every job of that name in this segment
-                    // is done (earlier segments have finished already).
-                    if let Some(w) = &job.wait_for {
-                        let waits: Vec<&eta::Progress> = jobs
-                            .iter()
-                            .zip(all_progress)
-                            .filter(|(j, _)| &j.name == w)
-                            .map(|(_, p)| p)
-                            .collect();
-                        while !waits.iter().all(|p| {
-                            let s = p.state.load(std::sync::atomic::Ordering::Relaxed);
-                            s == b'_'
-                                || (s == b'P'
-                                    && p.setup_failed.load(std::sync::atomic::Ordering::Relaxed))
-                        }) {
-                            std::thread::sleep(std::time::Duration::from_millis(5));
-                        }
-                    }
-                    if job.startdelay_us > 0 {
-                        pacing::pause::sleep(std::time::Duration::from_micros(job.startdelay_us));
-                    }
-                    // SAFETY: gettid has no preconditions.
-                    let pid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
-                    progress.started_ms.store(
-                        t0.elapsed().as_millis() as u64,
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                    progress.state.store(
-                        eta::running_letter(job),
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                    let (stats, err, logs) =
-                        submitters::run(job, traits, eng, &files, exit_all, progress);
-                    let err = err.map(|e| errors::queue_site(e, &job.engine));
-                    // The final counts, for --bandwidth-log's next sample.
-                    progress.publish(
-                        std::array::from_fn(|d| stats.dir[d].io_bytes),
-                        std::array::from_fn(|d| stats.dir[d].ios),
-                    );
-                    progress
-                        .state
-                        .store(b'_', std::sync::atomic::Ordering::Relaxed);
-                    // fio's perror line for each log it cannot write.
-                    let log_error = logs.and_then(|l| l.write());
-                    if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
-                        exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    if job.unlink {
-                        files::layout::unlink(&files.paths);
-                    }
-                    let ctx = err
-                        .as_ref()
-                        .filter(|e| errors::has_block(e))
-                        .map(|e| match &e.site {
-                            Some(s) => format!(
-                                "file:{}, func={}, error={}",
-                                s.at,
-                                s.func,
-                                strerror(e.errno)
-                            ),
-                            None => format!(
-                                "file:io_u.c:1876, func=io_u error, error={}",
-                                strerror(e.errno)
-                            ),
-                        })
-                        .or_else(|| errors::continued(job, &stats));
-                    // Each failed I/O's `io_u error` line (the job's own
-                    // error among them), before the rest.
-                    let (io_lines, logged) =
-                        errors::dump_lines(&stats.dumped, &files.paths, &job.name, err.as_ref());
-                    let log_error = io_lines.into_iter().chain(log_error).reduce(|a, b| a + &b);
-                    let first_io = err
-                        .as_ref()
-                        .is_some_and(|e| errors::first_of_its_direction(&stats, e));
-                    let mut err_paths = err;
-                    if let Some(e) = err_paths.as_mut() {
-                        e.file = e.file.min(files.paths.len().saturating_sub(1));
-                    }
-                    let path = err_paths
-                        .as_ref()
-                        .and_then(|e| files.paths.get(e.file).cloned());
-                    (
-                        i,
-                        JobRun {
-                            stats,
-                            pid,
-                            finished: SystemTime::now(),
-                            error_context: ctx,
-                            setup_failed: false,
-                        },
-                        err_paths.map(|e| (e, path, (logged, first_io))),
-                        log_error,
-                    )
-                })
-            })
+    prepared
+}
+
+/// What a job's thread hands back: its index, its result, its error
+/// (with the file's path, and whether its line was logged / is the first
+/// of its direction), and the log lines to print.
+type Finished = (
+    usize,
+    JobRun,
+    Option<(worker::IoError, Option<std::path::PathBuf>, (bool, bool))>,
+    Option<String>,
+);
+
+/// One job's thread: wait_for and startdelay, the job itself, then what
+/// it leaves (logs, exitall, unlink, its error's context and lines).
+fn job_thread(
+    i: usize,
+    job: &Job,
+    traits: engine::Traits,
+    eng: Box<dyn engine::Engine>,
+    files: &files::layout::JobFiles,
+    (exit_all, exitall_anywhere): (&AtomicBool, bool),
+    (jobs, all_progress, t0): (&[Job], &[eta::Progress], std::time::Instant),
+) -> Finished {
+    let progress = &all_progress[i];
+    // wait_for: until every job of that name in this segment
+    // is done (earlier segments have finished already).
+    if let Some(w) = &job.wait_for {
+        let waits: Vec<&eta::Progress> = jobs
+            .iter()
+            .zip(all_progress)
+            .filter(|(j, _)| &j.name == w)
+            .map(|(_, p)| p)
             .collect();
-        handles
-            .into_iter()
-            // A job thread that panicked takes the run down with it (as
-            // the release build's panic=abort does), never a silent exit 0.
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .map(|(i, r, e, log_error)| {
-                if let Some(m) = &log_error {
-                    notice(Stream::Stderr, m);
-                }
-                if let Some((e, p, (logged, first_io))) = &e {
-                    report_io_error(&jobs[i], r.pid, e, p.as_deref(), *logged, *first_io, notice);
-                }
-                (i, r, e.map(|x| x.0))
-            })
-            .collect()
-    });
-    for (i, r, _) in results {
-        out[i] = Some(r);
+        while !waits.iter().all(|p| {
+            let s = p.state.load(std::sync::atomic::Ordering::Relaxed);
+            s == b'_' || (s == b'P' && p.setup_failed.load(std::sync::atomic::Ordering::Relaxed))
+        }) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
+    if job.startdelay_us > 0 {
+        pacing::pause::sleep(std::time::Duration::from_micros(job.startdelay_us));
+    }
+    // SAFETY: gettid has no preconditions.
+    let pid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
+    progress.started_ms.store(
+        t0.elapsed().as_millis() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    progress.state.store(
+        eta::running_letter(job),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    let (stats, err, logs) = submitters::run(job, traits, eng, files, exit_all, progress);
+    let err = err.map(|e| errors::queue_site(e, &job.engine));
+    // The final counts, for --bandwidth-log's next sample.
+    progress.publish(
+        std::array::from_fn(|d| stats.dir[d].io_bytes),
+        std::array::from_fn(|d| stats.dir[d].ios),
+    );
+    progress
+        .state
+        .store(b'_', std::sync::atomic::Ordering::Relaxed);
+    // fio's perror line for each log it cannot write.
+    let log_error = logs.and_then(|l| l.write());
+    if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
+        exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    if job.unlink {
+        files::layout::unlink(&files.paths);
+    }
+    let ctx = err
+        .as_ref()
+        .filter(|e| errors::has_block(e))
+        .map(|e| match &e.site {
+            Some(s) => format!(
+                "file:{}, func={}, error={}",
+                s.at,
+                s.func,
+                strerror(e.errno)
+            ),
+            None => format!(
+                "file:io_u.c:1876, func=io_u error, error={}",
+                strerror(e.errno)
+            ),
+        })
+        .or_else(|| errors::continued(job, &stats));
+    // Each failed I/O's `io_u error` line (the job's own
+    // error among them), before the rest.
+    let (io_lines, logged) =
+        errors::dump_lines(&stats.dumped, &files.paths, &job.name, err.as_ref());
+    let log_error = io_lines.into_iter().chain(log_error).reduce(|a, b| a + &b);
+    let first_io = err
+        .as_ref()
+        .is_some_and(|e| errors::first_of_its_direction(&stats, e));
+    let mut err_paths = err;
+    if let Some(e) = err_paths.as_mut() {
+        e.file = e.file.min(files.paths.len().saturating_sub(1));
+    }
+    let path = err_paths
+        .as_ref()
+        .and_then(|e| files.paths.get(e.file).cloned());
+    (
+        i,
+        JobRun {
+            stats,
+            pid,
+            finished: SystemTime::now(),
+            error_context: ctx,
+            setup_failed: false,
+        },
+        err_paths.map(|e| (e, path, (logged, first_io))),
+        log_error,
+    )
 }
 
 fn report_io_error(

@@ -1,8 +1,23 @@
-//! The job loop, written once against the [`Engine`] trait: pick, issue,
-//! commit, reap, record. Everything it needs (units, buffers, completion
-//! list, histograms) is allocated before the loop; the loop itself only
-//! reads the clock, calls the engine and updates counters.
-
+//! The job loop, written once against the [`Engine`] trait. `run` builds a
+//! `Worker` and drives it: `job_loop`, then `drain`, `final_verify` and
+//! `finish`. Each turn of the loop is one pass of fio's I/O life cycle:
+//!
+//! - `tick` (cold, when due): ramp's end, samples, status, rate_min,
+//!   steady state, the runtime's end;
+//! - `fill`: for each free unit `pick` (its work: a due sync or the next
+//!   block; `next_pass` when the offsets run out), `prepare` (rate slot,
+//!   contents, issue stamp), issue (`Engine::queue`), then `account_sync`
+//!   for a synchronous completion or `queued` (and `commit` per batch);
+//! - `reap`: wait for completions and `account` each;
+//! - between loops `verify_round`; thinktime's `think_stall`.
+//!
+//! State is grouped by what it is for: `Plan` (fixed before the loop),
+//! `Queue` (where the units are), `Issued` (against the job's limits),
+//! `Timing`, `Pacing`. The hot path (`fill`, `pick`, `prepare`,
+//! `account_sync`, `queued`, `reap`, `account`) allocates nothing, takes no
+//! lock and makes no system call beyond the engine's own and the clock's;
+//! everything it needs (units, buffers, completion list, histograms) is
+//! allocated before the loop.
 use super::buffers::Buffers;
 use super::files::layout::JobFiles;
 use super::logs::job_logs::Logs;
@@ -83,16 +98,632 @@ fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job)
     None
 }
 
+/// What `run` hands back: the job's counters, how it failed, its logs.
+type Ended = (ThreadStats, Option<IoError>, Option<Logs>);
+
 /// Run one job on the calling thread. `go` is raised when every job of the
 /// stonewall segment is ready; `exit_all` stops everyone (`exitall`).
 pub fn run(
     job: &Job,
     traits: Traits,
-    mut engine: Box<dyn Engine>,
+    engine: Box<dyn Engine>,
     files: &JobFiles,
     exit_all: &AtomicBool,
     progress: &super::eta::Progress,
-) -> (ThreadStats, Option<IoError>, Option<Logs>) {
+) -> Ended {
+    let mut w = match Worker::new(job, traits, engine, files, exit_all, progress) {
+        Ok(w) => w,
+        Err(ended) => return *ended,
+    };
+    w.job_loop();
+    w.drain();
+    w.final_verify();
+    w.finish()
+}
+
+/// One job's life: its units, and everything that works on them. The units
+/// stand apart from the core so that the core's steps can take the unit they
+/// work on (`&mut IoUnit`) without indexing it again.
+struct Worker<'a> {
+    /// The I/O units; their buffers live in `core.bufs`.
+    units: Vec<IoUnit>,
+    /// The units the engine reaped in its last `getevents`.
+    done: Vec<usize>,
+    core: Core<'a>,
+}
+
+/// Everything of a running job but its units.
+struct Core<'a> {
+    plan: Plan<'a>,
+    engine: Box<dyn Engine>,
+    q: Queue,
+    issued: Issued,
+    time: Timing,
+    pace: Pacing,
+    picker: Picker,
+    /// verify=: None when off, so each hook is one predictable branch.
+    verifier: Option<crate::verify::Verifier<'a>>,
+    filler: super::buffers::Filler,
+    logs: Option<Logs>,
+    st: ThreadStats,
+    error: Option<IoError>,
+    /// The units' memory (after the engine, which may still point into it).
+    _bufs: Buffers,
+}
+
+/// What the job loop is fixed to before it starts (read only in the loop).
+struct Plan<'a> {
+    job: &'a Job,
+    traits: Traits,
+    files: &'a JobFiles,
+    exit_all: &'a AtomicBool,
+    progress: &'a super::eta::Progress,
+    clock: &'static FastClock,
+    /// The job clock's time 0, in the clock's ticks.
+    t0: u64,
+    /// Units in the queue (1 for a synchronous engine).
+    depth: usize,
+    /// iodepth_low: once full, the queue drains to this before refilling.
+    low_mark: usize,
+    ramp_ns: u64,
+    runtime_ns: u64,
+    /// ramp_time + runtime (u64::MAX without a runtime).
+    end_ns: u64,
+    time_based: bool,
+    /// io_size (or size): the bytes of one pass.
+    io_per_pass: u64,
+    /// io_size times loops, against the bytes issued over all loops (fio's
+    /// io_bytes_exceeded): a loop of a mixed sequential job runs on until
+    /// a direction reaches the end of its region.
+    io_limit: u64,
+    /// The largest block of any direction.
+    max_bs: u64,
+    /// number_ios, as fio's exceeds_number_ios: times loops, over the job's
+    /// I/Os and its verify reads; 0 (no cap) for a time_based job.
+    ios_cap: u64,
+    /// Whether io_size may bring another round after the loops. An async
+    /// engine's round ends at `size` bytes issued, before fio finds the
+    /// file done, so its rounds always start over (fio's null engine queues
+    /// too at a depth above 1).
+    rounds_restart: bool,
+    /// fsync= or fdatasync=: a sync after every N writes (0: none).
+    sync_every: u64,
+    count_submits: bool,
+    /// A synchronous completion's end reading also opens the next pass (the
+    /// loop goes straight on): one clock read per I/O saved. Only when no
+    /// stall (rate, thinktime, verify backlog) can come between the two.
+    carry_end: bool,
+    /// Writes get their contents per I/O (buffer patterns, verify headers).
+    fill_writes: bool,
+    /// Per-I/O bw and iops samples (per-I/O logs).
+    per_io_rates: (bool, bool),
+    /// The thread's rusage at the start.
+    usage0: (f64, f64, u64, u64, u64),
+}
+
+impl Plan<'_> {
+    /// A clock reading as ns of the job clock.
+    #[inline]
+    fn ns(&self, t: u64) -> u64 {
+        self.clock.ticks_to_ns(t.saturating_sub(self.t0))
+    }
+}
+
+/// Where the units are: free, waiting for their issue stamp, in flight, held.
+struct Queue {
+    free: Vec<usize>,
+    /// Queued to the engine, not yet committed.
+    to_stamp: Vec<usize>,
+    inflight: usize,
+    /// A prepared unit waiting for its turn (a rate slot, a busy engine, a
+    /// verify between loops, the requeued rest of a short transfer).
+    held: Option<usize>,
+    /// iodepth_low: false while the queue drains to the low mark.
+    filling: bool,
+}
+
+/// How much of the job was issued, against its limits.
+struct Issued {
+    bytes: u64,
+    ios: u64,
+    loops_left: u64,
+    writes_since_sync: u64,
+    /// The file of a due fsync/fdatasync.
+    pending_sync: Option<usize>,
+    /// The offsets ran out: no more new I/O.
+    exhausted: bool,
+    /// A loop ended: verify it once nothing is in flight (verify= only).
+    verify_due: bool,
+}
+
+/// The job's time: ramp, measured window, when the next cold check is due.
+struct Timing {
+    measuring: bool,
+    /// Job-clock ns at which measuring began (ramp_time's end).
+    measure_start: u64,
+    sampler: Sampler,
+    /// Job-clock ns of the next cold check.
+    next_check: u64,
+    /// The same (or the end), in clock ticks, rounded down.
+    check_at: u64,
+    /// The last synchronous completion's clock reading, to start the next pass.
+    carried: u64,
+}
+
+/// rate, rate_min, steadystate, thinktime.
+struct Pacing {
+    throttle: Throttle,
+    min_rate: super::pacing::throttle::MinRate,
+    steady: Option<super::pacing::steadystate::Monitor>,
+    think: super::pacing::throttle::Think,
+    /// A stall is due once what is in flight has completed (fio quiesces).
+    think_pending: bool,
+    /// The direction of the last read or write (thinktime's rate credit).
+    last_dir: usize,
+}
+
+/// What picking the next unit's work came to.
+enum Pick {
+    Ready,
+    /// The offsets ran out: the job's I/O is done.
+    Out,
+    /// Starting the next loop failed (unlink_each_loop).
+    Failed(IoError),
+}
+
+impl<'a> Worker<'a> {
+    /// Everything the loop needs, allocated before it starts; a job that
+    /// fails here ends with what `run` returns.
+    fn new(
+        job: &'a Job,
+        traits: Traits,
+        mut engine: Box<dyn Engine>,
+        files: &'a JobFiles,
+        exit_all: &'a AtomicBool,
+        progress: &'a super::eta::Progress,
+    ) -> Result<Worker<'a>, Box<Ended>> {
+        let (bufs, units, filler, mut picker) = start(job, traits, &mut *engine, files)?;
+        let mut st = ThreadStats::default();
+        let depth = units.len();
+        let unit_len = job.max_bs() as usize;
+        let unit_len = unit_len
+            .checked_next_multiple_of(4096)
+            .unwrap_or(usize::MAX);
+        let mut verifier = crate::verify::Verifier::new(
+            job,
+            depth,
+            unit_len,
+            &files.paths,
+            &files.fds,
+            files.wrap,
+            files.io_size / job.bs[1].0.max(1),
+        );
+        let fill_writes = filler.content.per_write() || verifier.is_some();
+        let clock = FastClock::get();
+        let t0 = clock.now();
+        let mut time = Timing::new(job);
+        let usage0 = rusage();
+        let plan = Plan::new(
+            job,
+            traits,
+            files,
+            (exit_all, progress),
+            (clock, t0),
+            usage0,
+        );
+        if !plan.time_based {
+            progress
+                .expected_bytes
+                .store(files.io_size.saturating_mul(job.loops), Ordering::Relaxed);
+        }
+        let throttle = Throttle::new(job, t0);
+        picker.attach_steer(throttle.steer_handle());
+        let pace = Pacing::new(job, throttle, progress);
+        if let Some(ss) = &pace.steady {
+            // Its first look may be due at once (a steady group to join).
+            time.next_check = time.next_check.min(ss.next_ns);
+        }
+        let logs = Logs::new(job);
+        let per_io_rates = logs.as_ref().map_or((false, false), Logs::per_io_rates);
+        time.sampler.per_io = per_io_rates;
+        if logs.as_ref().is_some_and(|l| l.per_io) {
+            if let Some(v) = verifier.as_mut() {
+                v.log_backlog();
+            }
+        }
+        let mut issued = Issued {
+            bytes: 0,
+            ios: 0,
+            loops_left: job.loops,
+            writes_since_sync: 0,
+            pending_sync: None,
+            exhausted: false,
+            verify_due: false,
+        };
+        if let Some(v) = verifier.as_mut().filter(|v| v.only()) {
+            // verify_only: walk the writes without doing them, then verify.
+            v.dry_run(&mut picker, files.io_size, &mut st);
+            issued.exhausted = true;
+        }
+        let plan = Plan {
+            carry_end: !pace.throttle.on && !pace.think.on && verifier.is_none(),
+            fill_writes,
+            per_io_rates,
+            ..plan
+        };
+        let q = Queue {
+            free: (0..depth).rev().collect(),
+            to_stamp: Vec::with_capacity(depth),
+            inflight: 0,
+            held: None,
+            filling: true,
+        };
+        let core = Core {
+            plan,
+            engine,
+            q,
+            issued,
+            time,
+            pace,
+            picker,
+            verifier,
+            filler,
+            logs,
+            st,
+            error: None,
+            _bufs: bufs,
+        };
+        Ok(Worker {
+            units,
+            done: Vec::with_capacity(depth),
+            core,
+        })
+    }
+
+    /// The job loop: fio's I/O life cycle, one pass per turn. The hot path
+    /// (fill, reap and the steps they call) allocates nothing, takes no
+    /// lock and makes no system call beyond the engine's own.
+    fn job_loop(&mut self) {
+        loop {
+            // The same clock reading serves the cold checks and starts the
+            // first unit issued below.
+            let c = &mut self.core;
+            let pass_ticks = if c.time.carried != 0 {
+                std::mem::take(&mut c.time.carried)
+            } else {
+                c.plan.clock.now()
+            };
+            // Cold checks in the clock's own ticks: no conversion per pass.
+            if (pass_ticks >= c.time.check_at || !c.time.measuring) && !c.tick(pass_ticks) {
+                break;
+            }
+            if stop::should_stop() || c.plan.exit_all.load(Ordering::Relaxed) {
+                break;
+            }
+            self.fill(pass_ticks);
+            let c = &mut self.core;
+            if c.pace.think.on && !c.pace.think_pending {
+                let plan = &c.plan;
+                c.pace.think_pending = c.pace.think.due(&c.st, || plan.ns(plan.clock.now()));
+            }
+            if !c.q.to_stamp.is_empty() || c.q.inflight > 0 {
+                // A submit or a wait follows: the carried reading would be stale.
+                c.time.carried = 0;
+            }
+            if !c.q.to_stamp.is_empty() {
+                self.commit();
+            }
+            let c = &mut self.core;
+            if c.q.inflight > 0 {
+                if !self.reap() {
+                    break;
+                }
+            } else if c.issued.exhausted || c.error.is_some() {
+                break;
+            }
+            let c = &mut self.core;
+            let quiet = c.q.inflight == 0 && c.q.to_stamp.is_empty();
+            if c.issued.verify_due && quiet {
+                self.verify_round();
+            }
+            let c = &mut self.core;
+            if c.pace.think_pending && quiet {
+                c.think_stall();
+            }
+        }
+    }
+
+    /// Pick, prepare and issue until the queue is full (one unit per pass
+    /// for a synchronous engine, so the clock and stop checks run between
+    /// them). Hot path.
+    #[inline(always)]
+    fn fill(&mut self, mut pass_ticks: u64) {
+        let c = &mut self.core;
+        // iodepth_low: once full, wait until the queue drains to the low mark.
+        if c.q.inflight >= c.plan.depth {
+            c.q.filling = false;
+        } else if c.q.inflight <= c.plan.low_mark {
+            c.q.filling = true;
+        }
+        let mut budget = if c.q.filling && !c.pace.think_pending && !c.issued.verify_due {
+            c.plan.depth - c.q.inflight
+        } else {
+            0
+        };
+        // A requeued rest (held) still goes out once the offsets ran out.
+        while budget > 0
+            && (!self.core.issued.exhausted || self.core.q.held.is_some())
+            && self.core.error.is_none()
+        {
+            budget -= 1;
+            let c = &mut self.core;
+            let (idx, prepared) = match c.q.held.take() {
+                Some(h) => (h, true),
+                None => match c.q.free.pop() {
+                    Some(i) => (i, false),
+                    None => break,
+                },
+            };
+            let io = &mut self.units[idx];
+            if !prepared {
+                // One clock read saved per pass: the first unit starts at the
+                // pass's reading, later ones (async refills) read anew.
+                io.start = if pass_ticks != 0 {
+                    std::mem::take(&mut pass_ticks)
+                } else {
+                    c.plan.clock.now()
+                };
+                match c.pick(io) {
+                    Pick::Ready => {}
+                    Pick::Out => {
+                        c.q.free.push(idx);
+                        c.issued.exhausted = true;
+                        break;
+                    }
+                    Pick::Failed(e) => {
+                        c.q.free.push(idx);
+                        c.error = Some(e);
+                        break;
+                    }
+                }
+            }
+            if c.issued.verify_due {
+                c.q.held = Some(idx);
+                break;
+            }
+            if !c.prepare(idx, io) {
+                break;
+            }
+            // issue
+            match c.engine.queue(idx, io) {
+                Queued::Completed => c.account_sync(idx, io),
+                Queued::Queued => {
+                    if c.queued(idx) {
+                        self.commit();
+                    }
+                }
+                Queued::Busy => {
+                    // Keep the prepared unit (an fsync must not be lost):
+                    // it goes out once completions make room.
+                    c.q.held = Some(idx);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Submit what was queued and stamp its issue time; a failed submission
+    /// fails its units (nothing is left in flight).
+    #[inline]
+    fn commit(&mut self) {
+        let c = &mut self.core;
+        let r = commit(
+            &mut *c.engine,
+            &mut self.units,
+            &mut c.q.to_stamp,
+            &mut c.q.free,
+            &mut c.st,
+            c.plan.clock,
+            c.plan.job,
+        );
+        if let Err(f) = r {
+            c.q.inflight -= f.2;
+            c.error
+                .get_or_insert(super::errors::commit_error(&c.plan.job.engine, f.0));
+        }
+    }
+
+    /// Wait for completions (as many as the queue's state asks for) and
+    /// account each one. False when the engine failed. Hot path.
+    #[inline(always)]
+    fn reap(&mut self) -> bool {
+        let c = &mut self.core;
+        let job = c.plan.job;
+        let inflight = c.q.inflight;
+        let full = inflight >= c.plan.depth || c.issued.exhausted || c.error.is_some();
+        let min = if !c.q.filling {
+            // Draining to iodepth_low: wait for exactly that many.
+            inflight - c.plan.low_mark.min(inflight - 1)
+        } else if full || c.q.held.is_some() || c.pace.think_pending {
+            // Never more than are in flight (fio caps min_evts at its
+            // depth): the last I/Os of a job could never complete it.
+            job.complete_min.max(1).min(inflight)
+        } else {
+            0
+        };
+        self.done.clear();
+        let n = match c.engine.getevents(
+            min,
+            job.complete_max.max(1),
+            &mut self.units,
+            &mut self.done,
+        ) {
+            Ok(n) => n,
+            Err(e) => {
+                c.st.error = e.raw_os_error().unwrap_or(libc::EIO);
+                return false;
+            }
+        };
+        let end = c.plan.clock.now();
+        c.st.complete_map[batch_bucket(n)] += 1;
+        c.st.complete_calls += 1;
+        for &idx in &self.done {
+            c.account(idx, &mut self.units[idx], end);
+        }
+        c.q.inflight -= n;
+        true
+    }
+
+    /// verify= between loops: read back what the loop wrote before the
+    /// next one writes over it. Cold.
+    #[cold]
+    fn verify_round(&mut self) {
+        let c = &mut self.core;
+        c.issued.verify_due = false;
+        let Some(v) = c.verifier.as_mut() else {
+            return;
+        };
+        let p = &c.plan;
+        p.progress.state.store(b'V', Ordering::Relaxed);
+        // The held unit (next loop's first write) keeps its setup.
+        let kept = c.q.held.map(|h| (h, self.units[h]));
+        let reads0 = c.st.dir[0].ios;
+        let mut log = crate::verify::ReadLog {
+            logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
+            base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
+            per_io_rates: p.per_io_rates,
+        };
+        // fio closes the files before it verifies; reading them back
+        // opens them again, which drops their cache.
+        c.picker.drop_caches(true);
+        let sync = p.traits.sync;
+        if let Err(e) = v.final_pass(&mut *c.engine, &mut self.units, sync, &mut c.st, &mut log) {
+            c.error = Some(e.into_io_error(sync));
+        }
+        // fio's number_ios counts the verify reads too.
+        c.issued.ios += c.st.dir[0].ios.saturating_sub(reads0);
+        if let Some((h, u)) = kept {
+            self.units[h] = u;
+        }
+        p.progress
+            .state
+            .store(super::eta::running_letter(p.job), Ordering::Relaxed);
+    }
+
+    /// Wait for what is still in flight (not recorded past the runtime cap).
+    fn drain(&mut self) {
+        let c = &mut self.core;
+        while c.q.inflight > 0 {
+            self.done.clear();
+            match c
+                .engine
+                .getevents(1, c.plan.depth, &mut self.units, &mut self.done)
+            {
+                Ok(n) => c.q.inflight -= n,
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// fio's verify phase: read back and check what the job wrote (not when
+    /// the runtime ended the job: fio terminates it then).
+    fn final_verify(&mut self) {
+        let c = &mut self.core;
+        let Some(v) = c.verifier.as_mut().filter(|v| v.wants_pass()) else {
+            return;
+        };
+        let p = &c.plan;
+        let timed_out = p.runtime_ns > 0 && p.ns(p.clock.now()) >= p.ramp_ns + p.runtime_ns;
+        if c.error.is_some()
+            || timed_out
+            || stop::should_stop()
+            || p.exit_all.load(Ordering::Relaxed)
+        {
+            return;
+        }
+        p.progress.state.store(b'V', Ordering::Relaxed);
+        let mut log = crate::verify::ReadLog {
+            logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
+            base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
+            per_io_rates: p.per_io_rates,
+        };
+        c.picker.drop_caches(true);
+        let sync = p.traits.sync;
+        if let Err(e) = v.final_pass(&mut *c.engine, &mut self.units, sync, &mut c.st, &mut log) {
+            c.error = Some(e.into_io_error(sync));
+        }
+    }
+
+    /// The job's runtimes, end_fsync, rusage and logs: what `run` returns.
+    fn finish(self) -> Ended {
+        let Worker { units, core, .. } = self;
+        let Core {
+            plan: p,
+            engine,
+            time,
+            pace,
+            verifier,
+            mut logs,
+            mut st,
+            mut error,
+            ..
+        } = core;
+        let job = p.job;
+        let verify_ns = verifier.as_ref().map_or(0, |v| v.spent_ns());
+        let end = p.ns(p.clock.now());
+        let mut measure_start = time.measure_start;
+        if !time.measuring {
+            super::errors::reset_keeping_lines(&mut st);
+            measure_start = end;
+        }
+        let usec = (end - measure_start).div_ceil(1000);
+        let runtime_ms = usec.div_ceil(1000);
+        st.runtime_ms = runtime_ms;
+        let dirs = [job.pattern.read, job.pattern.write, job.pattern.trim];
+        for (ds, on) in st.dir.iter_mut().zip(dirs) {
+            if on || ds.ios > 0 {
+                ds.runtime_ms = runtime_ms;
+            }
+        }
+        if verifier.is_some() {
+            let ran = end.saturating_sub(measure_start);
+            crate::verify::phase_runtimes(&mut st, job, ran, verify_ns);
+        }
+        if job.end_fsync || job.fsync_on_close {
+            let last = units.first().map(|u| (u.offset, u.len));
+            let depth = units.len();
+            let sync = p.traits.sync;
+            super::errors::end_fsync(job, p.files, sync, last, depth, &mut st, &mut error);
+        }
+        let (usage, usage0) = (rusage(), p.usage0);
+        st.usr_ms = (usage.0 - usage0.0) * 1000.0;
+        st.sys_ms = (usage.1 - usage0.1) * 1000.0;
+        st.ctx = usage.2.saturating_sub(usage0.2);
+        st.majf = usage.3.saturating_sub(usage0.3);
+        st.minf = usage.4.saturating_sub(usage0.4);
+        if let Some(e) = &error {
+            st.error = e.errno;
+        }
+        if let Some(l) = logs.as_mut() {
+            l.finish(end.saturating_sub(measure_start) / 1_000_000, &st);
+        }
+        if let Some(ss) = &pace.steady {
+            st.steadystate = Some(Box::new(ss.report()));
+        }
+        drop(engine);
+        (st, error, logs)
+    }
+}
+
+/// The job's first steps, each of which may fail it before its first I/O:
+/// the units and their memory, the engine started, the placement applied,
+/// the offsets seeded.
+fn start(
+    job: &Job,
+    traits: Traits,
+    engine: &mut dyn Engine,
+    files: &JobFiles,
+) -> Result<(Buffers, Vec<IoUnit>, super::buffers::Filler, Picker), Box<Ended>> {
     let mut st = ThreadStats::default();
     let depth = if traits.sync { 1 } else { job.iodepth };
     let max_bs = job.max_bs() as usize;
@@ -103,9 +734,9 @@ pub fn run(
         // failure, not an abort.
         st.error = libc::ENOMEM;
         let e = setup_error(libc::ENOMEM, "memory.c:332", "iomem allocation");
-        return (st, Some(e), None);
+        return Err(Box::new((st, Some(e), None)));
     };
-    let mut units: Vec<IoUnit> = (0..depth)
+    let units: Vec<IoUnit> = (0..depth)
         // SAFETY: each unit gets its own `unit_len` slice of the allocation.
         .map(|i| {
             let mut u = IoUnit::new(unsafe { bufs.ptr.add(i * unit_len) });
@@ -119,7 +750,7 @@ pub fn run(
         // fio's job reaps once, finding nothing, on its way out.
         st.complete_map[0] = 1;
         st.complete_calls = 1;
-        return (st, Some(e), None);
+        return Err(Box::new((st, Some(e), None)));
     }
     // fio 3.33 derives the offset seed before applying randseed, so
     // randseed alone changes nothing; with randrepeat=0 it seeds the
@@ -131,756 +762,578 @@ pub fn run(
     };
     if let Err((errno, func)) = super::placement::apply(job) {
         st.error = errno;
-        return (st, Some(setup_error(errno, "backend.c:1716", func)), None);
+        let e = setup_error(errno, "backend.c:1716", func);
+        return Err(Box::new((st, Some(e), None)));
     }
-    let mut picker = Picker::new(job, files.regions.clone(), seed);
-    // verify=: None when off, so each hook below is one predictable branch.
-    let mut verifier = crate::verify::Verifier::new(
-        job,
-        depth,
-        unit_len,
-        &files.paths,
-        &files.fds,
-        files.wrap,
-        files.io_size / job.bs[1].0.max(1),
-    );
-    let fill_writes = filler.content.per_write() || verifier.is_some();
-    // A loop ended: verify it once nothing is in flight (verify= only).
-    let mut verify_due = false;
-    let mut free: Vec<usize> = (0..depth).rev().collect();
-    let mut done: Vec<usize> = Vec::with_capacity(depth);
-    let mut to_stamp: Vec<usize> = Vec::with_capacity(depth);
+    let picker = Picker::new(job, files.regions.clone(), seed);
+    Ok((bufs, units, filler, picker))
+}
 
-    let clock = FastClock::get();
-    let t0 = clock.now();
-    let ns = |t: u64| clock.ticks_to_ns(t.saturating_sub(t0));
-    let ramp_ns = job.ramp_us * 1000;
-    let runtime_ns = job.runtime_us * 1000;
-    let mut measuring = ramp_ns == 0;
-    let mut measure_start = 0u64;
-    let mut sampler = Sampler::new(job, 0);
-    let mut next_check = sampler.next_due();
-    if job.agg_bw_log {
-        next_check = next_check.min(50_000_000);
-    }
-    let usage0 = rusage();
-
-    let time_based = job.time_based && runtime_ns > 0;
-    if !time_based {
-        progress
-            .expected_bytes
-            .store(files.io_size.saturating_mul(job.loops), Ordering::Relaxed);
-    }
-    let io_per_pass = files.io_size;
-    // fio's limit is io_size (or size) times loops, against the bytes issued
-    // over all loops (io_bytes_exceeded): a loop of a mixed sequential job
-    // runs on until a direction reaches the end of its region.
-    let io_limit = io_per_pass.saturating_mul(job.loops.max(1));
-    let max_bs = job.bs.iter().map(|b| b.1).max().unwrap_or(1).max(1);
-    let mut issued_bytes = 0u64;
-    let mut issued_ios = 0u64;
-    let mut loops_left = job.loops;
-    // number_ios, as fio's exceeds_number_ios: times loops, over the job's
-    // I/Os and its verify reads; a time_based job runs past it, as fio's.
-    let ios_cap = if time_based {
-        0
-    } else {
-        job.number_ios.saturating_mul(job.loops.max(1))
-    };
-    // Whether io_size may bring another round after the loops (see below).
-    // An async engine's round ends at `size` bytes issued, before fio
-    // finds the file done, so its rounds always start over (fio's null
-    // engine queues too at a depth above 1).
-    let queues = !traits.sync || (traits.diskless && job.iodepth > 1);
-    let rounds_restart = job.opts.flag("do_verify") || job.loops > 1 || queues;
-    let mut inflight = 0usize;
-    let mut writes_since_sync = 0u64;
-    let sync_every = if job.fsync > 0 {
-        job.fsync
-    } else {
-        job.fdatasync
-    };
-    let mut pending_sync: Option<usize> = None;
-    let mut exhausted = false;
-    let mut error: Option<IoError> = None;
-    let count_submits = !traits.diskless;
-    let mut throttle = Throttle::new(job, t0);
-    picker.attach_steer(throttle.steer_handle());
-    let mut min_rate = super::pacing::throttle::MinRate::new(job);
-    let mut steady = job.steadystate.map(|ss| {
-        let phase_ms = progress.started_ms.load(Ordering::Relaxed);
-        super::pacing::steadystate::Monitor::join(
+impl<'a> Plan<'a> {
+    /// The loop's fixed values (carry_end, fill_writes and per_io_rates are
+    /// set once the verifier and logs exist).
+    fn new(
+        job: &'a Job,
+        traits: Traits,
+        files: &'a JobFiles,
+        (exit_all, progress): (&'a AtomicBool, &'a super::eta::Progress),
+        (clock, t0): (&'static FastClock, u64),
+        usage0: (f64, f64, u64, u64, u64),
+    ) -> Plan<'a> {
+        let depth = if traits.sync { 1 } else { job.iodepth };
+        let ramp_ns = job.ramp_us * 1000;
+        let runtime_ns = job.runtime_us * 1000;
+        let time_based = job.time_based && runtime_ns > 0;
+        let io_per_pass = files.io_size;
+        let queues = !traits.sync || (traits.diskless && job.iodepth > 1);
+        Plan {
             job,
-            ss,
-            phase_ms * 1_000_000,
-            progress.ss_group.get().cloned(),
-        )
-    });
-    if let Some(ss) = &steady {
-        // Its first look may be due at once (a steady group to join).
-        next_check = next_check.min(ss.next_ns);
-    }
-    let mut think = super::pacing::throttle::Think::new(job);
-    // A stall is due once what is in flight has completed (fio quiesces).
-    let mut think_pending = false;
-    let mut last_dir = 0usize;
-    let low_mark = if traits.sync {
-        0
-    } else {
-        job.iodepth_low.min(depth - 1)
-    };
-    let mut filling = true;
-    let mut logs = Logs::new(job);
-    let per_io_rates = logs.as_ref().map_or((false, false), Logs::per_io_rates);
-    sampler.per_io = per_io_rates;
-    if logs.as_ref().is_some_and(|l| l.per_io) {
-        if let Some(v) = verifier.as_mut() {
-            v.log_backlog();
+            traits,
+            files,
+            exit_all,
+            progress,
+            clock,
+            t0,
+            depth,
+            low_mark: if traits.sync {
+                0
+            } else {
+                job.iodepth_low.min(depth - 1)
+            },
+            ramp_ns,
+            runtime_ns,
+            end_ns: if runtime_ns > 0 {
+                ramp_ns + runtime_ns
+            } else {
+                u64::MAX
+            },
+            time_based,
+            io_per_pass,
+            io_limit: io_per_pass.saturating_mul(job.loops.max(1)),
+            max_bs: job.bs.iter().map(|b| b.1).max().unwrap_or(1).max(1),
+            ios_cap: if time_based {
+                0
+            } else {
+                job.number_ios.saturating_mul(job.loops.max(1))
+            },
+            rounds_restart: job.opts.flag("do_verify") || job.loops > 1 || queues,
+            sync_every: if job.fsync > 0 {
+                job.fsync
+            } else {
+                job.fdatasync
+            },
+            count_submits: !traits.diskless,
+            carry_end: false,
+            fill_writes: false,
+            per_io_rates: (false, false),
+            usage0,
         }
     }
-    // A prepared unit waiting for its rate slot.
-    let mut held: Option<usize> = None;
+}
 
-    if let Some(v) = verifier.as_mut().filter(|v| v.only()) {
-        // verify_only: walk the writes without doing them, then verify.
-        v.dry_run(&mut picker, files.io_size, &mut st);
-        exhausted = true;
+impl Timing {
+    fn new(job: &Job) -> Timing {
+        let sampler = Sampler::new(job, 0);
+        let mut next_check = sampler.next_due();
+        if job.agg_bw_log {
+            next_check = next_check.min(50_000_000);
+        }
+        Timing {
+            measuring: job.ramp_us == 0,
+            measure_start: 0,
+            sampler,
+            next_check,
+            check_at: 0,
+            carried: 0,
+        }
     }
-    // A synchronous completion's end reading also opens the next pass (the
-    // loop goes straight on): one clock read per I/O saved. Only when no
-    // stall (rate, thinktime, verify backlog) can come between the two.
-    let carry_end = !throttle.on && !think.on && verifier.is_none();
-    let mut carried = 0u64;
-    let end_ns = if runtime_ns > 0 {
-        ramp_ns + runtime_ns
-    } else {
-        u64::MAX
-    };
-    let mut check_at = 0u64;
-    'outer: loop {
-        // Cold checks once per pass of the loop, cheap compare first. The
-        // same clock reading starts the first unit issued below.
-        let mut pass_ticks = if carried != 0 {
-            std::mem::take(&mut carried)
-        } else {
-            clock.now()
-        };
-        // Cold checks in the clock's own ticks: no conversion per pass.
-        if pass_ticks >= check_at || !measuring {
-            let now = ns(pass_ticks);
-            if now >= next_check || !measuring {
-                if !measuring && now >= ramp_ns {
-                    super::errors::reset_keeping_lines(&mut st);
-                    if throttle.on {
-                        throttle.restart(now);
-                    }
-                    measuring = true;
-                    measure_start = now;
-                    sampler = Sampler::new(job, now);
-                    sampler.per_io = per_io_rates;
-                } else if measuring {
-                    sampler.sample(now, &mut st, logs.as_mut());
+}
+
+impl Pacing {
+    fn new(job: &Job, throttle: Throttle, progress: &super::eta::Progress) -> Pacing {
+        let min_rate = super::pacing::throttle::MinRate::new(job);
+        let steady = job.steadystate.map(|ss| {
+            let phase_ms = progress.started_ms.load(Ordering::Relaxed);
+            super::pacing::steadystate::Monitor::join(
+                job,
+                ss,
+                phase_ms * 1_000_000,
+                progress.ss_group.get().cloned(),
+            )
+        });
+        Pacing {
+            throttle,
+            min_rate,
+            steady,
+            think: super::pacing::throttle::Think::new(job),
+            think_pending: false,
+            last_dir: 0,
+        }
+    }
+}
+
+impl Core<'_> {
+    /// tick: the cold checks, due at `check_at` (and each pass while
+    /// ramping): ramp's end, samples, progress, snapshots, rate_min, steady
+    /// state, the runtime's end. False when the job ends here.
+    #[inline(never)]
+    fn tick(&mut self, pass_ticks: u64) -> bool {
+        let now = self.plan.ns(pass_ticks);
+        if (now >= self.time.next_check || !self.time.measuring) && !self.checks(now) {
+            return false;
+        }
+        let p = &self.plan;
+        if p.runtime_ns > 0 && now >= p.ramp_ns + p.runtime_ns && self.time.measuring {
+            return false;
+        }
+        // The first tick at which a check or the end may be due (rounded
+        // down, so never late; the exact comparisons decide).
+        let next = self.time.next_check.min(p.end_ns);
+        self.time.check_at = p.t0.saturating_add(p.clock.ns_to_ticks(next));
+        true
+    }
+
+    /// The checks due at `now` (job-clock ns); false when rate_min or the
+    /// steady state ends the job.
+    fn checks(&mut self, now: u64) -> bool {
+        let job = self.plan.job;
+        let t = &mut self.time;
+        if !t.measuring && now >= self.plan.ramp_ns {
+            super::errors::reset_keeping_lines(&mut self.st);
+            if self.pace.throttle.on {
+                self.pace.throttle.restart(now);
+            }
+            t.measuring = true;
+            t.measure_start = now;
+            t.sampler = Sampler::new(job, now);
+            t.sampler.per_io = self.plan.per_io_rates;
+        } else if t.measuring {
+            t.sampler.sample(now, &mut self.st, self.logs.as_mut());
+        }
+        self.publish(now);
+        self.time.next_check = self.time.sampler.next_due();
+        if self.time.measuring && (self.pace.min_rate.on || self.pace.steady.is_some()) {
+            if let Some(e) = self.rate_checks(now) {
+                if let Some(e) = e {
+                    self.error.get_or_insert(e);
                 }
-                // Nothing during ramp_time: fio's status code (its rates,
-                // --bandwidth-log) counts a job only once it runs.
-                let shown = |v: u64| if measuring { v } else { 0 };
-                progress.publish(
-                    std::array::from_fn(|d| shown(st.dir[d].io_bytes)),
-                    std::array::from_fn(|d| shown(st.dir[d].ios)),
-                );
-                if measuring && progress.want_snapshots.load(Ordering::Relaxed) {
-                    let ms = (now - measure_start).div_ceil(1_000_000);
-                    let mut snap = st.clone();
-                    snap.runtime_ms = ms;
-                    snap.steadystate = steady.as_ref().map(|m| Box::new(m.report()));
-                    for (d, on) in snap.dir.iter_mut().zip([
-                        job.pattern.read,
-                        job.pattern.write,
-                        job.pattern.trim,
-                    ]) {
-                        if on {
-                            d.runtime_ms = ms;
-                        }
-                    }
-                    let u = rusage();
-                    snap.usr_ms = (u.0 - usage0.0) * 1000.0;
-                    snap.sys_ms = (u.1 - usage0.1) * 1000.0;
-                    progress.offer_snapshot(&snap);
-                }
-                next_check = sampler.next_due();
-                if measuring && (min_rate.on || steady.is_some()) {
-                    let since = now - measure_start;
-                    if let Some(note) = min_rate
-                        .on
-                        .then(|| min_rate.check(&job.name, since, &st))
-                        .flatten()
-                    {
-                        error.get_or_insert(IoError::at_site(
-                            libc::EIO,
-                            "backend.c:1131",
-                            "check_min_rate",
-                            note,
-                        ));
-                        break;
-                    }
-                    if let Some(ss) = steady.as_mut() {
-                        if since >= ss.next_ns {
-                            let ios = st.dir.iter().map(|d| d.ios).sum();
-                            let bytes = st.dir.iter().map(|d| d.io_bytes).sum();
-                            if ss.tick(since, ios, bytes) {
-                                break;
-                            }
-                        }
-                        next_check = next_check.min(measure_start + ss.next_ns);
-                    }
-                    if min_rate.on {
-                        // fio checks after every completion; a tenth of a cycle is close.
-                        next_check =
-                            next_check.min(now + job.rate_cycle_ms.clamp(1, 1000) * 100_000);
-                    }
-                }
-                if progress.want_snapshots.load(Ordering::Relaxed) {
-                    // Fresh snapshots for --status-interval: check every 50 ms.
-                    next_check = next_check.min(now + 50_000_000);
-                }
-                if job.agg_bw_log {
-                    // Fresh counts for --bandwidth-log's samples: every 50 ms.
-                    next_check = next_check.min(now + 50_000_000);
+                return false;
+            }
+        }
+        let progress = self.plan.progress;
+        if progress.want_snapshots.load(Ordering::Relaxed) {
+            // Fresh snapshots for --status-interval: check every 50 ms.
+            self.time.next_check = self.time.next_check.min(now + 50_000_000);
+        }
+        if job.agg_bw_log {
+            // Fresh counts for --bandwidth-log's samples: every 50 ms.
+            self.time.next_check = self.time.next_check.min(now + 50_000_000);
+        }
+        true
+    }
+
+    /// Counts for the status line and, when asked, a snapshot of the job.
+    fn publish(&mut self, now: u64) {
+        let (job, progress) = (self.plan.job, self.plan.progress);
+        let (st, measuring) = (&self.st, self.time.measuring);
+        // Nothing during ramp_time: fio's status code (its rates,
+        // --bandwidth-log) counts a job only once it runs.
+        let shown = |v: u64| if measuring { v } else { 0 };
+        progress.publish(
+            std::array::from_fn(|d| shown(st.dir[d].io_bytes)),
+            std::array::from_fn(|d| shown(st.dir[d].ios)),
+        );
+        if measuring && progress.want_snapshots.load(Ordering::Relaxed) {
+            let ms = (now - self.time.measure_start).div_ceil(1_000_000);
+            let mut snap = st.clone();
+            snap.runtime_ms = ms;
+            snap.steadystate = self.pace.steady.as_ref().map(|m| Box::new(m.report()));
+            for (d, on) in
+                snap.dir
+                    .iter_mut()
+                    .zip([job.pattern.read, job.pattern.write, job.pattern.trim])
+            {
+                if on {
+                    d.runtime_ms = ms;
                 }
             }
-            if runtime_ns > 0 && now >= ramp_ns + runtime_ns && measuring {
-                break;
+            let (u, usage0) = (rusage(), self.plan.usage0);
+            snap.usr_ms = (u.0 - usage0.0) * 1000.0;
+            snap.sys_ms = (u.1 - usage0.1) * 1000.0;
+            progress.offer_snapshot(&snap);
+        }
+    }
+
+    /// rate_min and steadystate: Some when the job ends (with rate_min's
+    /// error); they may bring the next check closer.
+    fn rate_checks(&mut self, now: u64) -> Option<Option<IoError>> {
+        let job = self.plan.job;
+        let since = now - self.time.measure_start;
+        let min_rate = &mut self.pace.min_rate;
+        if let Some(note) = min_rate
+            .on
+            .then(|| min_rate.check(&job.name, since, &self.st))
+            .flatten()
+        {
+            let at = ("backend.c:1131", "check_min_rate");
+            return Some(Some(IoError::at_site(libc::EIO, at.0, at.1, note)));
+        }
+        if let Some(ss) = self.pace.steady.as_mut() {
+            if since >= ss.next_ns {
+                let ios = self.st.dir.iter().map(|d| d.ios).sum();
+                let bytes = self.st.dir.iter().map(|d| d.io_bytes).sum();
+                if ss.tick(since, ios, bytes) {
+                    return Some(None);
+                }
             }
-            // The first tick at which a check or the end may be due (rounded
-            // down, so never late; the exact comparisons above decide).
-            check_at = t0.saturating_add(clock.ns_to_ticks(next_check.min(end_ns)));
+            self.time.next_check = self
+                .time
+                .next_check
+                .min(self.time.measure_start + ss.next_ns);
         }
-        if stop::should_stop() || exit_all.load(Ordering::Relaxed) {
-            break;
+        if self.pace.min_rate.on {
+            // fio checks after every completion; a tenth of a cycle is close.
+            let tenth = job.rate_cycle_ms.clamp(1, 1000) * 100_000;
+            self.time.next_check = self.time.next_check.min(now + tenth);
         }
-        // Issue until the queue is full (one unit per pass for synchronous
-        // engines, so the clock and stop checks above run between them).
-        // iodepth_low: once full, wait until the queue drains to the low mark.
-        if inflight >= depth {
-            filling = false;
-        } else if inflight <= low_mark {
-            filling = true;
-        }
-        let mut budget = if filling && !think_pending && !verify_due {
-            depth - inflight
-        } else {
-            0
-        };
-        // A requeued rest (held) still goes out once the offsets ran out.
-        while budget > 0 && (!exhausted || held.is_some()) && error.is_none() {
-            budget -= 1;
-            let (idx, prepared) = match held.take() {
-                Some(h) => (h, true),
-                None => match free.pop() {
-                    Some(i) => (i, false),
-                    None => break,
-                },
+        None
+    }
+
+    /// pick: the next unit's work (a due sync, or the picker's next block),
+    /// starting a new pass, round or loop when the offsets run out. Hot path.
+    #[inline(always)]
+    fn pick(&mut self, io: &mut IoUnit) -> Pick {
+        let (p, n) = (&self.plan, &mut self.issued);
+        let ios_left = p.ios_cap == 0 || n.ios < p.ios_cap;
+        let bytes_left = p.io_per_pass == 0 || n.bytes < p.io_limit;
+        // A due fsync goes out only if more I/O follows, as in fio.
+        let sync_file = n
+            .pending_sync
+            .filter(|_| ios_left && (bytes_left || p.time_based));
+        if let Some(file) = sync_file {
+            n.pending_sync = None;
+            io.kind = if p.job.fsync > 0 {
+                IoKind::Fsync
+            } else {
+                IoKind::Fdatasync
             };
-            let io = &mut units[idx];
-            if !prepared {
-                // One clock read saved per pass: the first unit starts at the
-                // pass's reading, later ones (async refills) read anew.
-                io.start = if pass_ticks != 0 {
-                    std::mem::take(&mut pass_ticks)
-                } else {
-                    clock.now()
-                };
-                let ios_left = ios_cap == 0 || issued_ios < ios_cap;
-                let bytes_left = io_per_pass == 0 || issued_bytes < io_limit;
-                // A due fsync goes out only if more I/O follows, as in fio.
-                let sync_file = pending_sync.filter(|_| ios_left && (bytes_left || time_based));
-                if let Some(file) = sync_file {
-                    pending_sync = None;
-                    io.kind = if job.fsync > 0 {
-                        IoKind::Fsync
-                    } else {
-                        IoKind::Fdatasync
-                    };
-                    io.file = file;
-                    io.fd = picker.fd(file);
-                    io.len = 0;
-                } else {
-                    let mut got = (ios_left && (bytes_left || time_based) || picker.has_followup())
-                        && picker.next(io);
-                    // fio's keep_running: once the loops are done, another
-                    // round while io_size is not reached by a whole block,
-                    // counting what verify read back (fio's io_bytes). Only
-                    // when rounds start over (fio resets its done files for
-                    // do_verify=1 or loops > 1).
-                    let io_size_left = || {
-                        let (read_bytes, read_ios) =
-                            verifier.as_ref().map_or((0, 0), |v| v.reads_after_round());
-                        loops_left <= 1
-                            && files.wrap
-                            && rounds_restart
-                            && io_per_pass.saturating_sub(issued_bytes + read_bytes) >= max_bs
-                            && (ios_cap == 0 || issued_ios + read_ios < ios_cap)
-                    };
-                    if !got && ios_left && (time_based || io_size_left()) {
-                        // fio verifies each round before the next one.
-                        verify_due =
-                            !time_based && verifier.as_ref().is_some_and(|v| v.wants_pass());
-                        // Every block of the region was visited; io_size (or the
-                        // clock) asks for more: start a new pass. For io_size
-                        // fio runs another round of the job (keep_running),
-                        // which reseeds its generators. A zoned job's pass
-                        // ends where a file does, a new round for fio too.
-                        if time_based && job.zones.is_none() {
-                            picker.new_pass();
-                        } else {
-                            picker.new_loop();
-                        }
-                        // fio drops each file's cache as it starts over:
-                        // one file (or a random map) wraps in place, more
-                        // files (and io_size rounds) are closed and opened
-                        // again.
-                        picker.drop_caches(
-                            !time_based || (files.regions.len() > 1 && !job.pattern.random),
-                        );
-                        got = picker.next(io);
-                    }
-                    if !got {
-                        // One loop of the job is complete.
-                        loops_left = loops_left.saturating_sub(1);
-                        if ios_left && (time_based || loops_left > 0) {
-                            // verify=: fio checks each loop before the next
-                            // one writes; this unit waits for that.
-                            verify_due =
-                                verifier.as_ref().is_some_and(|v| v.wants_pass()) && !time_based;
-                            if job.unlink_each_loop && !time_based {
-                                let writes = job.pattern.write || job.pattern.trim;
-                                if let Err((errno, file)) =
-                                    super::files::layout::recreate(files, writes)
-                                {
-                                    free.push(idx);
-                                    error = Some(IoError {
-                                        errno,
-                                        kind: io.kind,
-                                        offset: 0,
-                                        len: 0,
-                                        file,
-                                        site: None,
-                                    });
-                                    break;
-                                }
-                            }
-                            picker.new_loop();
-                            got = time_based || issued_bytes < io_limit;
-                            if got {
-                                // fio closes the files between loops; its
-                                // next I/O opens them again, which drops
-                                // their cache.
-                                picker.drop_caches(true);
-                                got = picker.next(io);
-                            }
-                        }
-                    }
-                    if !got {
-                        free.push(idx);
-                        exhausted = true;
-                        break;
-                    }
-                    if !picker.followup {
-                        // The last unit of a pass is cut to what io_size
-                        // leaves (fio's io_u trimming), in whole grains; a
-                        // mixed job's last unit goes out whole, as in fio.
-                        let left = io_limit.saturating_sub(issued_bytes);
-                        if !time_based
-                            && io_per_pass > 0
-                            && (io.len as u64) > left
-                            && !job.pattern.mixed()
-                            // Zones end a pass anywhere: fio's last I/O
-                            // then goes out whole (run/offsets/zones.rs).
-                            && job.zones.is_none()
-                            && !super::offsets::fiomap::whole_last_unit(job)
-                        {
-                            let grain = job.bs.iter().map(|b| b.0).min().unwrap_or(1).max(1);
-                            let cut = left / grain * grain;
-                            if cut > 0 {
-                                io.len = cut as usize;
-                            }
-                        }
-                        issued_bytes += io.len as u64;
-                    }
-                    issued_ios += 1;
-                    if sync_every > 0 {
-                        // fio (get_rw_ddir) syncs after any I/O while the
-                        // write count is a multiple of N: in a mixed job each
-                        // read there brings one more sync.
-                        if io.kind == IoKind::Write {
-                            writes_since_sync += 1;
-                        }
-                        if writes_since_sync > 0 && writes_since_sync.is_multiple_of(sync_every) {
-                            pending_sync = Some(io.file);
-                        }
-                    }
+            io.file = file;
+            io.fd = self.picker.fd(file);
+            io.len = 0;
+            return Pick::Ready;
+        }
+        let mut got = (ios_left && (bytes_left || p.time_based) || self.picker.has_followup())
+            && self.picker.next(io);
+        if !got {
+            got = match self.next_pass(io, ios_left) {
+                Ok(got) => got,
+                Err(e) => return Pick::Failed(e),
+            };
+        }
+        if !got {
+            return Pick::Out;
+        }
+        if !self.picker.followup {
+            self.trim_last(io);
+            self.issued.bytes += io.len as u64;
+        }
+        let n = &mut self.issued;
+        n.ios += 1;
+        if self.plan.sync_every > 0 {
+            // fio (get_rw_ddir) syncs after any I/O while the write count is
+            // a multiple of N: in a mixed job each read there brings one
+            // more sync.
+            if io.kind == IoKind::Write {
+                n.writes_since_sync += 1;
+            }
+            if n.writes_since_sync > 0 && n.writes_since_sync.is_multiple_of(self.plan.sync_every) {
+                n.pending_sync = Some(io.file);
+            }
+        }
+        Pick::Ready
+    }
+
+    /// The picker ran out: another pass or round (time_based, io_size), or
+    /// the job's next loop; Ok(true) when `io` got a block from it. Cold.
+    #[cold]
+    fn next_pass(&mut self, io: &mut IoUnit, ios_left: bool) -> Result<bool, IoError> {
+        let (p, picker) = (&self.plan, &mut self.picker);
+        let (job, time_based, files) = (p.job, p.time_based, p.files);
+        let n = &mut self.issued;
+        let verifier = self.verifier.as_ref();
+        let mut got = false;
+        // fio's keep_running: once the loops are done, another round while
+        // io_size is not reached by a whole block, counting what verify read
+        // back (fio's io_bytes). Only when rounds start over (fio resets its
+        // done files for do_verify=1 or loops > 1).
+        let io_size_left = || {
+            let (read_bytes, read_ios) = verifier.map_or((0, 0), |v| v.reads_after_round());
+            n.loops_left <= 1
+                && files.wrap
+                && p.rounds_restart
+                && p.io_per_pass.saturating_sub(n.bytes + read_bytes) >= p.max_bs
+                && (p.ios_cap == 0 || n.ios + read_ios < p.ios_cap)
+        };
+        if ios_left && (time_based || io_size_left()) {
+            // fio verifies each round before the next one.
+            n.verify_due = !time_based && verifier.is_some_and(|v| v.wants_pass());
+            // Every block of the region was visited; io_size (or the clock)
+            // asks for more: start a new pass. For io_size fio runs another
+            // round of the job (keep_running), which reseeds its generators.
+            // A zoned job's pass ends where a file does, a new round for fio
+            // too.
+            if time_based && job.zones.is_none() {
+                picker.new_pass();
+            } else {
+                picker.new_loop();
+            }
+            // fio drops each file's cache as it starts over: one file (or a
+            // random map) wraps in place, more files (and io_size rounds)
+            // are closed and opened again.
+            picker.drop_caches(!time_based || (files.regions.len() > 1 && !job.pattern.random));
+            got = picker.next(io);
+        }
+        if got {
+            return Ok(true);
+        }
+        // One loop of the job is complete.
+        n.loops_left = n.loops_left.saturating_sub(1);
+        if !(ios_left && (time_based || n.loops_left > 0)) {
+            return Ok(false);
+        }
+        // verify=: fio checks each loop before the next one writes; this
+        // unit waits for that.
+        n.verify_due = verifier.is_some_and(|v| v.wants_pass()) && !time_based;
+        if job.unlink_each_loop && !time_based {
+            let writes = job.pattern.write || job.pattern.trim;
+            if let Err((errno, file)) = super::files::layout::recreate(files, writes) {
+                return Err(IoError {
+                    errno,
+                    kind: io.kind,
+                    offset: 0,
+                    len: 0,
+                    file,
+                    site: None,
+                });
+            }
+        }
+        picker.new_loop();
+        got = time_based || n.bytes < p.io_limit;
+        if got {
+            // fio closes the files between loops; its next I/O opens them
+            // again, which drops their cache.
+            picker.drop_caches(true);
+            got = picker.next(io);
+        }
+        Ok(got)
+    }
+
+    /// The last unit of a pass is cut to what io_size leaves (fio's io_u
+    /// trimming), in whole grains; a mixed job's last unit goes out whole,
+    /// as in fio.
+    #[inline(always)]
+    fn trim_last(&self, io: &mut IoUnit) {
+        let (p, job) = (&self.plan, self.plan.job);
+        let left = p.io_limit.saturating_sub(self.issued.bytes);
+        if !p.time_based
+            && p.io_per_pass > 0
+            && (io.len as u64) > left
+            && !job.pattern.mixed()
+            // Zones end a pass anywhere: fio's last I/O then goes out
+            // whole (run/offsets/zones.rs).
+            && job.zones.is_none()
+            && !super::offsets::fiomap::whole_last_unit(job)
+        {
+            let grain = job.bs.iter().map(|b| b.0).min().unwrap_or(1).max(1);
+            let cut = left / grain * grain;
+            if cut > 0 {
+                io.len = cut as usize;
+            }
+        }
+    }
+
+    /// prepare: a picked unit waits for its rate slot, gets its contents
+    /// (writes) and its issue stamp. False when it may not go now (held for
+    /// its slot, or freed: the rate ends the job). Hot path.
+    #[inline(always)]
+    fn prepare(&mut self, idx: usize, io: &mut IoUnit) -> bool {
+        let p = &self.plan;
+        let pace = &mut self.pace;
+        if pace.throttle.on && !matches!(io.kind, IoKind::Fsync | IoKind::Fdatasync) {
+            let now = p.ns(p.clock.now());
+            match pace.throttle.gate(io.kind, now, p.end_ns, self.q.inflight) {
+                Gate::Go => {}
+                Gate::Hold => {
+                    self.q.held = Some(idx);
+                    return false;
+                }
+                Gate::Stop => {
+                    self.q.free.push(idx);
+                    return false;
                 }
             }
-            if verify_due {
-                held = Some(idx);
-                break;
-            }
-            if throttle.on && !matches!(io.kind, IoKind::Fsync | IoKind::Fdatasync) {
-                let limit = if runtime_ns > 0 {
-                    ramp_ns + runtime_ns
-                } else {
-                    u64::MAX
-                };
-                let now = ns(clock.now());
-                match throttle.gate(io.kind, now, limit, inflight) {
-                    Gate::Go => {}
-                    Gate::Hold => {
-                        held = Some(idx);
-                        break;
-                    }
-                    Gate::Stop => {
-                        free.push(idx);
-                        break;
-                    }
-                }
-                let d = match io.kind {
-                    IoKind::Read => 0,
-                    IoKind::Write => 1,
-                    _ => 2,
-                };
-                throttle.issued(d, io.len as u64);
-                io.start = clock.now();
-            }
-            if think.on {
-                last_dir = match io.kind {
-                    IoKind::Read => 0,
-                    IoKind::Write => 1,
-                    _ => last_dir,
-                };
-            }
-            if fill_writes && io.kind == IoKind::Write {
-                crate::verify::prepare_write(idx, io, &mut filler, verifier.as_mut(), ns(io.start));
-            }
-            st.issued[match io.kind {
+            let d = match io.kind {
                 IoKind::Read => 0,
                 IoKind::Write => 1,
-                IoKind::Trim => 2,
-                _ => 3,
-            }] += 1;
-            io.issue = clock.now();
-            match engine.queue(idx, io) {
-                Queued::Completed => {
-                    // Short (cold): fio issues the rest again at once.
-                    if (io.result as usize) < io.len && io.result > 0 && verifier.is_none() {
-                        let real = files.sizes.get(io.file).copied().unwrap_or(u64::MAX);
-                        super::errors::resubmit_short(&mut *engine, idx, io, &mut st, real);
-                    }
-                    let end = clock.now();
-                    if carry_end {
-                        carried = end;
-                    }
-                    let resid = io.result == 0
-                        && io.len > 0
-                        && matches!(io.kind, IoKind::Read | IoKind::Write);
-                    if resid {
-                        // fio's "full resid": a synchronous transfer that
-                        // moved nothing (a read at end of file) is EIO.
-                        io.result = -i64::from(libc::EIO);
-                    }
-                    inflight += 1;
-                    st.depth_map[depth_bucket(inflight)] += 1;
-                    inflight -= 1;
-                    if count_submits {
-                        st.submit_map[1] += 1;
-                        st.complete_map[1] += 1;
-                        st.submit_calls += 1;
-                        st.complete_calls += 1;
-                    }
-                    let lat = (
-                        clock.ticks_to_ns(end - io.issue),
-                        clock.ticks_to_ns(end - io.start),
-                    );
-                    if let Some(l) = logs.as_mut().filter(|l| measuring && l.per_io) {
-                        log_io(
-                            l,
-                            &mut st,
-                            io,
-                            ns(end).saturating_sub(measure_start),
-                            lat,
-                            0,
-                            per_io_rates,
-                        );
-                    }
-                    if let Some(errno) = record(&mut st, io, lat, job) {
-                        error = Some(IoError {
-                            errno,
-                            kind: io.kind,
-                            offset: io.offset,
-                            len: io.len,
-                            file: io.file,
-                            // fio reports a full resid from backend.c, with
-                            // no `io_u error` line.
-                            site: resid.then(|| {
-                                Box::new(super::errors::Site {
-                                    at: "backend.c:471",
-                                    func: "full resid",
-                                    note: String::new(),
-                                })
-                            }),
-                        });
-                    }
-                    if let Some(v) = verifier.as_mut() {
-                        if let Err(m) = v.completed_and_logged(
-                            idx,
-                            io,
-                            &mut st,
-                            logs.as_mut().filter(|l| measuring && l.per_io),
-                            || verify_log_base(ns(clock.now()), measure_start),
-                            per_io_rates,
-                        ) {
-                            error.get_or_insert(m.into_io_error(true));
-                        }
-                        issued_ios += v.take_backlog_ios();
-                    }
-                    free.push(idx);
-                }
-                Queued::Queued => {
-                    inflight += 1;
-                    st.depth_map[depth_bucket(inflight)] += 1;
-                    to_stamp.push(idx);
-                    if to_stamp.len() >= job.iodepth_batch {
-                        let r = commit(
-                            &mut *engine,
-                            &mut units,
-                            &mut to_stamp,
-                            &mut free,
-                            &mut st,
-                            clock,
-                            job,
-                        );
-                        if let Err(f) = r {
-                            inflight -= f.2;
-                            error.get_or_insert(super::errors::commit_error(&job.engine, f.0));
-                        }
-                    }
-                }
-                Queued::Busy => {
-                    // Keep the prepared unit (an fsync must not be lost):
-                    // it goes out once completions make room.
-                    held = Some(idx);
-                    break;
-                }
-            }
-        }
-        if think.on && !think_pending {
-            think_pending = think.due(&st, || ns(clock.now()));
-        }
-        if !to_stamp.is_empty() || inflight > 0 {
-            // A submit or a wait follows: the carried reading would be stale.
-            carried = 0;
-        }
-        if !to_stamp.is_empty() {
-            let r = commit(
-                &mut *engine,
-                &mut units,
-                &mut to_stamp,
-                &mut free,
-                &mut st,
-                clock,
-                job,
-            );
-            if let Err(f) = r {
-                inflight -= f.2;
-                error.get_or_insert(super::errors::commit_error(&job.engine, f.0));
-            }
-        }
-        if inflight > 0 {
-            let full = inflight >= depth || exhausted || error.is_some();
-            let min = if !filling {
-                // Draining to iodepth_low: wait for exactly that many.
-                inflight - low_mark.min(inflight - 1)
-            } else if full || held.is_some() || think_pending {
-                // Never more than are in flight (fio caps min_evts at its
-                // depth): the last I/Os of a job could never complete it.
-                job.complete_min.max(1).min(inflight)
-            } else {
-                0
+                _ => 2,
             };
-            done.clear();
-            match engine.getevents(min, job.complete_max.max(1), &mut units, &mut done) {
-                Ok(n) => {
-                    let end = clock.now();
-                    st.complete_map[batch_bucket(n)] += 1;
-                    st.complete_calls += 1;
-                    for &idx in &done {
-                        // Short (cold): fio requeues the rest, which goes
-                        // out next as the held unit.
-                        let u = &mut units[idx];
-                        if (u.result as usize) < u.len
-                            && u.result > 0
-                            && held.is_none()
-                            && verifier.is_none()
-                            && super::errors::short_rest(
-                                u,
-                                &mut st,
-                                files.sizes.get(u.file).copied().unwrap_or(u64::MAX),
-                                false,
-                            )
-                        {
-                            held = Some(idx);
-                            continue;
-                        }
-                        let io = &units[idx];
-                        let lat = (
-                            clock.ticks_to_ns(end.saturating_sub(io.issue)),
-                            clock.ticks_to_ns(end.saturating_sub(io.start)),
-                        );
-                        if let Some(l) = logs.as_mut().filter(|l| measuring && l.per_io) {
-                            let slat = clock.ticks_to_ns(io.issue.saturating_sub(io.start));
-                            log_io(
-                                l,
-                                &mut st,
-                                io,
-                                ns(end).saturating_sub(measure_start),
-                                lat,
-                                slat,
-                                per_io_rates,
-                            );
-                        }
-                        if let Some(errno) = record(&mut st, io, lat, job) {
-                            error.get_or_insert(io_error(io, errno));
-                        }
-                        if let Some(v) = verifier.as_mut() {
-                            if let Err(m) = v.completed_and_logged(
-                                idx,
-                                io,
-                                &mut st,
-                                logs.as_mut().filter(|l| measuring && l.per_io),
-                                || verify_log_base(ns(clock.now()), measure_start),
-                                per_io_rates,
-                            ) {
-                                error.get_or_insert(m.into_io_error(traits.sync));
-                            }
-                            issued_ios += v.take_backlog_ios();
-                        }
-                        free.push(idx);
-                    }
-                    inflight -= n;
-                }
-                Err(e) => {
-                    st.error = e.raw_os_error().unwrap_or(libc::EIO);
-                    break 'outer;
-                }
-            }
-        } else if exhausted || error.is_some() {
-            break;
+            pace.throttle.issued(d, io.len as u64);
+            io.start = p.clock.now();
         }
-        if verify_due && inflight == 0 && to_stamp.is_empty() {
-            verify_due = false;
-            if let Some(v) = verifier.as_mut() {
-                progress.state.store(b'V', Ordering::Relaxed);
-                // The held unit (next loop's first write) keeps its setup.
-                let kept = held.map(|h| (h, units[h]));
-                let reads0 = st.dir[0].ios;
-                let mut log = crate::verify::ReadLog {
-                    logs: logs.as_mut().filter(|l| measuring && l.per_io),
-                    base_ns: verify_log_base(ns(clock.now()), measure_start),
-                    per_io_rates,
-                };
-                // fio closes the files before it verifies; reading them
-                // back opens them again, which drops their cache.
-                picker.drop_caches(true);
-                if let Err(e) =
-                    v.final_pass(&mut *engine, &mut units, traits.sync, &mut st, &mut log)
-                {
-                    error = Some(e.into_io_error(traits.sync));
-                }
-                // fio's number_ios counts the verify reads too.
-                issued_ios += st.dir[0].ios.saturating_sub(reads0);
-                if let Some((h, u)) = kept {
-                    units[h] = u;
-                }
-                progress
-                    .state
-                    .store(super::eta::running_letter(job), Ordering::Relaxed);
-            }
+        if pace.think.on {
+            pace.last_dir = match io.kind {
+                IoKind::Read => 0,
+                IoKind::Write => 1,
+                _ => pace.last_dir,
+            };
         }
-        if think_pending && inflight == 0 && to_stamp.is_empty() {
-            // thinktime: stall with nothing in flight (fio's io_u_quiesce).
-            think_pending = false;
-            let spent = think.stall(&st, ns(clock.now()));
-            throttle.thought(last_dir, spent);
+        if p.fill_writes && io.kind == IoKind::Write {
+            let (filler, verifier) = (&mut self.filler, self.verifier.as_mut());
+            crate::verify::prepare_write(idx, io, filler, verifier, p.ns(io.start));
         }
+        self.st.issued[match io.kind {
+            IoKind::Read => 0,
+            IoKind::Write => 1,
+            IoKind::Trim => 2,
+            _ => 3,
+        }] += 1;
+        io.issue = p.clock.now();
+        true
     }
-    // Drain what is still in flight (not recorded past the runtime cap).
-    while inflight > 0 {
-        done.clear();
-        match engine.getevents(1, depth, &mut units, &mut done) {
-            Ok(n) => inflight -= n,
-            Err(_) => break,
-        }
+
+    /// A unit the engine queued: in flight, waiting for its commit; true
+    /// when the batch (iodepth_batch) is due. Hot path.
+    #[inline(always)]
+    fn queued(&mut self, idx: usize) -> bool {
+        self.q.inflight += 1;
+        self.st.depth_map[depth_bucket(self.q.inflight)] += 1;
+        self.q.to_stamp.push(idx);
+        self.q.to_stamp.len() >= self.plan.job.iodepth_batch
     }
-    // fio's verify phase: read back and check what the job wrote (not when
-    // the runtime ended the job: fio terminates it then).
-    if let Some(v) = verifier.as_mut().filter(|v| v.wants_pass()) {
-        let timed_out = runtime_ns > 0 && ns(clock.now()) >= ramp_ns + runtime_ns;
-        if error.is_none()
-            && !timed_out
-            && !stop::should_stop()
-            && !exit_all.load(Ordering::Relaxed)
+
+    /// account, synchronously: a unit the engine completed as it was
+    /// queued. Hot path.
+    #[inline(always)]
+    fn account_sync(&mut self, idx: usize, io: &mut IoUnit) {
+        let p = &self.plan;
+        // Short (cold): fio issues the rest again at once.
+        if (io.result as usize) < io.len && io.result > 0 && self.verifier.is_none() {
+            let real = p.files.sizes.get(io.file).copied().unwrap_or(u64::MAX);
+            super::errors::resubmit_short(&mut *self.engine, idx, io, &mut self.st, real);
+        }
+        let end = p.clock.now();
+        if p.carry_end {
+            self.time.carried = end;
+        }
+        let resid = io.result == 0 && io.len > 0 && matches!(io.kind, IoKind::Read | IoKind::Write);
+        if resid {
+            // fio's "full resid": a synchronous transfer that moved nothing
+            // (a read at end of file) is EIO.
+            io.result = -i64::from(libc::EIO);
+        }
+        let st = &mut self.st;
+        st.depth_map[depth_bucket(self.q.inflight + 1)] += 1;
+        if p.count_submits {
+            st.submit_map[1] += 1;
+            st.complete_map[1] += 1;
+            st.submit_calls += 1;
+            st.complete_calls += 1;
+        }
+        let lat = (
+            p.clock.ticks_to_ns(end - io.issue),
+            p.clock.ticks_to_ns(end - io.start),
+        );
+        let t = &self.time;
+        if let Some(l) = self.logs.as_mut().filter(|l| t.measuring && l.per_io) {
+            let since = p.ns(end).saturating_sub(t.measure_start);
+            log_io(l, st, io, since, lat, 0, p.per_io_rates);
+        }
+        if let Some(errno) = record(st, io, lat, p.job) {
+            self.error = Some(IoError {
+                site: resid.then(|| {
+                    // fio reports a full resid from backend.c, with no
+                    // `io_u error` line.
+                    Box::new(super::errors::Site {
+                        at: "backend.c:471",
+                        func: "full resid",
+                        note: String::new(),
+                    })
+                }),
+                ..io_error(io, errno)
+            });
+        }
+        self.verify_completed(idx, io, true);
+        self.q.free.push(idx);
+    }
+
+    /// account: one unit reaped, or the requeued rest of a
+    /// short one (held, it goes out next). Hot path.
+    #[inline(always)]
+    fn account(&mut self, idx: usize, u: &mut IoUnit, end: u64) {
+        let p = &self.plan;
+        // Short (cold): fio requeues the rest, which goes out next as the
+        // held unit.
+        if (u.result as usize) < u.len
+            && u.result > 0
+            && self.q.held.is_none()
+            && self.verifier.is_none()
+            && super::errors::short_rest(
+                u,
+                &mut self.st,
+                p.files.sizes.get(u.file).copied().unwrap_or(u64::MAX),
+                false,
+            )
         {
-            progress.state.store(b'V', Ordering::Relaxed);
-            let mut log = crate::verify::ReadLog {
-                logs: logs.as_mut().filter(|l| measuring && l.per_io),
-                base_ns: verify_log_base(ns(clock.now()), measure_start),
-                per_io_rates,
-            };
-            picker.drop_caches(true);
-            if let Err(e) = v.final_pass(&mut *engine, &mut units, traits.sync, &mut st, &mut log) {
-                error = Some(e.into_io_error(traits.sync));
-            }
+            self.q.held = Some(idx);
+            return;
         }
-    }
-    let verify_ns = verifier.as_ref().map_or(0, |v| v.spent_ns());
-    let end = ns(clock.now());
-    if !measuring {
-        super::errors::reset_keeping_lines(&mut st);
-        measure_start = end;
-    }
-    let usec = (end - measure_start).div_ceil(1000);
-    let runtime_ms = usec.div_ceil(1000);
-    st.runtime_ms = runtime_ms;
-    let dirs = [job.pattern.read, job.pattern.write, job.pattern.trim];
-    for (ds, on) in st.dir.iter_mut().zip(dirs) {
-        if on || ds.ios > 0 {
-            ds.runtime_ms = runtime_ms;
+        let io = &*u;
+        let lat = (
+            p.clock.ticks_to_ns(end.saturating_sub(io.issue)),
+            p.clock.ticks_to_ns(end.saturating_sub(io.start)),
+        );
+        let t = &self.time;
+        if let Some(l) = self.logs.as_mut().filter(|l| t.measuring && l.per_io) {
+            let slat = p.clock.ticks_to_ns(io.issue.saturating_sub(io.start));
+            let since = p.ns(end).saturating_sub(t.measure_start);
+            log_io(l, &mut self.st, io, since, lat, slat, p.per_io_rates);
         }
+        if let Some(errno) = record(&mut self.st, io, lat, p.job) {
+            self.error.get_or_insert(io_error(io, errno));
+        }
+        self.verify_completed(idx, io, p.traits.sync);
+        self.q.free.push(idx);
     }
-    if verifier.is_some() {
-        crate::verify::phase_runtimes(&mut st, job, end.saturating_sub(measure_start), verify_ns);
+
+    /// verify=: a completed unit's verify bookkeeping (a read checked, a
+    /// write remembered, backlog reads done).
+    #[inline(always)]
+    fn verify_completed(&mut self, idx: usize, io: &IoUnit, sync: bool) {
+        let Some(v) = self.verifier.as_mut() else {
+            return;
+        };
+        let (p, t) = (&self.plan, &self.time);
+        if let Err(m) = v.completed_and_logged(
+            idx,
+            io,
+            &mut self.st,
+            self.logs.as_mut().filter(|l| t.measuring && l.per_io),
+            || verify_log_base(p.ns(p.clock.now()), t.measure_start),
+            p.per_io_rates,
+        ) {
+            self.error.get_or_insert(m.into_io_error(sync));
+        }
+        self.issued.ios += v.take_backlog_ios();
     }
-    if job.end_fsync || job.fsync_on_close {
-        let last = units.first().map(|u| (u.offset, u.len));
-        let depth = units.len();
-        super::errors::end_fsync(job, files, traits.sync, last, depth, &mut st, &mut error);
+
+    /// thinktime: stall with nothing in flight (fio's io_u_quiesce).
+    #[cold]
+    fn think_stall(&mut self) {
+        self.pace.think_pending = false;
+        let now = self.plan.ns(self.plan.clock.now());
+        let spent = self.pace.think.stall(&self.st, now);
+        self.pace.throttle.thought(self.pace.last_dir, spent);
     }
-    let usage = rusage();
-    st.usr_ms = (usage.0 - usage0.0) * 1000.0;
-    st.sys_ms = (usage.1 - usage0.1) * 1000.0;
-    st.ctx = usage.2.saturating_sub(usage0.2);
-    st.majf = usage.3.saturating_sub(usage0.3);
-    st.minf = usage.4.saturating_sub(usage0.4);
-    if let Some(e) = &error {
-        st.error = e.errno;
-    }
-    if let Some(l) = logs.as_mut() {
-        l.finish(end.saturating_sub(measure_start) / 1_000_000, &st);
-    }
-    if let Some(ss) = &steady {
-        st.steadystate = Some(Box::new(ss.report()));
-    }
-    drop(engine);
-    (st, error, logs)
 }
 
 /// The `now_ns` instant of the logs' time 0, for the verify phase's reads

@@ -126,12 +126,7 @@ pub fn plan(
         // A clone whose generated names its siblings took (job::expand):
         // no file, no I/O; without size= fio still asks for one.
         if job.size.is_none() && !diskless {
-            return Err(SetupError {
-                errno: libc::EINVAL,
-                message: Some(format!("{}: you need to specify size=\n", job.name)),
-                func: "total_file_size".into(),
-                in_job: false,
-            });
+            return Err(need_size(job));
         }
         return Ok(Planned::default());
     }
@@ -144,9 +139,176 @@ pub fn plan(
         crate::run::errors::stat_files(&job.filenames)?;
     }
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
-    // filesize: each file's size, drawn from the range as fio draws it
-    // (run/files/filesize.rs). Without size=, the job's size is their sum.
-    let file_sizes: Option<Vec<u64>> = job.filesize.map(|(lo, hi)| {
+    // Without size=, the job's size is the sum of filesize='s sizes.
+    let file_sizes = file_sizes(job, diskless, &existing, min_bs);
+    let total = total_size(job, diskless, &existing, &file_sizes)?;
+    if total < min_bs {
+        // fio's setup_files check: the job fails without an error code.
+        return Err(crate::run::errors::quiet_setup_failure(
+            "fio: blocksize is larger than data set range\n".into(),
+        ));
+    }
+    let per_file = |i: usize| {
+        file_sizes
+            .as_ref()
+            .map_or(total / nfiles as u64, |v| v.get(i).copied().unwrap_or(0))
+    };
+    if diskless {
+        return Ok(plan_diskless(job, existing, (min_bs, total), per_file));
+    }
+    let mut files = JobFiles::default();
+    let mut io_total = 0;
+    refuse_mounted(job, &existing)?;
+    make_dirs(job, &existing)?;
+    // Lay out what is missing or too short (§3 Files).
+    let mut to_layout = Vec::new();
+    for (i, p) in job.filenames.iter().enumerate() {
+        let sized = file_sizes.is_some();
+        let (r, lay) = region(job, i, p, &existing, per_file(i), sized, min_bs, notices)?;
+        if lay {
+            to_layout.push((i, p.clone(), r.need));
+        }
+        io_total += r.len;
+        files.regions.push((-1, r.offset, r.len));
+        files.sizes.push(r.size);
+    }
+    if job.size.is_none() && file_sizes.is_none() && io_total < min_bs {
+        return Err(crate::run::errors::quiet_setup_failure(
+            "fio: blocksize is larger than data set range\n".into(),
+        ));
+    }
+    lay_out(job, &to_layout, &existing, notices)?;
+    files.paths = job.filenames.clone();
+    // size= caps what filesize= lays out (fio moves `size` bytes).
+    if job.size.is_some() && file_sizes.is_some() {
+        io_total = io_total.min(total);
+    }
+    files.io_size = io_size(job, io_total);
+    files.wrap = files.io_size > io_total || explicit_io_size(job, io_total);
+    Ok(Planned {
+        files,
+        existing,
+        diskless: false,
+    })
+}
+
+/// One file's region: its offset (size=, offset=, offset_increment=),
+/// length and size once laid out, and whether it must be laid out (missing
+/// or too short). `per_file`: its share of the job's size.
+#[allow(clippy::too_many_arguments)]
+fn region(
+    job: &Job,
+    i: usize,
+    p: &std::path::Path,
+    existing: &[Option<(u64, bool)>],
+    per_file: u64,
+    sized_by_filesize: bool,
+    min_bs: u64,
+    notices: &mut Vec<(Stream, String)>,
+) -> Result<(Region, bool), SetupError> {
+    let file_size = existing[i].map_or(0, |e| e.0);
+    let mut offset =
+        pct_of(job.offset, file_size) + pct_of(job.offset_increment, file_size) * job.clone as u64;
+    let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
+    // fio aligns a percentage offset up to the minimum block (§3).
+    if is_pct(job.offset) || is_pct(job.offset_increment) {
+        offset = offset.div_ceil(min_bs) * min_bs;
+    }
+    // A character device or fifo is never laid out (fio's
+    // FIO_TYPE_CHAR/PIPE); a directory is (and fails to unlink).
+    let is_dev = existing[i].is_some_and(|e| e.1)
+        || (existing[i].is_some()
+            && std::fs::metadata(p).is_ok_and(|m| {
+                let t = m.file_type();
+                t.is_char_device() || t.is_fifo() || t.is_socket()
+            }));
+    // A size fio knows: a file's or a block device's.
+    let is_blk = existing[i].is_some_and(|e| e.1);
+    let sized = !is_dev || is_blk;
+    // filesize= with the file outside its range: fio's err_offset when
+    // the offset lies past the low end.
+    if let Some((lo, hi)) = job.filesize {
+        if (file_size < lo || file_size > hi) && offset > lo && sized {
+            return Err(crate::run::errors::err_offset(job));
+        }
+    }
+    let per_file = match job.size {
+        // size=N%: N% of the whole file, clipped at its end after the
+        // offset and rounded down to the minimum block (§12, #377).
+        Some(SizeOrPercent::Percent(p)) if !sized_by_filesize => {
+            if offset > file_size && sized {
+                return Err(crate::run::errors::err_offset(job));
+            }
+            let left = file_size.saturating_sub(offset);
+            if p == 100 {
+                left
+            } else {
+                let len = (file_size as u128 * p as u128 / 100) as u64;
+                let len = len.min(left);
+                len - len % min_bs
+            }
+        }
+        // Without size=, what lies past the offset (fio's per-file
+        // size is 0 then): the file is never extended.
+        None if !sized_by_filesize && sized => {
+            crate::run::errors::rest_of_file(job, p, offset, file_size, notices)?
+        }
+        _ => per_file,
+    };
+    let need = offset + per_file;
+    // create_on_open: a new file is not laid out; the job creates it
+    // (empty, mode 0600) when it opens it, and writes make it grow.
+    let create_later = create_on_open(job, existing[i]);
+    let lay_out = !is_dev && file_size < need && !create_later;
+    let len = if is_blk {
+        // fio never passes a block device's end: a sequential job stops
+        // there, a random one draws inside it (no error either way).
+        per_file.min(file_size.saturating_sub(offset))
+    } else if is_dev || file_size >= need {
+        per_file.min(file_size.max(need).saturating_sub(offset))
+    } else {
+        per_file
+    };
+    Ok((
+        Region {
+            offset,
+            len,
+            size: need.max(file_size),
+            need,
+        },
+        lay_out,
+    ))
+}
+
+/// A file's place in a job: where its I/O starts, how much of it, how big
+/// the file is (`need`: what its layout makes it).
+struct Region {
+    offset: u64,
+    len: u64,
+    size: u64,
+    need: u64,
+}
+
+/// fio's "you need to specify size=" (no size and nothing to take it from).
+fn need_size(job: &Job) -> SetupError {
+    SetupError {
+        errno: libc::EINVAL,
+        message: Some(format!("{}: you need to specify size=\n", job.name)),
+        func: "total_file_size".into(),
+        in_job: false,
+    }
+}
+
+/// filesize: each file's size, drawn from the range as fio draws it
+/// (run/files/filesize.rs); None without filesize=.
+fn file_sizes(
+    job: &Job,
+    diskless: bool,
+    existing: &[Option<(u64, bool)>],
+    min_bs: u64,
+) -> Option<Vec<u64>> {
+    let nfiles = job.filenames.len().max(1);
+    job.filesize.map(|(lo, hi)| {
         let sizes: Vec<Option<u64>> = (0..nfiles)
             .map(|i| match job.size {
                 // fio's null-engine files are size/nrfiles big: inside the
@@ -157,8 +319,18 @@ pub fn plan(
             })
             .collect();
         crate::run::files::filesize::sizes(job, lo, hi, &sizes, min_bs)
-    });
-    let total = match job.size {
+    })
+}
+
+/// The job's size: size= (of the files' whole when a percentage), else
+/// filesize='s sum, else the existing files'.
+fn total_size(
+    job: &Job,
+    diskless: bool,
+    existing: &[Option<(u64, bool)>],
+    file_sizes: &Option<Vec<u64>>,
+) -> Result<u64, SetupError> {
+    Ok(match job.size {
         None if file_sizes.is_some() => file_sizes.iter().flatten().sum(),
         Some(s) => {
             let whole: u64 = existing.iter().map(|e| e.map_or(0, |x| x.0)).sum();
@@ -171,74 +343,66 @@ pub fn plan(
         {
             existing.iter().map(|e| e.map_or(0, |x| x.0)).sum()
         }
-        None => {
-            return Err(SetupError {
-                errno: libc::EINVAL,
-                message: Some(format!("{}: you need to specify size=\n", job.name)),
-                func: "total_file_size".into(),
-                in_job: false,
-            })
-        }
-    };
-    if total < min_bs {
-        // fio's setup_files check: the job fails without an error code.
-        return Err(crate::run::errors::quiet_setup_failure(
-            "fio: blocksize is larger than data set range\n".into(),
-        ));
-    }
-    let per_file = |i: usize| {
-        file_sizes
-            .as_ref()
-            .map_or(total / nfiles as u64, |v| v.get(i).copied().unwrap_or(0))
-    };
+        None => return Err(need_size(job)),
+    })
+}
+
+/// A diskless engine's plan (null): no files, but their regions.
+fn plan_diskless(
+    job: &Job,
+    existing: Vec<Option<(u64, bool)>>,
+    (min_bs, total): (u64, u64),
+    per_file: impl Fn(usize) -> u64,
+) -> Planned {
+    let nfiles = job.filenames.len().max(1);
     let mut files = JobFiles::default();
-    let mut io_total = 0;
-    if diskless {
-        // No files, but one region per (named) file as fio keeps them:
-        // filesize or size/nrfiles each, rounded down to the minimum block.
-        // fio's files keep the unrounded size/nrfiles, and the job moves
-        // their sum: where the files do not end by themselves (unmarked or
-        // overlapping random I/Os) it goes on into the rounded-off tail.
-        // Files that all ended start another round only under io_size
-        // (fio's keep_running, see `explicit_io_size`).
-        // Each starts at the job's offset (a percentage of the file's size,
-        // aligned up to the block, as fio's get_start_offset).
-        let mut whole = 0;
-        for i in 0..nfiles {
-            let per = per_file(i);
-            let mut start =
-                pct_of(job.offset, per) + pct_of(job.offset_increment, per) * job.clone as u64;
-            let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
-            if is_pct(job.offset) || is_pct(job.offset_increment) {
-                start = start.div_ceil(min_bs) * min_bs;
-            }
-            // A filesize= file holds its offset: the I/O is what lies past
-            // it (fio's io_size = file size - offset).
-            let per = if job.filesize.is_some() {
-                per.saturating_sub(start)
-            } else {
-                per
-            };
-            let len = per / min_bs * min_bs;
-            files.regions.push((-1, start, len));
-            whole += per;
+    // No files, but one region per (named) file as fio keeps them:
+    // filesize or size/nrfiles each, rounded down to the minimum block.
+    // fio's files keep the unrounded size/nrfiles, and the job moves
+    // their sum: where the files do not end by themselves (unmarked or
+    // overlapping random I/Os) it goes on into the rounded-off tail.
+    // Files that all ended start another round only under io_size
+    // (fio's keep_running, see `explicit_io_size`).
+    // Each starts at the job's offset (a percentage of the file's size,
+    // aligned up to the block, as fio's get_start_offset).
+    let mut whole = 0;
+    for i in 0..nfiles {
+        let per = per_file(i);
+        let mut start =
+            pct_of(job.offset, per) + pct_of(job.offset_increment, per) * job.clone as u64;
+        let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
+        if is_pct(job.offset) || is_pct(job.offset_increment) {
+            start = start.div_ceil(min_bs) * min_bs;
         }
-        // size= caps what filesize= lays out (fio moves `size` bytes).
-        let whole = if job.size.is_some() {
-            whole.min(total)
+        // A filesize= file holds its offset: the I/O is what lies past
+        // it (fio's io_size = file size - offset).
+        let per = if job.filesize.is_some() {
+            per.saturating_sub(start)
         } else {
-            whole
+            per
         };
-        files.io_size = io_size(job, whole);
-        files.wrap = files.io_size > whole || explicit_io_size(job, whole);
-        return Ok(Planned {
-            files,
-            existing,
-            diskless: true,
-        });
+        let len = per / min_bs * min_bs;
+        files.regions.push((-1, start, len));
+        whole += per;
     }
-    // Writing to a mounted block device destroys a file system: refuse
-    // unless allow_mounted_write=1, as fio does.
+    // size= caps what filesize= lays out (fio moves `size` bytes).
+    let whole = if job.size.is_some() {
+        whole.min(total)
+    } else {
+        whole
+    };
+    files.io_size = io_size(job, whole);
+    files.wrap = files.io_size > whole || explicit_io_size(job, whole);
+    Planned {
+        files,
+        existing,
+        diskless: true,
+    }
+}
+
+/// Writing to a mounted block device destroys a file system: refuse
+/// unless allow_mounted_write=1, as fio does.
+fn refuse_mounted(job: &Job, existing: &[Option<(u64, bool)>]) -> Result<(), SetupError> {
     if (job.pattern.write || job.pattern.trim) && !job.allow_mounted_write {
         for (i, p) in job.filenames.iter().enumerate() {
             if existing[i].is_some_and(|e| e.1) && is_mounted(p) {
@@ -254,8 +418,12 @@ pub fn plan(
             }
         }
     }
-    // fio creates the missing directories of a file's path (mode 0700)
-    // before it lays the file out.
+    Ok(())
+}
+
+/// fio creates the missing directories of a file's path (mode 0700)
+/// before it lays the file out.
+fn make_dirs(job: &Job, existing: &[Option<(u64, bool)>]) -> Result<(), SetupError> {
     for (i, p) in job.filenames.iter().enumerate() {
         match p.parent() {
             Some(dir) if existing[i].is_none() && !dir.as_os_str().is_empty() && !dir.exists() => {
@@ -269,130 +437,54 @@ pub fn plan(
             _ => {}
         }
     }
-    // Lay out what is missing or too short (§3 Files).
-    let mut to_layout = Vec::new();
-    for (i, p) in job.filenames.iter().enumerate() {
-        let file_size = existing[i].map_or(0, |e| e.0);
-        let mut offset = pct_of(job.offset, file_size)
-            + pct_of(job.offset_increment, file_size) * job.clone as u64;
-        let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
-        // fio aligns a percentage offset up to the minimum block (§3).
-        if is_pct(job.offset) || is_pct(job.offset_increment) {
-            offset = offset.div_ceil(min_bs) * min_bs;
-        }
-        // A character device or fifo is never laid out (fio's
-        // FIO_TYPE_CHAR/PIPE); a directory is (and fails to unlink).
-        let is_dev = existing[i].is_some_and(|e| e.1)
-            || (existing[i].is_some()
-                && std::fs::metadata(p).is_ok_and(|m| {
-                    let t = m.file_type();
-                    t.is_char_device() || t.is_fifo() || t.is_socket()
-                }));
-        // A size fio knows: a file's or a block device's.
-        let is_blk = existing[i].is_some_and(|e| e.1);
-        let sized = !is_dev || is_blk;
-        // filesize= with the file outside its range: fio's err_offset when
-        // the offset lies past the low end.
-        if let Some((lo, hi)) = job.filesize {
-            if (file_size < lo || file_size > hi) && offset > lo && sized {
-                return Err(crate::run::errors::err_offset(job));
-            }
-        }
-        let per_file = match job.size {
-            // size=N%: N% of the whole file, clipped at its end after the
-            // offset and rounded down to the minimum block (§12, #377).
-            Some(SizeOrPercent::Percent(p)) if file_sizes.is_none() => {
-                if offset > file_size && sized {
-                    return Err(crate::run::errors::err_offset(job));
-                }
-                let left = file_size.saturating_sub(offset);
-                if p == 100 {
-                    left
-                } else {
-                    let len = (file_size as u128 * p as u128 / 100) as u64;
-                    let len = len.min(left);
-                    len - len % min_bs
-                }
-            }
-            // Without size=, what lies past the offset (fio's per-file
-            // size is 0 then): the file is never extended.
-            None if file_sizes.is_none() && sized => {
-                crate::run::errors::rest_of_file(job, p, offset, file_size, notices)?
-            }
-            _ => per_file(i),
-        };
-        let need = offset + per_file;
-        // create_on_open: a new file is not laid out; the job creates it
-        // (empty, mode 0600) when it opens it, and writes make it grow.
-        let create_later = create_on_open(job, existing[i]);
-        if !is_dev && file_size < need && !create_later {
-            to_layout.push((i, p.clone(), need));
-        }
-        let len = if is_blk {
-            // fio never passes a block device's end: a sequential job stops
-            // there, a random one draws inside it (no error either way).
-            per_file.min(file_size.saturating_sub(offset))
-        } else if is_dev || file_size >= need {
-            per_file.min(file_size.max(need).saturating_sub(offset))
+    Ok(())
+}
+
+/// Lay out the files that are missing or too short, with fio's notice
+/// (a read-only job refuses each extend and goes on).
+fn lay_out(
+    job: &Job,
+    to_layout: &[(usize, std::path::PathBuf, u64)],
+    existing: &[Option<(u64, bool)>],
+    notices: &mut Vec<(Stream, String)>,
+) -> Result<(), SetupError> {
+    if to_layout.is_empty() {
+        return Ok(());
+    }
+    let bytes: u64 = to_layout.iter().map(|x| x.2).sum();
+    // fio prints whole MiB, rounded down (64k shows as 0MiB), whatever
+    // kb_base.
+    let shown = format!("{}MiB", bytes >> 20);
+    notices.push((
+        Stream::Stdout,
+        if to_layout.len() == 1 {
+            format!("{}: Laying out IO file (1 file / {shown})\n", job.name)
         } else {
-            per_file
-        };
-        io_total += len;
-        files.regions.push((-1, offset, len));
-        files.sizes.push(need.max(file_size));
+            format!(
+                "{}: Laying out IO files ({} files / total {shown})\n",
+                job.name,
+                to_layout.len()
+            )
+        },
+    ));
+    if job.readonly {
+        // fio refuses each extend and goes on: a missing file then
+        // fails to open, a short one is read past its end.
+        let paths: Vec<_> = to_layout.iter().map(|x| (x.1.clone(), x.2)).collect();
+        crate::run::errors::refuse_extend(&paths, notices);
     }
-    if job.size.is_none() && file_sizes.is_none() && io_total < min_bs {
-        return Err(crate::run::errors::quiet_setup_failure(
-            "fio: blocksize is larger than data set range\n".into(),
-        ));
+    for (i, p, size) in to_layout.iter().filter(|_| !job.readonly) {
+        let old = existing[*i].map_or(0, |e| e.0);
+        layout(job, p, old, *size).inspect_err(|e| {
+            if e.errno == libc::ENOSPC && !e.in_job {
+                notices.push((
+                    Stream::Stdout,
+                    "fio: ENOSPC on laying out file, stopping\n".into(),
+                ));
+            }
+        })?;
     }
-    if !to_layout.is_empty() {
-        let bytes: u64 = to_layout.iter().map(|x| x.2).sum();
-        // fio prints whole MiB, rounded down (64k shows as 0MiB), whatever
-        // kb_base.
-        let shown = format!("{}MiB", bytes >> 20);
-        notices.push((
-            Stream::Stdout,
-            if to_layout.len() == 1 {
-                format!("{}: Laying out IO file (1 file / {shown})\n", job.name)
-            } else {
-                format!(
-                    "{}: Laying out IO files ({} files / total {shown})\n",
-                    job.name,
-                    to_layout.len()
-                )
-            },
-        ));
-        if job.readonly {
-            // fio refuses each extend and goes on: a missing file then
-            // fails to open, a short one is read past its end.
-            let paths: Vec<_> = to_layout.iter().map(|x| (x.1.clone(), x.2)).collect();
-            crate::run::errors::refuse_extend(&paths, notices);
-        }
-        for (i, p, size) in to_layout.iter().filter(|_| !job.readonly) {
-            let old = existing[*i].map_or(0, |e| e.0);
-            layout(job, p, old, *size).inspect_err(|e| {
-                if e.errno == libc::ENOSPC && !e.in_job {
-                    notices.push((
-                        Stream::Stdout,
-                        "fio: ENOSPC on laying out file, stopping\n".into(),
-                    ));
-                }
-            })?;
-        }
-    }
-    files.paths = job.filenames.clone();
-    // size= caps what filesize= lays out (fio moves `size` bytes).
-    if job.size.is_some() && file_sizes.is_some() {
-        io_total = io_total.min(total);
-    }
-    files.io_size = io_size(job, io_total);
-    files.wrap = files.io_size > io_total || explicit_io_size(job, io_total);
-    Ok(Planned {
-        files,
-        existing,
-        diskless: false,
-    })
+    Ok(())
 }
 
 /// Open a job's planned files as the job starts (fio's td_io_open_file):

@@ -447,23 +447,7 @@ impl Picker {
         let mut d = self.pick_dir();
         let mut len = self.pick_len(d);
         let n = self.regions.len();
-        // fio picks a new file once the last one is done.
-        let last_done = self.fiomap.is_some() && self.regions[self.last.0].exhausted;
-        if self.switch_left > 0 && n > 1 && !last_done {
-            // Stay on the last file for its remaining I/Os.
-            self.switch_left -= 1;
-            self.next_region = self.last.0;
-        } else {
-            self.switch_left = self.switch_every - 1;
-            if self.file_service == 1 && n > 1 {
-                self.next_region = match self.fiomap.as_mut().and_then(|m| m.file(n)) {
-                    Some(f) => f,
-                    None => self.rng.below(n as u64) as usize,
-                };
-            } else if let Some(s) = &mut self.file_sampler {
-                self.next_region = s.next();
-            }
-        }
+        self.choose_file(n);
         // A file was tried and ended (fio then picks again).
         let mut tried = false;
         let mut busy_ok = false;
@@ -513,202 +497,20 @@ impl Picker {
                 continue;
             }
             tried = true;
+            let Some((off, fio_random, fio_seq)) =
+                self.offset(fi, d, len, retry, advance, restart_files, &mut busy_ok)
+            else {
+                continue;
+            };
+            let flags = (fio_random, fio_seq);
+            len = match self.fit(fi, d, off, flags, busy_ok, restart_files, advance) {
+                Ok(len) => len,
+                Err(left) => {
+                    len = left;
+                    continue;
+                }
+            };
             let r = &mut self.regions[fi];
-            if let Some(z) = &mut self.zones {
-                // The I/O before counts once, on the first file tried.
-                let prev = (!retry).then_some(self.last.2 as u64);
-                let setup = z.setup(prev, fi, d, r.start, &mut r.base, &mut r.pos, r.file_size);
-                if setup == crate::run::offsets::zones::Setup::Restart {
-                    r.perm = Permutation::new(r.span / self.grain, self.key);
-                    if let Some(m) = self.fiomap.as_mut() {
-                        m.reset_file(fi);
-                    }
-                }
-            }
-            let end = r.start + r.len;
-            // `:0` (fio's ddir_seq_nr 0): never a random offset.
-            let seq_hit = self.ios_per_offset != 0 && self.same_left <= 1;
-            self.same_left = if seq_hit {
-                self.ios_per_offset
-            } else {
-                self.same_left.saturating_sub(1)
-            };
-            let random = self.random
-                && seq_hit
-                && (self.pct_random[d] >= 100
-                    || match self.fiomap.as_mut() {
-                        // fio's draw from its seq_rand generators.
-                        Some(m) => m.do_random(d, self.pct_random[d]),
-                        None => self.rng.below(100) < self.pct_random[d],
-                    });
-            let fio_random = random && self.fiomap.is_some();
-            // The sequential share of percentage_random, as fio's.
-            let fio_seq = self.random && !random && self.fiomap.is_some();
-            // fio's IO_U_F_BUSY_OK: set by a sequential try, it stays on
-            // for the tries on other files that follow (no marking then).
-            busy_ok |= fio_seq;
-            let off = if fio_random {
-                // fio ends the file at an offset past its io_size.
-                let mut got = self.fiomap.as_mut().and_then(|m| m.offset(fi, d));
-                if let Some(m) = self
-                    .fiomap
-                    .as_mut()
-                    .filter(|m| got.is_none() && m.restarts() && !m.past_end())
-                {
-                    // time_based or a non-uniform file service: fio starts
-                    // a full file over.
-                    m.reset_file(fi);
-                    got = m.offset(fi, d);
-                    r.pos = [r.start; 3];
-                    r.wrapped(self.invalidate && !self.direct);
-                }
-                match got {
-                    Some(o) if o < r.len => r.base + o,
-                    _ if restart_files => {
-                        if let Some(m) = self.fiomap.as_mut() {
-                            m.reset_file(fi);
-                        }
-                        r.pos = [r.start; 3];
-                        // fio closes the file and opens it again.
-                        r.reopened(self.invalidate, self.random);
-                        continue;
-                    }
-                    _ => {
-                        // fio ends the file where its map gives no offset.
-                        r.exhausted = true;
-                        self.next_region = advance;
-                        continue;
-                    }
-                }
-            } else if random {
-                let block = if let Some(s) = &r.sampler {
-                    // u64::MAX: a zoned_abs zone past the file ends it.
-                    Some(s.next(&mut self.rng)).filter(|&b| b != u64::MAX)
-                } else if self.norandommap {
-                    let blocks = r.span / self.grain;
-                    if blocks == 0 {
-                        None
-                    } else {
-                        Some(self.rng.below(blocks))
-                    }
-                } else {
-                    r.perm.next()
-                };
-                match block {
-                    Some(b) => r.base + b * self.grain,
-                    None => {
-                        r.exhausted = true;
-                        // Sequential service moves on to the next file.
-                        self.next_region = advance;
-                        continue;
-                    }
-                }
-            } else if let Some(m) = self.fiomap.as_mut().filter(|_| fio_seq) {
-                // fio goes on from the end of the last I/O of this
-                // direction in this file (random ones too); past the file's
-                // end it draws a block at random (not marked); one at or
-                // past io_size ends the file.
-                if m.wraps_sequential() && r.pos[d] >= r.start + r.len {
-                    // time_based with one file: back to its start.
-                    r.pos[d] = r.start;
-                    r.wrapped(self.invalidate && !self.direct);
-                }
-                let mut rel = if r.pos[d] - r.start < m.real_size(fi) {
-                    Some(r.pos[d] - r.base)
-                } else {
-                    m.offset(fi, d)
-                };
-                if rel.is_none() && m.restarts() && !m.past_end() {
-                    // time_based or a non-uniform file service: the file
-                    // starts over (its random draw is tried again).
-                    m.reset_file(fi);
-                    r.pos = [r.start; 3];
-                    r.wrapped(self.invalidate && !self.direct);
-                    rel = m.offset(fi, d);
-                }
-                match rel.filter(|&o| o < r.len) {
-                    Some(o) => r.base + o,
-                    None if restart_files => {
-                        m.reset_file(fi);
-                        r.pos = [r.start; 3];
-                        r.reopened(self.invalidate, self.random);
-                        continue;
-                    }
-                    None => {
-                        r.exhausted = true;
-                        self.next_region = advance;
-                        continue;
-                    }
-                }
-            } else {
-                let mut p = r.pos[d];
-                if self.random && p + len > end {
-                    // The sequential share of a random job wraps around.
-                    p = r.start;
-                }
-                if p + self.grain.min(len) > end {
-                    r.exhausted = true;
-                    // Sequential service moves on to the next file.
-                    self.next_region = advance;
-                    continue;
-                }
-                if self.skip > 0 && p != r.base {
-                    // `rw=read:N` as fio's get_next_seq_offset: the hole
-                    // follows the end of the last I/O; a position (counted
-                    // from the region's or zone's start) past the file's
-                    // size wraps to the start (io_size then ends the job),
-                    // one past the region ends the pass.
-                    let mut rel = (p - r.base).saturating_add(self.skip);
-                    if rel >= r.file_size {
-                        rel = 0;
-                    }
-                    if rel >= r.len {
-                        r.exhausted = true;
-                        self.next_region = advance;
-                        continue;
-                    }
-                    p = r.base + rel;
-                }
-                p
-            };
-            // A zone's offsets may lie past the region's end.
-            len = self
-                .choices
-                .block_len(d, self.bs[d], end.saturating_sub(off));
-            if len == 0 || off + len > end {
-                // fio ends the file where the block does not fit.
-                len = if fio_random || fio_seq {
-                    0
-                } else {
-                    (end - off) / self.grain * self.grain
-                };
-                if len == 0 {
-                    if let Some(m) = self.fiomap.as_mut().filter(|_| restart_files) {
-                        m.reset_file(fi);
-                        r.pos = [r.start; 3];
-                        r.reopened(self.invalidate, self.random);
-                        continue;
-                    }
-                    r.exhausted = true;
-                    // Sequential service moves on to the next file.
-                    self.next_region = advance;
-                    continue;
-                }
-            }
-            if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random && !busy_ok) {
-                len = m.mark(fi, d, off - r.base, len);
-                if len == 0 {
-                    if restart_files {
-                        m.reset_file(fi);
-                        r.pos = [r.start; 3];
-                        r.reopened(self.invalidate, self.random);
-                        continue;
-                    }
-                    r.exhausted = true;
-                    self.next_region = advance;
-                    continue;
-                }
-            }
             r.pos[d] = off + len;
             self.last = (fi, off, len as usize);
             if d == 2 && self.dirs[1] {
@@ -720,6 +522,308 @@ impl Picker {
             return self.fill(io, d, fi, off, len as usize);
         }
         false
+    }
+
+    /// The file the next I/O goes to, by file_service_type (a run of
+    /// `:N` stays on the last one).
+    #[inline]
+    fn choose_file(&mut self, n: usize) {
+        // fio picks a new file once the last one is done.
+        let last_done = self.fiomap.is_some() && self.regions[self.last.0].exhausted;
+        if self.switch_left > 0 && n > 1 && !last_done {
+            // Stay on the last file for its remaining I/Os.
+            self.switch_left -= 1;
+            self.next_region = self.last.0;
+        } else {
+            self.switch_left = self.switch_every - 1;
+            if self.file_service == 1 && n > 1 {
+                self.next_region = match self.fiomap.as_mut().and_then(|m| m.file(n)) {
+                    Some(f) => f,
+                    None => self.rng.below(n as u64) as usize,
+                };
+            } else if let Some(s) = &mut self.file_sampler {
+                self.next_region = s.next();
+            }
+        }
+    }
+
+    /// The offset of the next I/O of direction `d` in file `fi` (the
+    /// zone set up, the random or sequential draw, as fio's), with whether
+    /// it came from fio's random map or its sequential share; None when the
+    /// file ended or started over (the caller tries again).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn offset(
+        &mut self,
+        fi: usize,
+        d: usize,
+        len: u64,
+        retry: bool,
+        advance: usize,
+        restart_files: bool,
+        busy_ok: &mut bool,
+    ) -> Option<(u64, bool, bool)> {
+        let r = &mut self.regions[fi];
+        if let Some(z) = &mut self.zones {
+            // The I/O before counts once, on the first file tried.
+            let prev = (!retry).then_some(self.last.2 as u64);
+            let setup = z.setup(prev, fi, d, r.start, &mut r.base, &mut r.pos, r.file_size);
+            if setup == crate::run::offsets::zones::Setup::Restart {
+                r.perm = Permutation::new(r.span / self.grain, self.key);
+                if let Some(m) = self.fiomap.as_mut() {
+                    m.reset_file(fi);
+                }
+            }
+        }
+        // `:0` (fio's ddir_seq_nr 0): never a random offset.
+        let seq_hit = self.ios_per_offset != 0 && self.same_left <= 1;
+        self.same_left = if seq_hit {
+            self.ios_per_offset
+        } else {
+            self.same_left.saturating_sub(1)
+        };
+        let random = self.random
+            && seq_hit
+            && (self.pct_random[d] >= 100
+                || match self.fiomap.as_mut() {
+                    // fio's draw from its seq_rand generators.
+                    Some(m) => m.do_random(d, self.pct_random[d]),
+                    None => self.rng.below(100) < self.pct_random[d],
+                });
+        let fio_random = random && self.fiomap.is_some();
+        // The sequential share of percentage_random, as fio's.
+        let fio_seq = self.random && !random && self.fiomap.is_some();
+        // fio's IO_U_F_BUSY_OK: set by a sequential try, it stays on
+        // for the tries on other files that follow (no marking then).
+        *busy_ok |= fio_seq;
+        let off = if fio_random {
+            self.fio_random_offset(fi, d, advance, restart_files)?
+        } else if random {
+            self.random_offset(fi, advance)?
+        } else if fio_seq && self.fiomap.is_some() {
+            self.fio_seq_offset(fi, d, advance, restart_files)?
+        } else {
+            self.seq_offset(fi, d, len, advance)?
+        };
+        Some((off, fio_random, fio_seq))
+    }
+
+    /// fio's random map: its next free block (a file past its io_size ends;
+    /// time_based or a non-uniform file service start it over).
+    #[inline]
+    fn fio_random_offset(
+        &mut self,
+        fi: usize,
+        d: usize,
+        advance: usize,
+        restart_files: bool,
+    ) -> Option<u64> {
+        let r = &mut self.regions[fi];
+        // fio ends the file at an offset past its io_size.
+        let mut got = self.fiomap.as_mut().and_then(|m| m.offset(fi, d));
+        if let Some(m) = self
+            .fiomap
+            .as_mut()
+            .filter(|m| got.is_none() && m.restarts() && !m.past_end())
+        {
+            // time_based or a non-uniform file service: fio starts
+            // a full file over.
+            m.reset_file(fi);
+            got = m.offset(fi, d);
+            r.pos = [r.start; 3];
+            r.wrapped(self.invalidate && !self.direct);
+        }
+        match got {
+            Some(o) if o < r.len => Some(r.base + o),
+            _ if restart_files => {
+                if let Some(m) = self.fiomap.as_mut() {
+                    m.reset_file(fi);
+                }
+                r.pos = [r.start; 3];
+                // fio closes the file and opens it again.
+                r.reopened(self.invalidate, self.random);
+                None
+            }
+            _ => {
+                // fio ends the file where its map gives no offset.
+                r.exhausted = true;
+                self.next_region = advance;
+                None
+            }
+        }
+    }
+
+    /// A random block: the file's sampler (random_distribution), any block
+    /// (norandommap) or the next of the permutation.
+    #[inline]
+    fn random_offset(&mut self, fi: usize, advance: usize) -> Option<u64> {
+        let r = &mut self.regions[fi];
+        let block = if let Some(s) = &r.sampler {
+            // u64::MAX: a zoned_abs zone past the file ends it.
+            Some(s.next(&mut self.rng)).filter(|&b| b != u64::MAX)
+        } else if self.norandommap {
+            let blocks = r.span / self.grain;
+            if blocks == 0 {
+                None
+            } else {
+                Some(self.rng.below(blocks))
+            }
+        } else {
+            r.perm.next()
+        };
+        match block {
+            Some(b) => Some(r.base + b * self.grain),
+            None => {
+                r.exhausted = true;
+                // Sequential service moves on to the next file.
+                self.next_region = advance;
+                None
+            }
+        }
+    }
+
+    /// The sequential share of a random job with fio's map.
+    #[inline]
+    fn fio_seq_offset(
+        &mut self,
+        fi: usize,
+        d: usize,
+        advance: usize,
+        restart_files: bool,
+    ) -> Option<u64> {
+        let r = &mut self.regions[fi];
+        let m = self.fiomap.as_mut()?;
+        // fio goes on from the end of the last I/O of this
+        // direction in this file (random ones too); past the file's
+        // end it draws a block at random (not marked); one at or
+        // past io_size ends the file.
+        if m.wraps_sequential() && r.pos[d] >= r.start + r.len {
+            // time_based with one file: back to its start.
+            r.pos[d] = r.start;
+            r.wrapped(self.invalidate && !self.direct);
+        }
+        let mut rel = if r.pos[d] - r.start < m.real_size(fi) {
+            Some(r.pos[d] - r.base)
+        } else {
+            m.offset(fi, d)
+        };
+        if rel.is_none() && m.restarts() && !m.past_end() {
+            // time_based or a non-uniform file service: the file
+            // starts over (its random draw is tried again).
+            m.reset_file(fi);
+            r.pos = [r.start; 3];
+            r.wrapped(self.invalidate && !self.direct);
+            rel = m.offset(fi, d);
+        }
+        match rel.filter(|&o| o < r.len) {
+            Some(o) => Some(r.base + o),
+            None if restart_files => {
+                m.reset_file(fi);
+                r.pos = [r.start; 3];
+                r.reopened(self.invalidate, self.random);
+                None
+            }
+            None => {
+                r.exhausted = true;
+                self.next_region = advance;
+                None
+            }
+        }
+    }
+
+    /// The next sequential offset (with `rw=read:N`'s holes).
+    #[inline]
+    fn seq_offset(&mut self, fi: usize, d: usize, len: u64, advance: usize) -> Option<u64> {
+        let r = &mut self.regions[fi];
+        let end = r.start + r.len;
+        let mut p = r.pos[d];
+        if self.random && p + len > end {
+            // The sequential share of a random job wraps around.
+            p = r.start;
+        }
+        if p + self.grain.min(len) > end {
+            r.exhausted = true;
+            // Sequential service moves on to the next file.
+            self.next_region = advance;
+            return None;
+        }
+        if self.skip > 0 && p != r.base {
+            // `rw=read:N` as fio's get_next_seq_offset: the hole
+            // follows the end of the last I/O; a position (counted
+            // from the region's or zone's start) past the file's
+            // size wraps to the start (io_size then ends the job),
+            // one past the region ends the pass.
+            let mut rel = (p - r.base).saturating_add(self.skip);
+            if rel >= r.file_size {
+                rel = 0;
+            }
+            if rel >= r.len {
+                r.exhausted = true;
+                self.next_region = advance;
+                return None;
+            }
+            p = r.base + rel;
+        }
+        Some(p)
+    }
+
+    /// The length of the I/O at `off`: its block, cut to what the region
+    /// leaves (or the file ends there), marked in fio's random map; Err
+    /// (with the length the next try starts from, as fio's loop keeps it)
+    /// when the file ended or started over (the caller tries again).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        &mut self,
+        fi: usize,
+        d: usize,
+        off: u64,
+        (fio_random, fio_seq): (bool, bool),
+        busy_ok: bool,
+        restart_files: bool,
+        advance: usize,
+    ) -> Result<u64, u64> {
+        let r = &mut self.regions[fi];
+        let end = r.start + r.len;
+        // A zone's offsets may lie past the region's end.
+        let mut len = self
+            .choices
+            .block_len(d, self.bs[d], end.saturating_sub(off));
+        if len == 0 || off + len > end {
+            // fio ends the file where the block does not fit.
+            len = if fio_random || fio_seq {
+                0
+            } else {
+                (end - off) / self.grain * self.grain
+            };
+            if len == 0 {
+                if let Some(m) = self.fiomap.as_mut().filter(|_| restart_files) {
+                    m.reset_file(fi);
+                    r.pos = [r.start; 3];
+                    r.reopened(self.invalidate, self.random);
+                    return Err(len);
+                }
+                r.exhausted = true;
+                // Sequential service moves on to the next file.
+                self.next_region = advance;
+                return Err(len);
+            }
+        }
+        if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random && !busy_ok) {
+            len = m.mark(fi, d, off - r.base, len);
+            if len == 0 {
+                if restart_files {
+                    m.reset_file(fi);
+                    r.pos = [r.start; 3];
+                    r.reopened(self.invalidate, self.random);
+                    return Err(len);
+                }
+                r.exhausted = true;
+                self.next_region = advance;
+                return Err(len);
+            }
+        }
+        Ok(len)
     }
 
     #[inline]
