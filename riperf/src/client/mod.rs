@@ -38,6 +38,13 @@ pub fn run(cfg: &Config) -> ClientEnd {
         Ok(o) => o,
         Err(e) => return ClientEnd::Error(format!("unable to open log file: {}", e.to_string_c())),
     };
+    // 3.12 pins the client right after opening the log file, so a CPU
+    // this machine lacks ends the run before it connects (no JSON either).
+    if let Some(c) = cfg.affinity {
+        if rbench_common::cpu::pin_current_thread(c).is_err() {
+            return ClientEnd::Error("unable to set CPU affinity: Invalid argument".into());
+        }
+    }
     out.title = cfg.title.clone();
     out.timestamps = cfg.timestamps.clone();
     out.forceflush = cfg.forceflush;
@@ -173,6 +180,7 @@ fn params_of(cfg: &Config, blksize: i64) -> TestParams {
 fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<(), String> {
     if report.is_text() && cfg.verbose {
         report.out.line("iperf 3.12");
+        report.out.prefix_only();
         let si = info.system_info.clone();
         report.out.line(&si);
     }
@@ -317,7 +325,8 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                     }
                     if cfg.verbose {
                         report.out.line(&format!("      Cookie: {}", cookie.text()));
-                        if !udp {
+                        // TCP only: not for UDP, nor SCTP.
+                        if cfg.protocol == Protocol::Tcp {
                             if cfg.mss > 0 {
                                 report.out.line(&format!("      TCP MSS: {}", cfg.mss));
                             } else {
@@ -398,12 +407,7 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
                 }
                 session.streams = started;
             }
-            State::TestStart => {
-                if let Some(c) = cfg.affinity {
-                    rbench_common::cpu::pin_current_thread(c)
-                        .map_err(|_| "unable to set CPU affinity: Invalid argument".to_string())?;
-                }
-            }
+            State::TestStart => {}
             State::TestRunning => session.start(),
             State::ExchangeResults => {
                 if !local_end_done {

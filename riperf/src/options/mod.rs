@@ -225,6 +225,44 @@ fn strtol0(s: &str) -> Option<i64> {
     }
 }
 
+/// C's `strtol(s, &end, 0)` where only `end != s` is checked: the number
+/// at the start of `s` (blanks, a sign, `0x`/`0` prefixes as base 0 reads
+/// them), whatever follows; `None` when no digit starts it.
+fn strtol0_prefix(s: &str) -> Option<i64> {
+    let t = s.trim_start();
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let b = t.as_bytes();
+    let (radix, digits) = if b.len() > 2
+        && b[0] == b'0'
+        && (b[1] | 0x20) == b'x'
+        && (b[2] as char).is_ascii_hexdigit()
+    {
+        (16, &t[2..])
+    } else if b.first() == Some(&b'0') {
+        (8, t)
+    } else {
+        (10, t)
+    };
+    let n = digits
+        .chars()
+        .take_while(|c| c.is_digit(radix))
+        .map(|c| c.to_digit(radix).unwrap_or(0) as i64);
+    let mut value: Option<i64> = None;
+    for d in n {
+        value = Some(
+            value
+                .unwrap_or(0)
+                .saturating_mul(radix as i64)
+                .saturating_add(d),
+        );
+    }
+    value.map(|v| if neg { -v } else { v })
+}
+
 fn dscp_value(s: &str) -> Option<i64> {
     let names = [
         ("cs0", 0),
@@ -303,12 +341,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Opt::Pidfile => c.pidfile = Some(v),
             Opt::File => c.file = Some(v),
             Opt::Affinity => {
-                let (a, b) = match v.split_once(',') {
-                    Some((a, b)) => (a, Some(b)),
-                    None => (v.as_str(), None),
-                };
-                // 3.12: a number (strtol base 0) in 0..=1024, else refused.
-                let cpu = strtol0(a).filter(|n| (0..=1024).contains(n));
+                // 3.12: the number (strtol base 0) the value starts with,
+                // in 0..=1024, else refused; what follows it is ignored
+                // (`2/2` is CPU 2) except a `,m` for the server.
+                let b = v.split_once(',').map(|(_, b)| b);
+                let cpu = strtol0_prefix(&v).filter(|n| (0..=1024).contains(n));
                 let Some(cpu) = cpu else {
                     return Err(p("unable to set CPU affinity: "));
                 };
@@ -730,6 +767,22 @@ mod tests {
         assert_eq!(c.burst, 5);
         assert_eq!(c.window, 1048576);
         assert_eq!(c.blksize, 131072);
+    }
+
+    #[test]
+    fn affinity_reads_the_leading_number_as_strtol() {
+        // iperf3's own release checks pass `-A 2/2`: CPU 2, no server CPU.
+        let c = run(&["-c", "h", "-A", "2/2"]).unwrap();
+        assert_eq!((c.affinity, c.server_affinity), (Some(2), None));
+        let c = run(&["-c", "h", "-A", "0x10,3"]).unwrap();
+        assert_eq!((c.affinity, c.server_affinity), (Some(16), Some(3)));
+        assert_eq!(run(&["-c", "h", "-A", "010"]).unwrap().affinity, Some(8));
+        for bad in ["/2", "x", "-1", "1025", ""] {
+            assert!(run(&["-c", "h", "-A", bad]).is_err(), "-A {bad:?}");
+        }
+        assert_eq!(strtol0_prefix(" +7k"), Some(7));
+        assert_eq!(strtol0_prefix("0x"), Some(0));
+        assert_eq!(strtol0_prefix("-"), None);
     }
 
     #[test]
