@@ -346,8 +346,8 @@ const SEND_PAST_END_NS: u64 = 100_000_000;
 /// riperf's -R -P 128 against a riperf client runs 256 busy threads on
 /// 2 CPUs here: the client's TEST_END, sent at -t, waited in the loopback
 /// backlog behind them and reached this server 0.5-2.9 s late (sender's
-/// end 2.5-4.9 s for -t 2; 3.12's pair 2.02-2.07). Once the senders stop,
-/// it comes in at once.
+/// end 2.5-4.9 s for -t 2; 3.12's pair 2.02-2.07). The test's end in the
+/// report is then when the senders stopped (nothing is sent after).
 fn senders_stop_at(p: &TestParams, start_ns: u64) -> Option<u64> {
     (p.time > 0 && p.reverse && !p.bidirectional).then(|| {
         start_ns + (p.time as u64 + p.omit.max(0) as u64) * 1_000_000_000 + SEND_PAST_END_NS
@@ -588,14 +588,21 @@ fn running_loop(
             return Err(TestError::log(e));
         }
         if stop_senders.is_some_and(|t| now >= t) {
-            session.shared.set_phase(crate::stream::phase::ENDING);
+            session.stop_senders();
             stop_senders = None;
         }
-        let due = session
-            .next_deadline()
-            .min(stop_senders.unwrap_or(u64::MAX));
+        // Once our senders stopped, the test has ended for the report:
+        // no more intervals, only TEST_END to wait for.
+        let due = match (stop_senders, session.senders_stopped_ns) {
+            (_, Some(_)) => u64::MAX,
+            (Some(t), None) => session.next_deadline().min(t),
+            (None, None) => session.next_deadline(),
+        };
         let wait = Duration::from_nanos(due.saturating_sub(now).min(200_000_000));
         if !net::wait_readable(ctrl.fd(), wait) {
+            if session.senders_stopped_ns.is_some() {
+                continue;
+            }
             if let Some(bytes) = session.tick(report) {
                 if limit.exceeded(bytes) {
                     return Err(TestError::log(
