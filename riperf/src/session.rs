@@ -31,6 +31,9 @@ pub struct Session {
     /// The last interval, held back when the report prints it later (the
     /// client prints it on DISPLAY_RESULTS, as iperf3 does).
     pub last_interval: Option<crate::measure::Interval>,
+    /// When this side stopped its senders before the peer ended the test
+    /// (see [`Session::stop_senders`]): the test's end for its report.
+    pub senders_stopped_ns: Option<u64>,
 }
 
 impl Session {
@@ -50,7 +53,15 @@ impl Session {
             totals: Vec::new(),
             cpu_final: (0.0, 0.0, 0.0),
             last_interval: None,
+            senders_stopped_ns: None,
         }
+    }
+
+    /// Stop the senders ahead of the peer's TEST_END; the test then ends,
+    /// for the report, now (nothing is sent after).
+    pub fn stop_senders(&mut self) {
+        self.shared.set_phase(phase::ENDING);
+        self.senders_stopped_ns = Some(now_ns());
     }
 
     /// TEST_RUNNING: the clock starts and senders go.
@@ -157,9 +168,11 @@ impl Session {
 
     fn end_with(&mut self, mut report: Option<&mut Report>, wait_drain: bool) {
         self.shared.set_phase(phase::ENDING);
-        // The interval ends now; bytes still being written or drained below
-        // belong to it.
-        let end_ns = now_ns();
+        // The interval ends now (or when our senders stopped); bytes still
+        // being written or drained below belong to it.
+        let end_ns = self
+            .senders_stopped_ns
+            .map_or_else(now_ns, |t| t.min(now_ns()));
         // Senders finish the write in progress, so the totals hold every
         // byte handed to the kernel.
         let deadline = now_ns() + 300_000_000;

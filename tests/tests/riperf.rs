@@ -1311,3 +1311,40 @@ fn omit_warnings_affinity_and_sctp_as_iperf3() {
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:#?}");
 }
+
+/// Issue 17 (4), the rest: `-R -P 128` riperf -> riperf ends near -t on
+/// both sides, as 3.12's pair does (2.00 receiver, 2.02-2.07 sender for
+/// -t 2 here). The riperf client's TEST_END, sent at -t, reached a riperf
+/// server still sending on 128 streams 0.5-2.9 s late (sender's end up to
+/// 4.9 s); the server now stops its senders 100 ms past -t by itself.
+#[test]
+fn reverse_128_streams_end_near_t_on_both_sides() {
+    let Some(real) = iperf3() else { return };
+    let ends = |cli: &Path, srv_bin: &Path| {
+        let srv = Server::start(srv_bin, &["-1"]);
+        // Drained while it runs: 128 streams of JSON overfill a pipe.
+        let o = rbench_tests::run_drained(
+            Command::new(cli)
+                .args(["-c", "127.0.0.1", "-p", &srv.port.to_string()])
+                .args(["-R", "-P", "128", "-t", "2", "-J"]),
+            LIMIT,
+        );
+        srv.finish();
+        assert!(o.status.success(), "{o:?}");
+        let j = json(&stdout(&o));
+        let end = |k: &str| j["end"][k]["end"].as_f64().unwrap();
+        (end("sum_sent"), end("sum_received"))
+    };
+    let (real_sent, real_received) = ends(&real, &real);
+    for _ in 0..2 {
+        let (sent, received) = ends(&riperf(), &riperf());
+        assert!(
+            received < real_received.max(2.0) + 0.3,
+            "receiver ends at {received} (iperf3 {real_received})"
+        );
+        assert!(
+            sent < real_sent.max(2.0) + 0.5,
+            "sender ends at {sent} (iperf3 {real_sent})"
+        );
+    }
+}

@@ -38,6 +38,13 @@ pub fn run(cfg: &Config) -> ClientEnd {
         Ok(o) => o,
         Err(e) => return ClientEnd::Error(format!("unable to open log file: {}", e.to_string_c())),
     };
+    // 3.12 pins the client right after opening the log file, so a CPU
+    // this machine lacks ends the run before it connects (no JSON either).
+    if let Some(c) = cfg.affinity {
+        if rbench_common::cpu::pin_current_thread(c).is_err() {
+            return ClientEnd::Error("unable to set CPU affinity: Invalid argument".into());
+        }
+    }
     out.title = cfg.title.clone();
     out.timestamps = cfg.timestamps.clone();
     out.forceflush = cfg.forceflush;
@@ -173,9 +180,93 @@ fn params_of(cfg: &Config, blksize: i64) -> TestParams {
 fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<(), String> {
     if report.is_text() && cfg.verbose {
         report.out.line("iperf 3.12");
+        report.out.prefix_only();
         let si = info.system_info.clone();
         report.out.line(&si);
     }
+    let mut l = connect(cfg)?;
+    note_connection(cfg, &l, info);
+    let udp = cfg.protocol == Protocol::Udp;
+    let shared = TestShared::new(cfg.bytes, cfg.blocks);
+    let mut session = Session::new(shared.clone(), cfg.interval, cfg.omit, udp);
+    let mut server_results: Option<PeerResults> = None;
+    let mut local_end_done = false;
+    loop {
+        let st = if session.running() && !local_end_done {
+            match wait_running(cfg, l.blksize, &mut l.ctrl, &mut session, report)? {
+                Some(s) => s,
+                None => {
+                    // Our side decided the test is over.
+                    end_our_side(cfg, &mut l.ctrl, &mut session)?;
+                    local_end_done = true;
+                    continue;
+                }
+            }
+        } else if local_end_done {
+            await_server_after_end(cfg, &mut l.ctrl, &mut session, report)?
+        } else {
+            read_state(&mut l.ctrl)?
+        };
+        match st {
+            State::ParamExchange => send_parameters(cfg, &mut l, report)?,
+            State::CreateStreams => start_streams(cfg, &l, &shared, &mut session, report, info)?,
+            State::TestStart => {}
+            State::TestRunning => session.start(),
+            State::ExchangeResults => {
+                if !local_end_done {
+                    session.end_deferred();
+                    local_end_done = true;
+                }
+                server_results = Some(exchange_results(cfg, &mut l.ctrl, &session, udp)?);
+            }
+            State::DisplayResults => {
+                return display_results(
+                    cfg,
+                    &mut l.ctrl,
+                    &mut session,
+                    report,
+                    server_results.as_ref(),
+                    udp,
+                )
+            }
+            State::AccessDenied => {
+                return Err("the server is busy running a test. try again later".into())
+            }
+            State::ServerError => return Err(server_error(&mut l.ctrl)),
+            State::ServerTerminate => {
+                if !local_end_done {
+                    session.end(report, false);
+                }
+                if let Ok(s) = session.summary(None, report.ctx.sender_has_retransmits) {
+                    report.summary(&s);
+                }
+                session.stop();
+                return Err("the server has terminated".into());
+            }
+            _ => return Err("received an unknown control message".into()),
+        }
+    }
+}
+
+/// The control connection and what the client learned making it.
+struct Link {
+    ctrl: Ctrl,
+    peer: std::net::SocketAddr,
+    /// -B's address, if any.
+    bind_ip: Option<std::net::IpAddr>,
+    cookie: Cookie,
+    /// The control connection's MSS.
+    ctrl_mss: i64,
+    /// -l, or for UDP without it the control connection's MSS.
+    blksize: i64,
+    /// When it connected, as the `Time:` line writes it, and in seconds.
+    time_s: String,
+    timesecs: i64,
+}
+
+/// Resolve the server, connect (-B, --bind-dev, --connect-timeout), send
+/// the cookie.
+fn connect(cfg: &Config) -> Result<Link, String> {
     let addrs = net::resolve(&cfg.host, cfg.port, cfg.ipv4_only, cfg.ipv6_only)
         .map_err(|e| format!("unable to connect to server: {}", e.to_string_c()))?;
     let bind_ip = match &cfg.bind {
@@ -212,301 +303,309 @@ fn run_inner(cfg: &Config, report: &mut Report, info: &mut StartInfo) -> Result<
             1460
         };
     }
-    let (time_s, secs) = report::gmt_now();
-    info.time = time_s.clone();
-    info.timesecs = secs;
+    let (time_s, timesecs) = report::gmt_now();
+    Ok(Link {
+        ctrl,
+        peer,
+        bind_ip,
+        cookie,
+        ctrl_mss,
+        blksize,
+        time_s,
+        timesecs,
+    })
+}
+
+/// What the start of the report says of the connection.
+fn note_connection(cfg: &Config, l: &Link, info: &mut StartInfo) {
+    info.time = l.time_s.clone();
+    info.timesecs = l.timesecs;
     info.peer_host = cfg.host.clone();
     info.peer_port = cfg.port;
-    info.cookie = cookie.text();
+    info.cookie = l.cookie.text();
     info.on_connect = Some(report::OnConnect {
         tcp: cfg.protocol == Protocol::Tcp,
         mss: cfg.mss,
         rate: cfg.rate,
     });
-    info.tcp_mss = if cfg.mss > 0 { cfg.mss } else { ctrl_mss };
-    let shared = TestShared::new(cfg.bytes, cfg.blocks);
-    let mut session = Session::new(shared.clone(), cfg.interval, cfg.omit, udp);
-    let mut server_results: Option<PeerResults> = None;
-    let mut local_end_done = false;
-    loop {
-        let st = if session.running() && !local_end_done {
-            match wait_running(cfg, blksize, &mut ctrl, &mut session, report)? {
-                Some(s) => s,
-                None => {
-                    // Our side decided the test is over.
-                    let send_end = |ctrl: &mut Ctrl| {
-                        ctrl.send_state(State::TestEnd).map_err(|e| {
-                            format!("unable to send control message: {}", e.to_string_c())
-                        })
-                    };
-                    if cfg.bytes != 0 || cfg.blocks != 0 {
-                        // -n/-k: the receiver's count should hold every
-                        // byte sent: the senders finish their write and
-                        // the peer acknowledges it (bounded) first.
-                        session.end_deferred();
-                        session.wait_acked(Duration::from_secs(1));
-                        send_end(&mut ctrl)?;
-                    } else {
-                        // A timed test ends at -t, as in 3.12: TEST_END
-                        // goes now, and the senders' writes in progress
-                        // finish after it. Waiting for them (a paced
-                        // --fq-rate queue, -P 128 threads) pushed the
-                        // receiver's last interval past -t.
-                        session.shared.set_phase(crate::stream::phase::ENDING);
-                        send_end(&mut ctrl)?;
-                        session.end_deferred();
-                    }
-                    local_end_done = true;
-                    continue;
-                }
-            }
-        } else if local_end_done {
-            // After TEST_END the server answers at once. 3.12 waits forever
-            // for a server that does not (cut off, frozen); riperf gives up
-            // after --rcv-timeout (default 120 s).
-            match read_state_within(&mut ctrl, Some(Duration::from_millis(cfg.rcv_timeout_ms))) {
-                Ok(s) => s,
-                Err(e) => {
-                    // Interrupted while waiting for the server: 3.12 prints
-                    // what this side measured before its interrupt message.
-                    if e == INTERRUPTED && report.is_text() {
-                        if let Some(iv) = session.last_interval.take() {
-                            report.interval(&iv);
-                        }
-                        if let Ok(s) = session.summary(None, report.ctx.sender_has_retransmits) {
-                            report.summary(&s);
-                        }
-                    }
-                    session.stop();
-                    return Err(e);
-                }
-            }
-        } else {
-            read_state(&mut ctrl)?
-        };
-        match st {
-            State::ParamExchange => {
-                if cfg.verbose {
-                    // 3.12 prints these with printf: on stdout, also with -J
-                    // or --logfile, without -T or --timestamps prefixes.
-                    let mut o = std::io::stdout().lock();
-                    let _ = writeln!(o, "Control connection MSS {ctrl_mss}");
-                    if udp && cfg.blksize == 0 {
-                        let _ = writeln!(o, "Setting UDP block size to {blksize}");
-                    }
-                    let _ = o.flush();
-                }
-                if udp && ctrl_mss > 0 && blksize > ctrl_mss {
-                    eprintln!(
-                        "warning: UDP block size {blksize} exceeds TCP MSS {ctrl_mss}, may result in fragmentation / drops"
-                    );
-                }
-                if report.is_text() {
-                    if cfg.verbose {
-                        report.out.line(&format!("Time: {time_s}"));
-                    }
-                    report.out.line(&format!(
-                        "Connecting to host {}, port {}",
-                        cfg.host, cfg.port
-                    ));
-                    if cfg.reverse {
-                        report.out.line(&format!(
-                            "Reverse mode, remote host {} is sending",
-                            cfg.host
-                        ));
-                    }
-                    if cfg.verbose {
-                        report.out.line(&format!("      Cookie: {}", cookie.text()));
-                        if !udp {
-                            if cfg.mss > 0 {
-                                report.out.line(&format!("      TCP MSS: {}", cfg.mss));
-                            } else {
-                                report
-                                    .out
-                                    .line(&format!("      TCP MSS: {ctrl_mss} (default)"));
-                            }
-                        }
-                        if cfg.rate > 0 {
-                            report
-                                .out
-                                .line(&format!("      Target Bitrate: {}", cfg.rate));
-                        }
-                    }
-                }
-                let params = params_of(cfg, blksize).to_json();
-                debug_json(cfg.debug, "send_parameters:", &params);
-                ctrl.send_json(&params).map_err(|e| {
-                    format!("unable to send parameters to server: {}", e.to_string_c())
-                })?;
-            }
-            State::CreateStreams => {
-                if cfg.protocol == Protocol::Sctp {
-                    return Err(sctp_stream_error());
-                }
-                create_streams(
-                    cfg,
-                    &cookie,
-                    peer,
-                    bind_ip,
-                    blksize,
-                    &shared,
-                    &mut session,
-                    report,
-                    info,
-                )?;
-                let desc = TestDesc {
-                    udp,
-                    num_streams: cfg.parallel,
-                    blksize,
-                    omit: cfg.omit,
-                    duration: cfg.duration,
-                    bytes: cfg.bytes,
-                    blocks: cfg.blocks,
-                    reverse: cfg.reverse,
-                    tos: cfg.tos,
-                    rate: cfg.rate,
-                    window: cfg.window,
-                    mss: cfg.mss,
-                };
-                info.test = Some(desc);
-                report.set_start(info);
-                if report.is_text() && cfg.verbose {
-                    report.out.line(&format!(
-                        "Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} seconds, {} second test, tos {}",
-                        if udp { "UDP" } else { "TCP" },
-                        cfg.parallel,
-                        blksize,
-                        cfg.omit,
-                        cfg.duration,
-                        cfg.tos
-                    ));
-                }
-                // The stream threads start now, waiting for TEST_RUNNING:
-                // the server's clock starts when it sends TEST_RUNNING, right
-                // after TEST_START, so spawning them on TEST_START (-P 128
-                // on a busy machine: tens of ms) started ours late and our
-                // TEST_END went past the server's -t.
-                let streams = std::mem::take(&mut session.streams);
-                let mut started = Vec::new();
-                let bodies = std::mem::take(&mut session.pending);
-                for (i, (mut s, io)) in streams.into_iter().zip(bodies).enumerate() {
-                    let cpu = crate::stream::stream_cpu(cfg.affinity, i);
-                    s.spawn(io, shared.clone(), cpu).map_err(|e| {
-                        format!("unable to create a new stream: {}", e.to_string_c())
-                    })?;
-                    started.push(s);
-                }
-                session.streams = started;
-            }
-            State::TestStart => {
-                if let Some(c) = cfg.affinity {
-                    rbench_common::cpu::pin_current_thread(c)
-                        .map_err(|_| "unable to set CPU affinity: Invalid argument".to_string())?;
-                }
-            }
-            State::TestRunning => session.start(),
-            State::ExchangeResults => {
-                if !local_end_done {
-                    session.end_deferred();
-                    local_end_done = true;
-                }
-                let mine = session.results(!udp, false).to_json();
-                debug_json(cfg.debug, "send_results", &mine);
-                ctrl.send_json(&mine)
-                    .map_err(|e| format!("unable to send results: {}", e.to_string_c()))?;
-                let v = ctrl
-                    .read_json(MAX_RESULTS_LEN, CTRL_TIMEOUT)
-                    .map_err(|e| format!("unable to receive results: {e}"))?;
-                debug_json(cfg.debug, "get_results", &v);
-                server_results = Some(PeerResults::from_json(&v).map_err(|e| e.to_string())?);
-            }
-            State::DisplayResults => {
-                let peer_res = server_results.as_ref();
-                // 3.12 takes the sender's retransmit flag from the results
-                // before printing the last interval: a -R client whose only
-                // interval prints now shows the Retr/Cwnd header.
-                if cfg.reverse && !udp && peer_res.is_some_and(|p| p.sender_has_retransmits == 1) {
-                    report.ctx.sender_has_retransmits = true;
-                }
+    info.tcp_mss = if cfg.mss > 0 { cfg.mss } else { l.ctrl_mss };
+}
+
+/// Our side decided the test is over: TEST_END.
+fn end_our_side(cfg: &Config, ctrl: &mut Ctrl, session: &mut Session) -> Result<(), String> {
+    let send_end = |ctrl: &mut Ctrl| {
+        ctrl.send_state(State::TestEnd)
+            .map_err(|e| format!("unable to send control message: {}", e.to_string_c()))
+    };
+    if cfg.bytes != 0 || cfg.blocks != 0 {
+        // -n/-k: the receiver's count should hold every
+        // byte sent: the senders finish their write and
+        // the peer acknowledges it (bounded) first.
+        session.end_deferred();
+        session.wait_acked(Duration::from_secs(1));
+        send_end(ctrl)?;
+    } else {
+        // A timed test ends at -t, as in 3.12: TEST_END
+        // goes now, and the senders' writes in progress
+        // finish after it. Waiting for them (a paced
+        // --fq-rate queue, -P 128 threads) pushed the
+        // receiver's last interval past -t.
+        session.shared.set_phase(crate::stream::phase::ENDING);
+        send_end(ctrl)?;
+        session.end_deferred();
+    }
+    Ok(())
+}
+
+/// The server's next message once we sent TEST_END.
+fn await_server_after_end(
+    cfg: &Config,
+    ctrl: &mut Ctrl,
+    session: &mut Session,
+    report: &mut Report,
+) -> Result<State, String> {
+    // After TEST_END the server answers at once. 3.12 waits forever
+    // for a server that does not (cut off, frozen); riperf gives up
+    // after --rcv-timeout (default 120 s).
+    match read_state_within(ctrl, Some(Duration::from_millis(cfg.rcv_timeout_ms))) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            // Interrupted while waiting for the server: 3.12 prints
+            // what this side measured before its interrupt message.
+            if e == INTERRUPTED && report.is_text() {
                 if let Some(iv) = session.last_interval.take() {
                     report.interval(&iv);
-                }
-                let mut summary = session.summary(peer_res, report.ctx.sender_has_retransmits)?;
-                if !udp {
-                    let local = session
-                        .streams
-                        .first()
-                        .and_then(|s| net::congestion_of(s.fd));
-                    let remote = peer_res.and_then(|p| p.congestion_used.clone());
-                    if report.ctx.local_sends() || cfg.bidir {
-                        summary.sender_congestion = local;
-                        summary.receiver_congestion = remote;
-                    } else {
-                        summary.sender_congestion = remote;
-                        summary.receiver_congestion = local;
-                    }
-                }
-                summary.file = crate::stream::file_info(cfg.file.as_deref());
-                report.summary(&summary);
-                if let Some(t) = &cfg.title {
-                    report.extra_top.push(("title".into(), t.clone().into()));
-                }
-                if let Some(e) = &cfg.extra_data {
-                    report
-                        .extra_top
-                        .push(("extra_data".into(), e.clone().into()));
-                }
-                // A real iperf3 server keeps `get_server_output` set from an
-                // earlier client that asked: 3.12 shows (and keeps for -J)
-                // the server's output only when this client asked for it.
-                let asked = cfg.get_server_output;
-                match peer_res
-                    .filter(|_| asked)
-                    .and_then(|p| p.server_output.clone())
-                {
-                    Some(ServerOutput::Text(t)) => {
-                        if report.is_text() {
-                            report.out.raw("\nServer output:\n");
-                            report.out.raw(&t);
-                            report.out.raw("\n");
-                        } else {
-                            report
-                                .extra_top
-                                .push(("server_output_text".into(), t.into()));
-                        }
-                    }
-                    Some(ServerOutput::Json(j)) => {
-                        if report.is_text() {
-                            report.out.raw("\nServer JSON output:\n");
-                            report.out.raw(&crate::protocol::cjson::to_pretty(&j));
-                            report.out.raw("\n");
-                        } else {
-                            report.extra_top.push(("server_output_json".into(), j));
-                        }
-                    }
-                    None => {}
-                }
-                let _ = ctrl.send_state(State::IperfDone);
-                session.stop();
-                return Ok(());
-            }
-            State::AccessDenied => {
-                return Err("the server is busy running a test. try again later".into())
-            }
-            State::ServerError => return Err(server_error(&mut ctrl)),
-            State::ServerTerminate => {
-                if !local_end_done {
-                    session.end(report, false);
                 }
                 if let Ok(s) = session.summary(None, report.ctx.sender_has_retransmits) {
                     report.summary(&s);
                 }
-                session.stop();
-                return Err("the server has terminated".into());
             }
-            _ => return Err("received an unknown control message".into()),
+            session.stop();
+            Err(e)
         }
     }
+}
+
+/// PARAM_EXCHANGE: the connection lines, then our parameters.
+fn send_parameters(cfg: &Config, l: &mut Link, report: &mut Report) -> Result<(), String> {
+    let udp = cfg.protocol == Protocol::Udp;
+    if cfg.verbose {
+        // 3.12 prints these with printf: on stdout, also with -J
+        // or --logfile, without -T or --timestamps prefixes.
+        let mut o = std::io::stdout().lock();
+        let _ = writeln!(o, "Control connection MSS {}", l.ctrl_mss);
+        if udp && cfg.blksize == 0 {
+            let _ = writeln!(o, "Setting UDP block size to {}", l.blksize);
+        }
+        let _ = o.flush();
+    }
+    if udp && l.ctrl_mss > 0 && l.blksize > l.ctrl_mss {
+        eprintln!(
+            "warning: UDP block size {} exceeds TCP MSS {}, may result in fragmentation / drops",
+            l.blksize, l.ctrl_mss
+        );
+    }
+    if report.is_text() {
+        if cfg.verbose {
+            report.out.line(&format!("Time: {}", l.time_s));
+        }
+        report.out.line(&format!(
+            "Connecting to host {}, port {}",
+            cfg.host, cfg.port
+        ));
+        if cfg.reverse {
+            report.out.line(&format!(
+                "Reverse mode, remote host {} is sending",
+                cfg.host
+            ));
+        }
+        if cfg.verbose {
+            report
+                .out
+                .line(&format!("      Cookie: {}", l.cookie.text()));
+            // TCP only: not for UDP, nor SCTP.
+            if cfg.protocol == Protocol::Tcp {
+                if cfg.mss > 0 {
+                    report.out.line(&format!("      TCP MSS: {}", cfg.mss));
+                } else {
+                    report
+                        .out
+                        .line(&format!("      TCP MSS: {} (default)", l.ctrl_mss));
+                }
+            }
+            if cfg.rate > 0 {
+                report
+                    .out
+                    .line(&format!("      Target Bitrate: {}", cfg.rate));
+            }
+        }
+    }
+    let params = params_of(cfg, l.blksize).to_json();
+    debug_json(cfg.debug, "send_parameters:", &params);
+    l.ctrl
+        .send_json(&params)
+        .map_err(|e| format!("unable to send parameters to server: {}", e.to_string_c()))?;
+    Ok(())
+}
+
+/// CREATE_STREAMS: connect the data streams, start the report, start the
+/// stream threads (waiting for TEST_RUNNING).
+fn start_streams(
+    cfg: &Config,
+    l: &Link,
+    shared: &std::sync::Arc<TestShared>,
+    session: &mut Session,
+    report: &mut Report,
+    info: &mut StartInfo,
+) -> Result<(), String> {
+    let udp = cfg.protocol == Protocol::Udp;
+    if cfg.protocol == Protocol::Sctp {
+        return Err(sctp_stream_error());
+    }
+    create_streams(
+        cfg, &l.cookie, l.peer, l.bind_ip, l.blksize, shared, session, report, info,
+    )?;
+    let desc = TestDesc {
+        udp,
+        num_streams: cfg.parallel,
+        blksize: l.blksize,
+        omit: cfg.omit,
+        duration: cfg.duration,
+        bytes: cfg.bytes,
+        blocks: cfg.blocks,
+        reverse: cfg.reverse,
+        tos: cfg.tos,
+        rate: cfg.rate,
+        window: cfg.window,
+        mss: cfg.mss,
+    };
+    info.test = Some(desc);
+    report.set_start(info);
+    if report.is_text() && cfg.verbose {
+        report.out.line(&format!(
+            "Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} seconds, {} second test, tos {}",
+            if udp { "UDP" } else { "TCP" },
+            cfg.parallel,
+            l.blksize,
+            cfg.omit,
+            cfg.duration,
+            cfg.tos
+        ));
+    }
+    // The stream threads start now, waiting for TEST_RUNNING:
+    // the server's clock starts when it sends TEST_RUNNING, right
+    // after TEST_START, so spawning them on TEST_START (-P 128
+    // on a busy machine: tens of ms) started ours late and our
+    // TEST_END went past the server's -t.
+    let streams = std::mem::take(&mut session.streams);
+    let mut started = Vec::new();
+    let bodies = std::mem::take(&mut session.pending);
+    for (i, (mut s, io)) in streams.into_iter().zip(bodies).enumerate() {
+        let cpu = crate::stream::stream_cpu(cfg.affinity, i);
+        s.spawn(io, shared.clone(), cpu)
+            .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
+        started.push(s);
+    }
+    session.streams = started;
+    Ok(())
+}
+
+/// EXCHANGE_RESULTS: ours out, the server's in.
+fn exchange_results(
+    cfg: &Config,
+    ctrl: &mut Ctrl,
+    session: &Session,
+    udp: bool,
+) -> Result<PeerResults, String> {
+    let mine = session.results(!udp, false).to_json();
+    debug_json(cfg.debug, "send_results", &mine);
+    ctrl.send_json(&mine)
+        .map_err(|e| format!("unable to send results: {}", e.to_string_c()))?;
+    let v = ctrl
+        .read_json(MAX_RESULTS_LEN, CTRL_TIMEOUT)
+        .map_err(|e| format!("unable to receive results: {e}"))?;
+    debug_json(cfg.debug, "get_results", &v);
+    PeerResults::from_json(&v).map_err(|e| e.to_string())
+}
+
+/// DISPLAY_RESULTS: the last interval, the summary, the server's output
+/// when asked for; IPERF_DONE.
+fn display_results(
+    cfg: &Config,
+    ctrl: &mut Ctrl,
+    session: &mut Session,
+    report: &mut Report,
+    server_results: Option<&PeerResults>,
+    udp: bool,
+) -> Result<(), String> {
+    let peer_res = server_results;
+    // 3.12 takes the sender's retransmit flag from the results
+    // before printing the last interval: a -R client whose only
+    // interval prints now shows the Retr/Cwnd header.
+    if cfg.reverse && !udp && peer_res.is_some_and(|p| p.sender_has_retransmits == 1) {
+        report.ctx.sender_has_retransmits = true;
+    }
+    if let Some(iv) = session.last_interval.take() {
+        report.interval(&iv);
+    }
+    let mut summary = session.summary(peer_res, report.ctx.sender_has_retransmits)?;
+    if !udp {
+        let local = session
+            .streams
+            .first()
+            .and_then(|s| net::congestion_of(s.fd));
+        let remote = peer_res.and_then(|p| p.congestion_used.clone());
+        if report.ctx.local_sends() || cfg.bidir {
+            summary.sender_congestion = local;
+            summary.receiver_congestion = remote;
+        } else {
+            summary.sender_congestion = remote;
+            summary.receiver_congestion = local;
+        }
+    }
+    summary.file = crate::stream::file_info(cfg.file.as_deref());
+    report.summary(&summary);
+    if let Some(t) = &cfg.title {
+        report.extra_top.push(("title".into(), t.clone().into()));
+    }
+    if let Some(e) = &cfg.extra_data {
+        report
+            .extra_top
+            .push(("extra_data".into(), e.clone().into()));
+    }
+    // A real iperf3 server keeps `get_server_output` set from an
+    // earlier client that asked: 3.12 shows (and keeps for -J)
+    // the server's output only when this client asked for it.
+    let asked = cfg.get_server_output;
+    match peer_res
+        .filter(|_| asked)
+        .and_then(|p| p.server_output.clone())
+    {
+        Some(ServerOutput::Text(t)) => {
+            if report.is_text() {
+                report.out.raw("\nServer output:\n");
+                report.out.raw(&t);
+                report.out.raw("\n");
+            } else {
+                report
+                    .extra_top
+                    .push(("server_output_text".into(), t.into()));
+            }
+        }
+        Some(ServerOutput::Json(j)) => {
+            if report.is_text() {
+                report.out.raw("\nServer JSON output:\n");
+                report.out.raw(&crate::protocol::cjson::to_pretty(&j));
+                report.out.raw("\n");
+            } else {
+                report.extra_top.push(("server_output_json".into(), j));
+            }
+        }
+        None => {}
+    }
+    let _ = ctrl.send_state(State::IperfDone);
+    session.stop();
+    Ok(())
 }
 
 /// A server that takes an SCTP test: 3.12 fails to make its socket where

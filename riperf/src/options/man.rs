@@ -69,7 +69,7 @@ pub fn man_page() -> String {
     m.push_str("\n.SH NOT SUPPORTED\n");
     m.push_str(&esc("SCTP streams: --sctp goes to the server as iperf3 3.12 sends it and fails there as 3.12 does on a kernel without SCTP; -X, --nstreams and authentication (--username, --rsa-*) are refused with an error. -F works with TCP only."));
     m.push_str("\n.SH EXTENSIONS\n");
-    m.push_str(&esc("--json-stream prints one JSON event per line (as iperf3 3.17). --output-format=text|json|csv selects the report like the other rbench tools; csv has a header row, a row per stream per interval and summary rows. --max-parallel N lifts the 128-stream cap on both sides. -A n pins stream i to the i-th allowed CPU from n. With -n, a riperf client waits until its data is acknowledged before ending the test and a riperf server counts what is still buffered, so both sides report the bytes actually sent."));
+    m.push_str(&esc("--json-stream prints one JSON event per line (as iperf3 3.17). --output-format=text|json|csv selects the report like the other rbench tools; csv has a header row, a row per stream per interval and summary rows. --max-parallel N lifts the 128-stream cap on both sides. -A n pins stream i to the i-th allowed CPU from n. With -n, a riperf client waits until its data is acknowledged before ending the test and a riperf server counts what is still buffered, so both sides report the bytes actually sent. A riperf server that only sends in a timed test (-R) stops its senders 100 ms past -t when the client's TEST_END has not come in yet, and its report ends there; iperf3 3.12 sends until TEST_END."));
     m.push_str("\n.SH EXAMPLES\n");
     for (what, cmd) in EXAMPLES {
         m.push_str(&format!(

@@ -225,6 +225,44 @@ fn strtol0(s: &str) -> Option<i64> {
     }
 }
 
+/// C's `strtol(s, &end, 0)` where only `end != s` is checked: the number
+/// at the start of `s` (blanks, a sign, `0x`/`0` prefixes as base 0 reads
+/// them), whatever follows; `None` when no digit starts it.
+fn strtol0_prefix(s: &str) -> Option<i64> {
+    let t = s.trim_start();
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let b = t.as_bytes();
+    let (radix, digits) = if b.len() > 2
+        && b[0] == b'0'
+        && (b[1] | 0x20) == b'x'
+        && (b[2] as char).is_ascii_hexdigit()
+    {
+        (16, &t[2..])
+    } else if b.first() == Some(&b'0') {
+        (8, t)
+    } else {
+        (10, t)
+    };
+    let n = digits
+        .chars()
+        .take_while(|c| c.is_digit(radix))
+        .map(|c| c.to_digit(radix).unwrap_or(0) as i64);
+    let mut value: Option<i64> = None;
+    for d in n {
+        value = Some(
+            value
+                .unwrap_or(0)
+                .saturating_mul(radix as i64)
+                .saturating_add(d),
+        );
+    }
+    value.map(|v| if neg { -v } else { v })
+}
+
 fn dscp_value(s: &str) -> Option<i64> {
     let names = [
         ("cs0", 0),
@@ -263,429 +301,509 @@ fn size(s: &str) -> i64 {
     parse_size(s).map(|v| v as i64).unwrap_or(0)
 }
 
+/// What parsing has seen beyond the settings themselves.
+#[derive(Default)]
+struct Seen {
+    role: Option<Role>,
+    /// An option only a client may give.
+    client_flag: bool,
+    /// An option only a server may give.
+    server_flag: bool,
+    duration_set: bool,
+    rcv_timeout_set: bool,
+}
+
 /// Parse the arguments (without the program name).
 pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     let opts = getopt::getopt(args).map_err(|e| UsageError::Getopt(e.0))?;
     let mut c = Config::default();
-    let mut role: Option<Role> = None;
-    let mut client_flag = false;
-    let mut server_flag = false;
-    let mut duration_set = false;
-    let mut rcv_timeout_set = false;
-    let p = |m: &str| UsageError::Parameter(m.to_string());
+    let mut seen = Seen::default();
     for (opt, val) in opts {
-        let v = val.clone().unwrap_or_default();
         match opt {
             Opt::Help => return Ok(Command::Help),
             Opt::Version => return Ok(Command::Version),
-            Opt::Port => {
-                let n = atoi(&v);
-                if !(1..=65535).contains(&n) {
-                    return Err(p("port number must be between 1 and 65535 inclusive"));
-                }
-                c.port = n as u16;
+            _ => {}
+        }
+        let handled = general_option(opt, val.clone(), &mut c, &mut seen)?
+            || server_option(opt, val.clone(), &mut c, &mut seen)?
+            || client_option(opt, val, &mut c, &mut seen)?;
+        debug_assert!(handled, "{opt:?} is in no option group");
+    }
+    check_roles(&mut c, &seen)?;
+    if c.role == Role::Client {
+        settle_client(&mut c, &seen)?;
+    }
+    settle_output(&mut c);
+    Ok(Command::Run(Box::new(c)))
+}
+
+/// Options of both roles: ports, output, logging, timeouts; false for
+/// an option of another group.
+fn general_option(
+    opt: Opt,
+    val: Option<String>,
+    c: &mut Config,
+    seen: &mut Seen,
+) -> Result<bool, UsageError> {
+    let v = val.clone().unwrap_or_default();
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    match opt {
+        Opt::Port => {
+            let n = atoi(&v);
+            if !(1..=65535).contains(&n) {
+                return Err(p("port number must be between 1 and 65535 inclusive"));
             }
-            Opt::Format => match v.chars().next() {
-                Some(f) if is_format_letter(f) => c.format = f,
-                _ => {
-                    return Err(p(
-                        "bad format specifier (valid formats are in the set [kmgtKMGT])",
-                    ))
-                }
-            },
-            Opt::Interval => {
-                let i = v.trim().parse::<f64>().unwrap_or(0.0);
-                if (!(0.1..=60.0).contains(&i)) && i != 0.0 {
-                    return Err(p("invalid report interval (min = 0.1, max = 60 seconds)"));
-                }
-                c.interval = i;
-            }
-            Opt::Pidfile => c.pidfile = Some(v),
-            Opt::File => c.file = Some(v),
-            Opt::Affinity => {
-                let (a, b) = match v.split_once(',') {
-                    Some((a, b)) => (a, Some(b)),
-                    None => (v.as_str(), None),
-                };
-                // 3.12: a number (strtol base 0) in 0..=1024, else refused.
-                let cpu = strtol0(a).filter(|n| (0..=1024).contains(n));
-                let Some(cpu) = cpu else {
-                    return Err(p("unable to set CPU affinity: "));
-                };
-                c.affinity = Some(cpu as usize);
-                if let Some(b) = b {
-                    let n = atoi(b);
-                    if !(0..=1024).contains(&n) {
-                        return Err(p("unable to set CPU affinity: "));
-                    }
-                    c.server_affinity = Some(n);
-                    client_flag = true;
-                }
-            }
-            Opt::Bind => {
-                if let Some((_, dev)) = v.split_once('%') {
-                    c.bind_dev = Some(dev.to_string());
-                }
-                c.bind = Some(v);
-            }
-            Opt::BindDev => c.bind_dev = Some(v),
-            Opt::MaxParallel => {
-                c.max_parallel = atoi(&v);
-                if c.max_parallel < 1 {
-                    return Err(p("--max-parallel must be at least 1"));
-                }
-            }
-            Opt::Verbose => c.verbose = true,
-            Opt::Json => c.output = OutputKind::Json,
-            Opt::JsonStream => c.output = OutputKind::JsonStream,
-            Opt::OutputFormat => {
-                c.output =
-                    match v.as_str() {
-                        "text" | "normal" => OutputKind::Text,
-                        "json" => OutputKind::Json,
-                        "json-stream" => OutputKind::JsonStream,
-                        "csv" => OutputKind::Csv,
-                        _ => return Err(p(
-                            "bad output format (valid formats are text, json, json-stream, csv)",
-                        )),
-                    }
-            }
-            Opt::Logfile => c.logfile = Some(v),
-            Opt::ForceFlush => c.forceflush = true,
-            Opt::Timestamps => c.timestamps = Some(val.unwrap_or_else(|| "%c ".into())),
-            Opt::RcvTimeout => {
-                let n = atoi(&v);
-                if !(100..=86_400_000).contains(&n) {
-                    return Err(p("receive timeout value is incorrect or not in range"));
-                }
-                c.rcv_timeout_ms = n as u64;
-                rcv_timeout_set = true;
-            }
-            Opt::SndTimeout => {
-                let n = atoi(&v);
-                if !(0..=86_400_000).contains(&n) {
-                    return Err(p("send timeout value is incorrect or not in range"));
-                }
-                c.snd_timeout_ms = Some(n as u64);
-            }
-            Opt::Debug => c.debug = val.map(|s| atoi(&s).clamp(1, 4) as u8).unwrap_or(4),
-            Opt::Server => {
-                if role == Some(Role::Client) {
-                    return Err(p("cannot be both server and client"));
-                }
-                role = Some(Role::Server);
-            }
-            Opt::Daemon => {
-                c.daemon = true;
-                server_flag = true;
-            }
-            Opt::OneOff => {
-                c.one_off = true;
-                server_flag = true;
-            }
-            Opt::ServerBitrateLimit => {
-                let (r, secs) = match v.split_once('/') {
-                    Some((r, t)) => (r, Some(t)),
-                    None => (v.as_str(), None),
-                };
-                if let Some(t) = secs {
-                    let t = t.trim().parse::<f64>().unwrap_or(0.0);
-                    if t != 0.0 && !(0.1..=60.0).contains(&t) {
-                        return Err(p("invalid time interval for calculating average data rate"));
-                    }
-                    c.bitrate_limit_interval = t;
-                }
-                c.server_bitrate_limit = parse_rate(r).map(|x| x.max(0.0) as u64).unwrap_or(0);
-                server_flag = true;
-            }
-            Opt::IdleTimeout => {
-                let n = atoi(&v);
-                if !(1..=86400).contains(&n) {
-                    return Err(p(
-                        "idle timeout parameter is not positive or larger than allowed limit",
-                    ));
-                }
-                c.idle_timeout = Some(n as u64);
-                server_flag = true;
-            }
-            Opt::RsaPrivateKeyPath
-            | Opt::AuthorizedUsersPath
-            | Opt::TimeSkewThreshold
-            | Opt::Username
-            | Opt::RsaPublicKeyPath => {
-                return Err(UsageError::Fatal(
-                    "authentication options are not supported by riperf".into(),
+            c.port = n as u16;
+        }
+        Opt::Format => match v.chars().next() {
+            Some(f) if is_format_letter(f) => c.format = f,
+            _ => {
+                return Err(p(
+                    "bad format specifier (valid formats are in the set [kmgtKMGT])",
                 ))
             }
-            Opt::Client => {
-                if role == Some(Role::Server) {
-                    return Err(p("cannot be both server and client"));
+        },
+        Opt::Interval => {
+            let i = v.trim().parse::<f64>().unwrap_or(0.0);
+            if (!(0.1..=60.0).contains(&i)) && i != 0.0 {
+                return Err(p("invalid report interval (min = 0.1, max = 60 seconds)"));
+            }
+            c.interval = i;
+        }
+        Opt::Pidfile => c.pidfile = Some(v),
+        Opt::File => c.file = Some(v),
+        Opt::Affinity => {
+            // 3.12: the number (strtol base 0) the value starts with,
+            // in 0..=1024, else refused; what follows it is ignored
+            // (`2/2` is CPU 2) except a `,m` for the server.
+            let b = v.split_once(',').map(|(_, b)| b);
+            let cpu = strtol0_prefix(&v).filter(|n| (0..=1024).contains(n));
+            let Some(cpu) = cpu else {
+                return Err(p("unable to set CPU affinity: "));
+            };
+            c.affinity = Some(cpu as usize);
+            if let Some(b) = b {
+                let n = atoi(b);
+                if !(0..=1024).contains(&n) {
+                    return Err(p("unable to set CPU affinity: "));
                 }
-                role = Some(Role::Client);
-                if let Some((_, dev)) = v.split_once('%') {
-                    c.bind_dev = Some(dev.to_string());
-                }
-                c.host = v;
-            }
-            // --sctp goes to the server as 3.12 sends it (where the kernel
-            // has no SCTP a 3.12 server answers with its listener error);
-            // riperf itself has no SCTP streams.
-            Opt::Sctp => {
-                c.protocol = Protocol::Sctp;
-                client_flag = true;
-            }
-            Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
-            Opt::Udp => {
-                c.protocol = Protocol::Udp;
-                client_flag = true;
-            }
-            Opt::ConnectTimeout => {
-                c.connect_timeout_ms = Some(size(&v).max(0) as u64);
-                client_flag = true;
-            }
-            Opt::Bitrate => {
-                let (r, b) = match v.split_once('/') {
-                    Some((r, b)) => (r, Some(b)),
-                    None => (v.as_str(), None),
-                };
-                c.rate = parse_rate(r).map(|x| x.max(0.0) as u64).unwrap_or(0);
-                c.rate_set = true;
-                if let Some(b) = b {
-                    let n = atoi(b);
-                    if n <= 0 || n > MAX_BURST {
-                        return Err(p("invalid burst count (maximum = 1000)"));
-                    }
-                    c.burst = n;
-                }
-                client_flag = true;
-            }
-            Opt::PacingTimer => {
-                let n = size(&v);
-                if n <= 0 {
-                    return Err(p("pacing timer must be positive"));
-                }
-                c.pacing_timer = n;
-                client_flag = true;
-            }
-            Opt::FqRate => {
-                c.fqrate = parse_rate(&v).map(|x| x.max(0.0) as u64).unwrap_or(0);
-                client_flag = true;
-            }
-            Opt::NoFqSocketPacing => {
-                c.notices
-                    .push("Warning:  --no-fq-socket-pacing is deprecated".into());
-                c.fqrate = 0;
-                client_flag = true;
-            }
-            Opt::Time => {
-                c.duration = atoi(&v);
-                if c.duration > MAX_TIME {
-                    return Err(p("test duration too long (maximum = 86400 seconds)"));
-                }
-                duration_set = true;
-                client_flag = true;
-            }
-            Opt::Bytes => {
-                c.bytes = size(&v).max(0) as u64;
-                client_flag = true;
-            }
-            Opt::BlockCount => {
-                c.blocks = size(&v).max(0) as u64;
-                client_flag = true;
-            }
-            Opt::Length => {
-                c.blksize = size(&v);
-                client_flag = true;
-            }
-            Opt::Cport => {
-                let n = atoi(&v);
-                if !(1..=65535).contains(&n) {
-                    return Err(p("port number must be between 1 and 65535 inclusive"));
-                }
-                c.cport = n as u16;
-                client_flag = true;
-            }
-            Opt::Parallel => {
-                c.parallel = atoi(&v);
-                client_flag = true;
-            }
-            Opt::Reverse => {
-                if c.bidir {
-                    return Err(p("cannot be both reverse and bidirectional"));
-                }
-                c.reverse = true;
-                client_flag = true;
-            }
-            Opt::Bidir => {
-                if c.reverse {
-                    return Err(p("cannot be both reverse and bidirectional"));
-                }
-                c.bidir = true;
-                client_flag = true;
-            }
-            Opt::Window => {
-                c.window = size(&v);
-                if c.window > MAX_TCP_BUFFER {
-                    return Err(p(
-                        "socket buffer size too large (maximum = 536870912 bytes)",
-                    ));
-                }
-                client_flag = true;
-            }
-            Opt::Congestion => {
-                c.congestion = Some(v);
-                client_flag = true;
-            }
-            Opt::SetMss => {
-                c.mss = atoi(&v);
-                if c.mss > MAX_MSS {
-                    return Err(p("TCP MSS too large (maximum = 9216 bytes)"));
-                }
-                client_flag = true;
-            }
-            Opt::NoDelay => {
-                c.nodelay = true;
-                client_flag = true;
-            }
-            Opt::Version4 => c.ipv4_only = true,
-            Opt::Version6 => c.ipv6_only = true,
-            Opt::Tos => {
-                match strtol0(&v) {
-                    Some(t) if (0..=255).contains(&t) => c.tos = t,
-                    _ => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
-                }
-                client_flag = true;
-            }
-            Opt::Dscp => {
-                match dscp_value(&v) {
-                    Some(d) => c.tos = d << 2,
-                    None => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
-                }
-                client_flag = true;
-            }
-            Opt::FlowLabel => {
-                c.flowlabel = strtol0(&v).unwrap_or(-1);
-                if !(1..=0xfffff).contains(&c.flowlabel) {
-                    return Err(p("unable to set IPv6 flow label"));
-                }
-                client_flag = true;
-            }
-            Opt::ZeroCopy => {
-                c.zerocopy = true;
-                client_flag = true;
-            }
-            Opt::Omit => {
-                c.omit = atoi(&v);
-                if !(0..=60).contains(&c.omit) {
-                    return Err(p("bogus value for --omit"));
-                }
-                client_flag = true;
-            }
-            Opt::Title => {
-                c.title = Some(v);
-                client_flag = true;
-            }
-            Opt::ExtraData => {
-                c.extra_data = Some(v);
-                client_flag = true;
-            }
-            Opt::GetServerOutput => {
-                c.get_server_output = true;
-                client_flag = true;
-            }
-            Opt::UdpCounters64 => {
-                c.udp_counters_64bit = true;
-                client_flag = true;
-            }
-            Opt::RepeatingPayload => {
-                c.repeating_payload = true;
-                client_flag = true;
-            }
-            Opt::DontFragment => {
-                c.dont_fragment = true;
-                client_flag = true;
+                c.server_affinity = Some(n);
+                seen.client_flag = true;
             }
         }
+        Opt::Bind => {
+            if let Some((_, dev)) = v.split_once('%') {
+                c.bind_dev = Some(dev.to_string());
+            }
+            c.bind = Some(v);
+        }
+        Opt::BindDev => c.bind_dev = Some(v),
+        Opt::MaxParallel => {
+            c.max_parallel = atoi(&v);
+            if c.max_parallel < 1 {
+                return Err(p("--max-parallel must be at least 1"));
+            }
+        }
+        Opt::Verbose => c.verbose = true,
+        Opt::Json => c.output = OutputKind::Json,
+        Opt::JsonStream => c.output = OutputKind::JsonStream,
+        Opt::OutputFormat => {
+            c.output = match v.as_str() {
+                "text" | "normal" => OutputKind::Text,
+                "json" => OutputKind::Json,
+                "json-stream" => OutputKind::JsonStream,
+                "csv" => OutputKind::Csv,
+                _ => {
+                    return Err(p(
+                        "bad output format (valid formats are text, json, json-stream, csv)",
+                    ))
+                }
+            }
+        }
+        Opt::Logfile => c.logfile = Some(v),
+        Opt::ForceFlush => c.forceflush = true,
+        Opt::Timestamps => c.timestamps = Some(val.unwrap_or_else(|| "%c ".into())),
+        Opt::RcvTimeout => {
+            let n = atoi(&v);
+            if !(100..=86_400_000).contains(&n) {
+                return Err(p("receive timeout value is incorrect or not in range"));
+            }
+            c.rcv_timeout_ms = n as u64;
+            seen.rcv_timeout_set = true;
+        }
+        Opt::SndTimeout => {
+            let n = atoi(&v);
+            if !(0..=86_400_000).contains(&n) {
+                return Err(p("send timeout value is incorrect or not in range"));
+            }
+            c.snd_timeout_ms = Some(n as u64);
+        }
+        Opt::Debug => c.debug = val.map(|s| atoi(&s).clamp(1, 4) as u8).unwrap_or(4),
+        _ => return Ok(false),
     }
+    Ok(true)
+}
+
+/// Options of the server (and the `-s` itself); false for another group's.
+fn server_option(
+    opt: Opt,
+    val: Option<String>,
+    c: &mut Config,
+    seen: &mut Seen,
+) -> Result<bool, UsageError> {
+    let v = val.unwrap_or_default();
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    match opt {
+        Opt::Server => {
+            if seen.role == Some(Role::Client) {
+                return Err(p("cannot be both server and client"));
+            }
+            seen.role = Some(Role::Server);
+        }
+        Opt::Daemon => {
+            c.daemon = true;
+            seen.server_flag = true;
+        }
+        Opt::OneOff => {
+            c.one_off = true;
+            seen.server_flag = true;
+        }
+        Opt::ServerBitrateLimit => {
+            let (r, secs) = match v.split_once('/') {
+                Some((r, t)) => (r, Some(t)),
+                None => (v.as_str(), None),
+            };
+            if let Some(t) = secs {
+                let t = t.trim().parse::<f64>().unwrap_or(0.0);
+                if t != 0.0 && !(0.1..=60.0).contains(&t) {
+                    return Err(p("invalid time interval for calculating average data rate"));
+                }
+                c.bitrate_limit_interval = t;
+            }
+            c.server_bitrate_limit = parse_rate(r).map(|x| x.max(0.0) as u64).unwrap_or(0);
+            seen.server_flag = true;
+        }
+        Opt::IdleTimeout => {
+            let n = atoi(&v);
+            if !(1..=86400).contains(&n) {
+                return Err(p(
+                    "idle timeout parameter is not positive or larger than allowed limit",
+                ));
+            }
+            c.idle_timeout = Some(n as u64);
+            seen.server_flag = true;
+        }
+        Opt::RsaPrivateKeyPath
+        | Opt::AuthorizedUsersPath
+        | Opt::TimeSkewThreshold
+        | Opt::Username
+        | Opt::RsaPublicKeyPath => {
+            return Err(UsageError::Fatal(
+                "authentication options are not supported by riperf".into(),
+            ))
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Options of the client (and the `-c HOST` itself); false for another
+/// group's.
+fn client_option(
+    opt: Opt,
+    val: Option<String>,
+    c: &mut Config,
+    seen: &mut Seen,
+) -> Result<bool, UsageError> {
+    let v = val.unwrap_or_default();
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    match opt {
+        Opt::Client => {
+            if seen.role == Some(Role::Server) {
+                return Err(p("cannot be both server and client"));
+            }
+            seen.role = Some(Role::Client);
+            if let Some((_, dev)) = v.split_once('%') {
+                c.bind_dev = Some(dev.to_string());
+            }
+            c.host = v;
+        }
+        // --sctp goes to the server as 3.12 sends it (where the kernel
+        // has no SCTP a 3.12 server answers with its listener error);
+        // riperf itself has no SCTP streams.
+        Opt::Sctp => {
+            c.protocol = Protocol::Sctp;
+            seen.client_flag = true;
+        }
+        Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
+        Opt::Udp => {
+            c.protocol = Protocol::Udp;
+            seen.client_flag = true;
+        }
+        Opt::ConnectTimeout => {
+            c.connect_timeout_ms = Some(size(&v).max(0) as u64);
+            seen.client_flag = true;
+        }
+        Opt::Bitrate => {
+            let (r, b) = match v.split_once('/') {
+                Some((r, b)) => (r, Some(b)),
+                None => (v.as_str(), None),
+            };
+            c.rate = parse_rate(r).map(|x| x.max(0.0) as u64).unwrap_or(0);
+            c.rate_set = true;
+            if let Some(b) = b {
+                let n = atoi(b);
+                if n <= 0 || n > MAX_BURST {
+                    return Err(p("invalid burst count (maximum = 1000)"));
+                }
+                c.burst = n;
+            }
+            seen.client_flag = true;
+        }
+        Opt::PacingTimer => {
+            let n = size(&v);
+            if n <= 0 {
+                return Err(p("pacing timer must be positive"));
+            }
+            c.pacing_timer = n;
+            seen.client_flag = true;
+        }
+        Opt::FqRate => {
+            c.fqrate = parse_rate(&v).map(|x| x.max(0.0) as u64).unwrap_or(0);
+            seen.client_flag = true;
+        }
+        Opt::NoFqSocketPacing => {
+            c.notices
+                .push("Warning:  --no-fq-socket-pacing is deprecated".into());
+            c.fqrate = 0;
+            seen.client_flag = true;
+        }
+        Opt::Time => {
+            c.duration = atoi(&v);
+            if c.duration > MAX_TIME {
+                return Err(p("test duration too long (maximum = 86400 seconds)"));
+            }
+            seen.duration_set = true;
+            seen.client_flag = true;
+        }
+        Opt::Bytes => {
+            c.bytes = size(&v).max(0) as u64;
+            seen.client_flag = true;
+        }
+        Opt::BlockCount => {
+            c.blocks = size(&v).max(0) as u64;
+            seen.client_flag = true;
+        }
+        Opt::Length => {
+            c.blksize = size(&v);
+            seen.client_flag = true;
+        }
+        Opt::Cport => {
+            let n = atoi(&v);
+            if !(1..=65535).contains(&n) {
+                return Err(p("port number must be between 1 and 65535 inclusive"));
+            }
+            c.cport = n as u16;
+            seen.client_flag = true;
+        }
+        Opt::Parallel => {
+            c.parallel = atoi(&v);
+            seen.client_flag = true;
+        }
+        Opt::Reverse => {
+            if c.bidir {
+                return Err(p("cannot be both reverse and bidirectional"));
+            }
+            c.reverse = true;
+            seen.client_flag = true;
+        }
+        Opt::Bidir => {
+            if c.reverse {
+                return Err(p("cannot be both reverse and bidirectional"));
+            }
+            c.bidir = true;
+            seen.client_flag = true;
+        }
+        Opt::Window => {
+            c.window = size(&v);
+            if c.window > MAX_TCP_BUFFER {
+                return Err(p(
+                    "socket buffer size too large (maximum = 536870912 bytes)",
+                ));
+            }
+            seen.client_flag = true;
+        }
+        Opt::Congestion => {
+            c.congestion = Some(v);
+            seen.client_flag = true;
+        }
+        Opt::SetMss => {
+            c.mss = atoi(&v);
+            if c.mss > MAX_MSS {
+                return Err(p("TCP MSS too large (maximum = 9216 bytes)"));
+            }
+            seen.client_flag = true;
+        }
+        Opt::NoDelay => {
+            c.nodelay = true;
+            seen.client_flag = true;
+        }
+        Opt::Version4 => c.ipv4_only = true,
+        Opt::Version6 => c.ipv6_only = true,
+        Opt::Tos => {
+            match strtol0(&v) {
+                Some(t) if (0..=255).contains(&t) => c.tos = t,
+                _ => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
+            }
+            seen.client_flag = true;
+        }
+        Opt::Dscp => {
+            match dscp_value(&v) {
+                Some(d) => c.tos = d << 2,
+                None => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
+            }
+            seen.client_flag = true;
+        }
+        Opt::FlowLabel => {
+            c.flowlabel = strtol0(&v).unwrap_or(-1);
+            if !(1..=0xfffff).contains(&c.flowlabel) {
+                return Err(p("unable to set IPv6 flow label"));
+            }
+            seen.client_flag = true;
+        }
+        Opt::ZeroCopy => {
+            c.zerocopy = true;
+            seen.client_flag = true;
+        }
+        Opt::Omit => {
+            c.omit = atoi(&v);
+            if !(0..=60).contains(&c.omit) {
+                return Err(p("bogus value for --omit"));
+            }
+            seen.client_flag = true;
+        }
+        Opt::Title => {
+            c.title = Some(v);
+            seen.client_flag = true;
+        }
+        Opt::ExtraData => {
+            c.extra_data = Some(v);
+            seen.client_flag = true;
+        }
+        Opt::GetServerOutput => {
+            c.get_server_output = true;
+            seen.client_flag = true;
+        }
+        Opt::UdpCounters64 => {
+            c.udp_counters_64bit = true;
+            seen.client_flag = true;
+        }
+        Opt::RepeatingPayload => {
+            c.repeating_payload = true;
+            seen.client_flag = true;
+        }
+        Opt::DontFragment => {
+            c.dont_fragment = true;
+            seen.client_flag = true;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The stream limit, then one role, without options of the other.
+fn check_roles(c: &mut Config, seen: &Seen) -> Result<(), UsageError> {
+    let p = |m: &str| UsageError::Parameter(m.to_string());
     if c.parallel > c.max_parallel {
         return Err(UsageError::Parameter(format!(
             "number of parallel streams too large (maximum = {})",
             c.max_parallel
         )));
     }
-    let role = role.ok_or_else(|| p("must either be a client (-c) or server (-s)"))?;
+    let role = seen
+        .role
+        .ok_or_else(|| p("must either be a client (-c) or server (-s)"))?;
     c.role = role;
-    if role == Role::Server && client_flag {
+    if role == Role::Server && seen.client_flag {
         return Err(p("some option you are trying to set is client only"));
     }
-    if role == Role::Client && server_flag {
+    if role == Role::Client && seen.server_flag {
         return Err(p("some option you are trying to set is server only"));
     }
-    if role == Role::Client {
-        let ends = [duration_set, c.bytes != 0, c.blocks != 0];
-        if ends.iter().filter(|x| **x).count() > 1 {
-            return Err(p(
-                "only one test end condition (-t, -n, -k) may be specified",
-            ));
-        }
-        if rcv_timeout_set && !c.reverse && !c.bidir {
-            return Err(p(
-                "client receive timeout is valid only in receiving mode: ",
-            ));
-        }
-        if c.file.is_some() && c.protocol != Protocol::Tcp {
-            return Err(UsageError::Fatal(
-                "-F/--file is supported with TCP only by riperf".into(),
-            ));
-        }
-        // iperf3: -F sets -n to the file's size when no end condition is
-        // given, in -R too (the size of the file before it is rewritten).
-        if let (Some(f), false) = (&c.file, duration_set) {
-            if c.bytes == 0 && c.blocks == 0 {
-                match std::fs::metadata(f) {
-                    Ok(m) if m.len() > 0 => c.bytes = m.len(),
-                    Ok(_) => {}
-                    // -R writes the file: it need not exist yet.
-                    Err(_) if c.reverse => {}
-                    Err(_) => {
-                        return Err(UsageError::Fatal(
-                            "unable to open -F file: No such file or directory".into(),
-                        ))
-                    }
-                }
-            }
-        }
-        if !duration_set && (c.bytes != 0 || c.blocks != 0) {
-            c.duration = 0;
-        }
-        if c.parallel < 1 {
-            c.parallel = 1;
-        }
-        match c.protocol {
-            Protocol::Udp => {
-                if !c.rate_set {
-                    c.rate = DEFAULT_UDP_RATE;
-                }
-                if c.blksize != 0 && !(MIN_UDP_BLOCKSIZE..=MAX_UDP_BLOCKSIZE).contains(&c.blksize) {
-                    return Err(p(
-                        "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)",
-                    ));
-                }
-            }
-            _ => {
-                if c.blksize == 0 {
-                    c.blksize = if c.protocol == Protocol::Sctp {
-                        DEFAULT_SCTP_BLKSIZE
-                    } else {
-                        DEFAULT_TCP_BLKSIZE
-                    };
-                }
-                if c.blksize <= 0 || c.blksize > MAX_BLOCKSIZE {
-                    return Err(p("block size too large (maximum = 1048576 bytes)"));
+    Ok(())
+}
+
+/// A client's end condition, -F size, stream count, rate and block size.
+fn settle_client(c: &mut Config, seen: &Seen) -> Result<(), UsageError> {
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    let ends = [seen.duration_set, c.bytes != 0, c.blocks != 0];
+    if ends.iter().filter(|x| **x).count() > 1 {
+        return Err(p(
+            "only one test end condition (-t, -n, -k) may be specified",
+        ));
+    }
+    if seen.rcv_timeout_set && !c.reverse && !c.bidir {
+        return Err(p(
+            "client receive timeout is valid only in receiving mode: ",
+        ));
+    }
+    if c.file.is_some() && c.protocol != Protocol::Tcp {
+        return Err(UsageError::Fatal(
+            "-F/--file is supported with TCP only by riperf".into(),
+        ));
+    }
+    // iperf3: -F sets -n to the file's size when no end condition is
+    // given, in -R too (the size of the file before it is rewritten).
+    if let (Some(f), false) = (&c.file, seen.duration_set) {
+        if c.bytes == 0 && c.blocks == 0 {
+            match std::fs::metadata(f) {
+                Ok(m) if m.len() > 0 => c.bytes = m.len(),
+                Ok(_) => {}
+                // -R writes the file: it need not exist yet.
+                Err(_) if c.reverse => {}
+                Err(_) => {
+                    return Err(UsageError::Fatal(
+                        "unable to open -F file: No such file or directory".into(),
+                    ))
                 }
             }
         }
     }
+    if !seen.duration_set && (c.bytes != 0 || c.blocks != 0) {
+        c.duration = 0;
+    }
+    if c.parallel < 1 {
+        c.parallel = 1;
+    }
+    match c.protocol {
+        Protocol::Udp => {
+            if !c.rate_set {
+                c.rate = DEFAULT_UDP_RATE;
+            }
+            if c.blksize != 0 && !(MIN_UDP_BLOCKSIZE..=MAX_UDP_BLOCKSIZE).contains(&c.blksize) {
+                return Err(p(
+                    "block size invalid (minimum = 16 bytes, maximum = 65507 bytes)",
+                ));
+            }
+        }
+        _ => {
+            if c.blksize == 0 {
+                c.blksize = if c.protocol == Protocol::Sctp {
+                    DEFAULT_SCTP_BLKSIZE
+                } else {
+                    DEFAULT_TCP_BLKSIZE
+                };
+            }
+            if c.blksize <= 0 || c.blksize > MAX_BLOCKSIZE {
+                return Err(p("block size too large (maximum = 1048576 bytes)"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// -4 with -6, and 3.12's warnings for options JSON output ignores.
+fn settle_output(c: &mut Config) {
     if c.ipv4_only && c.ipv6_only {
         c.ipv4_only = false;
     }
@@ -703,7 +821,6 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 .push("Debug output (-d) may interfere with JSON output (-J)".into());
         }
     }
-    Ok(Command::Run(Box::new(c)))
 }
 
 #[cfg(test)]
@@ -730,6 +847,22 @@ mod tests {
         assert_eq!(c.burst, 5);
         assert_eq!(c.window, 1048576);
         assert_eq!(c.blksize, 131072);
+    }
+
+    #[test]
+    fn affinity_reads_the_leading_number_as_strtol() {
+        // iperf3's own release checks pass `-A 2/2`: CPU 2, no server CPU.
+        let c = run(&["-c", "h", "-A", "2/2"]).unwrap();
+        assert_eq!((c.affinity, c.server_affinity), (Some(2), None));
+        let c = run(&["-c", "h", "-A", "0x10,3"]).unwrap();
+        assert_eq!((c.affinity, c.server_affinity), (Some(16), Some(3)));
+        assert_eq!(run(&["-c", "h", "-A", "010"]).unwrap().affinity, Some(8));
+        for bad in ["/2", "x", "-1", "1025", ""] {
+            assert!(run(&["-c", "h", "-A", bad]).is_err(), "-A {bad:?}");
+        }
+        assert_eq!(strtol0_prefix(" +7k"), Some(7));
+        assert_eq!(strtol0_prefix("0x"), Some(0));
+        assert_eq!(strtol0_prefix("-"), None);
     }
 
     #[test]

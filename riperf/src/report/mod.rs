@@ -165,9 +165,9 @@ impl Out {
         })
     }
 
-    /// Print one line (newline added).
-    pub fn line(&mut self, s: &str) {
-        let mut l = String::with_capacity(s.len() + 32);
+    /// The `--timestamps` and `-T` prefix of a line.
+    fn prefix(&self) -> String {
+        let mut l = String::with_capacity(32);
         if let Some(fmt) = &self.timestamps {
             l.push_str(&strftime_now(fmt));
         }
@@ -175,6 +175,19 @@ impl Out {
             l.push_str(t);
             l.push_str(":  ");
         }
+        l
+    }
+
+    /// Print a prefix with no text after it: 3.12's `-V` client prints an
+    /// empty string ahead of its system line, whose prefix then comes twice.
+    pub fn prefix_only(&mut self) {
+        let p = self.prefix();
+        self.raw(&p);
+    }
+
+    /// Print one line (newline added).
+    pub fn line(&mut self, s: &str) {
+        let mut l = self.prefix();
         l.push_str(s);
         l.push('\n');
         if let Some(c) = &mut self.capture {
