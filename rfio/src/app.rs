@@ -178,6 +178,12 @@ pub fn main(args: &[String]) -> i32 {
         run::eta::set_interval_ms(ms);
     }
     let p = &plan.program;
+    if let Some(arg) = &p.server {
+        return match crate::remote::server::serve(arg, &plan.prog) {
+            Ok(()) => 0,
+            Err(f) => fail(f),
+        };
+    }
     if !p.plot_from.is_empty() {
         // rfio's own: charts of existing logs, no job runs.
         return match &p.plot {
