@@ -63,17 +63,25 @@ pub fn parse_bind(arg: &str) -> Result<Bind, String> {
 
 trait Conn: Read + Write + Send {
     fn split(&self) -> std::io::Result<Box<dyn Conn>>;
+    /// Ends the connection for every handle on it (the reader thread's too).
+    fn close(&self);
 }
 
 impl Conn for std::net::TcpStream {
     fn split(&self) -> std::io::Result<Box<dyn Conn>> {
         Ok(Box::new(self.try_clone()?))
     }
+    fn close(&self) {
+        let _ = self.shutdown(std::net::Shutdown::Both);
+    }
 }
 
 impl Conn for std::os::unix::net::UnixStream {
     fn split(&self) -> std::io::Result<Box<dyn Conn>> {
         Ok(Box::new(self.try_clone()?))
+    }
+    fn close(&self) {
+        let _ = self.shutdown(std::net::Shutdown::Both);
     }
 }
 
@@ -196,9 +204,18 @@ fn parse(prog: &str, args: &[String], job_text: &str) -> Result<Parsed, Failure>
 /// Sends one command to the client.
 type Sender<'a> = dyn FnMut(Op, u64, &[u8]) -> Result<(), String> + 'a;
 
-/// One client, start to end.
+/// One client, start to end; the connection is closed whatever happened.
 fn handle(conn: Box<dyn Conn>, prog: &str) -> Result<(), String> {
-    let mut out = conn.split().map_err(|e| format!("fio: {e}\n"))?;
+    let out = conn.split().map_err(|e| format!("fio: {e}\n"))?;
+    let closer = out.split();
+    let r = converse(conn, out, prog);
+    if let Ok(c) = closer {
+        c.close();
+    }
+    r
+}
+
+fn converse(conn: Box<dyn Conn>, mut out: Box<dyn Conn>, prog: &str) -> Result<(), String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || read_commands(conn, tx));
     let mut send = |op: Op, tag: u64, pdu: &[u8]| -> Result<(), String> {

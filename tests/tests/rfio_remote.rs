@@ -1,0 +1,238 @@
+//! `rfio --server` against a real fio 3.33 client, side by side with
+//! `fio --server`: the same report layout (numbers masked), the same bytes
+//! moved, JSON that parses with the client's keys; and a server that
+//! outlives clients sending broken frames.
+
+use rbench_tests::{fio_layout, original, our_bin, run_bounded, tcp_listening, wait_for};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+const JOB: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\n";
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// A server on loopback, killed by its pid when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(bin: &Path) -> Server {
+        // A port taken between the probe and the bind: try another.
+        for _ in 0..5 {
+            let port = free_port();
+            let child = Command::new(bin)
+                .arg(format!("--server=127.0.0.1,{port}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn server");
+            let mut s = Server { child, port };
+            if wait_for(Duration::from_secs(10), || {
+                tcp_listening(port) || s.child.try_wait().ok().flatten().is_some()
+            }) && s.alive()
+                && tcp_listening(port)
+            {
+                return s;
+            }
+        }
+        panic!("{} --server did not start listening", bin.display());
+    }
+
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn job_file(dir: &Path) -> PathBuf {
+    let p = dir.join("cs.fio");
+    std::fs::write(&p, JOB).expect("write job");
+    p
+}
+
+fn client(fio: &Path, port: u16, extra: &[&str], job: &Path) -> Output {
+    let out = run_bounded(
+        Command::new(fio)
+            .arg(format!("--client=127.0.0.1,{port}"))
+            .arg("--eta=never")
+            .args(extra)
+            .arg(job),
+        LIMIT,
+    );
+    assert!(
+        out.status.success(),
+        "fio client against port {port} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn temp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rfio-remote-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("mkdir");
+    d
+}
+
+#[test]
+fn fio_client_prints_the_same_report_from_rfio_as_from_fio() {
+    let Some(fio) = original("fio") else { return };
+    let dir = temp("report");
+    let job = job_file(&dir);
+    let mut outs = Vec::new();
+    for bin in [our_bin("rfio"), fio.clone()] {
+        let server = Server::start(&bin);
+        let normal = client(&fio, server.port, &[], &job);
+        let json = client(&fio, server.port, &["--output-format=json"], &job);
+        outs.push((
+            String::from_utf8_lossy(&normal.stdout).into_owned(),
+            String::from_utf8_lossy(&json.stdout).into_owned(),
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let (ours, theirs) = (&outs[0], &outs[1]);
+    // The probe line, the server's text lines and the client's report.
+    let first = |s: &str| s.lines().next().unwrap_or("").to_string();
+    assert!(first(&ours.0).starts_with("hostname="), "{}", ours.0);
+    assert_eq!(first(&ours.0), first(&theirs.0));
+    assert!(ours.0.contains("> Starting 1 process\n"), "{}", ours.0);
+    assert!(
+        ours.0.contains("Run status group 0 (all jobs):"),
+        "{}",
+        ours.0
+    );
+    assert_eq!(
+        fio_layout(&ours.0),
+        fio_layout(&theirs.0),
+        "{}\n---\n{}",
+        ours.0,
+        theirs.0
+    );
+    // Same bytes moved; the JSON has the client's own keys.
+    let parse = |s: &str| -> serde_json::Value {
+        let start = s.find('{').unwrap_or(0);
+        serde_json::from_str(&s[start..]).unwrap_or_else(|e| panic!("{e}:\n{s}"))
+    };
+    let (a, b) = (parse(&ours.1), parse(&theirs.1));
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        v.as_object()
+            .map_or(Vec::new(), |o| o.keys().cloned().collect())
+    };
+    assert_eq!(keys(&a), keys(&b));
+    let (ja, jb) = (&a["client_stats"][0], &b["client_stats"][0]);
+    assert_eq!(keys(ja), keys(jb));
+    assert_eq!(keys(&ja["read"]), keys(&jb["read"]));
+    assert_eq!(ja["read"]["io_bytes"], 16u64 << 20);
+    assert_eq!(ja["read"]["io_bytes"], jb["read"]["io_bytes"]);
+    assert_eq!(ja["read"]["total_ios"], jb["read"]["total_ios"]);
+    assert_eq!(ja["job options"], jb["job options"]);
+    assert_eq!(ja["jobname"], "cs");
+}
+
+/// A frame header as fio builds one, CRC16 (ARC) over its first 20 bytes.
+fn frame(version: u16, opcode: u16, payload: &[u8]) -> Vec<u8> {
+    fn crc16(b: &[u8]) -> u16 {
+        let mut c: u16 = 0;
+        for &x in b {
+            c ^= u16::from(x);
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    (c >> 1) ^ 0xa001
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        c
+    }
+    let mut h = Vec::new();
+    h.extend(version.to_le_bytes());
+    h.extend(opcode.to_le_bytes());
+    h.extend(0u32.to_le_bytes());
+    h.extend(0u64.to_le_bytes());
+    h.extend((payload.len() as u32).to_le_bytes());
+    let c = crc16(&h);
+    h.extend(c.to_le_bytes());
+    h.extend(crc16(payload).to_le_bytes());
+    h.extend(payload);
+    h
+}
+
+/// Send `bytes`, then wait (bounded) for the server to hang up.
+fn hostile(port: u16, bytes: &[u8], half_close: bool) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    s.write_all(bytes).expect("send");
+    if half_close {
+        let _ = s.shutdown(std::net::Shutdown::Write);
+    }
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return,
+            Ok(_) => continue,
+            Err(e) => panic!("server kept a broken connection open: {e}"),
+        }
+    }
+}
+
+#[test]
+fn broken_frames_close_only_their_connection() {
+    let rfio = our_bin("rfio");
+    let mut server = Server::start(&rfio);
+    let mut probe = 1u64.to_le_bytes().to_vec();
+    probe.extend([0u8; 128]);
+    let good = frame(97, 10, &probe);
+    // Header CRC wrong.
+    let mut bad_crc = good.clone();
+    bad_crc[2] ^= 1;
+    hostile(server.port, &bad_crc, false);
+    // Payload CRC wrong.
+    let mut bad_pdu = good.clone();
+    bad_pdu[30] ^= 1;
+    hostile(server.port, &bad_pdu, false);
+    // Another protocol version, a fragment over 1 KiB, an unknown opcode.
+    hostile(server.port, &frame(96, 10, &probe), false);
+    hostile(server.port, &frame(97, 10, &[0; 1500]), false);
+    hostile(server.port, &frame(97, 99, &[]), false);
+    // A truncated probe payload, and a frame cut short then closed.
+    hostile(server.port, &frame(97, 10, &[1, 2, 3]), false);
+    hostile(server.port, &good[..good.len() - 7], true);
+    assert!(server.alive(), "rfio --server died on a broken frame");
+    // The next client is served as usual.
+    if let Some(fio) = original("fio") {
+        let dir = temp("hostile");
+        let out = client(&fio, server.port, &[], &job_file(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.starts_with("hostname="), "{text}");
+        assert!(text.contains("io=16.0MiB"), "{text}");
+    } else {
+        // Without fio: a well-formed probe still gets its reply.
+        let mut s = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        s.write_all(&good).expect("send");
+        let mut head = [0u8; 24];
+        s.read_exact(&mut head).expect("probe reply");
+        assert_eq!(u16::from_le_bytes([head[2], head[3]]), 10);
+    }
+    assert!(server.alive());
+}
