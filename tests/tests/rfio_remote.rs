@@ -11,6 +11,11 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 const JOB: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\n";
+/// Two reporting groups: a group_reporting unit of two clones (mixed
+/// directions), then a stonewalled job with a description.
+const MULTI: &str = "[global]\nioengine=null\nsize=8M\nbs=4k\n\
+    [a]\nrw=randrw\nnumjobs=2\ngroup_reporting\n\
+    [b]\nstonewall\nrw=write\ndescription=second job\n";
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn free_port() -> u16 {
@@ -61,8 +66,12 @@ impl Drop for Server {
 }
 
 fn job_file(dir: &Path) -> PathBuf {
-    let p = dir.join("cs.fio");
-    std::fs::write(&p, JOB).expect("write job");
+    write_job(dir, "cs.fio", JOB)
+}
+
+fn write_job(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write job");
     p
 }
 
@@ -90,21 +99,32 @@ fn temp(tag: &str) -> PathBuf {
     d
 }
 
+/// Normal and JSON output of a fio client for `job`, from a server of
+/// rfio's, then from one of fio's.
+fn both_servers(fio: &Path, job: &Path) -> Vec<(String, serde_json::Value)> {
+    let mut outs = Vec::new();
+    for bin in [our_bin("rfio"), fio.to_path_buf()] {
+        let server = Server::start(&bin);
+        let normal = client(fio, server.port, &[], job);
+        let json = client(fio, server.port, &["--output-format=json"], job);
+        let json = String::from_utf8_lossy(&json.stdout).into_owned();
+        let start = json.find('{').unwrap_or(0);
+        let v = serde_json::from_str(&json[start..]).unwrap_or_else(|e| panic!("{e}:\n{json}"));
+        outs.push((String::from_utf8_lossy(&normal.stdout).into_owned(), v));
+    }
+    outs
+}
+
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    v.as_object()
+        .map_or(Vec::new(), |o| o.keys().cloned().collect())
+}
+
 #[test]
 fn fio_client_prints_the_same_report_from_rfio_as_from_fio() {
     let Some(fio) = original("fio") else { return };
     let dir = temp("report");
-    let job = job_file(&dir);
-    let mut outs = Vec::new();
-    for bin in [our_bin("rfio"), fio.clone()] {
-        let server = Server::start(&bin);
-        let normal = client(&fio, server.port, &[], &job);
-        let json = client(&fio, server.port, &["--output-format=json"], &job);
-        outs.push((
-            String::from_utf8_lossy(&normal.stdout).into_owned(),
-            String::from_utf8_lossy(&json.stdout).into_owned(),
-        ));
-    }
+    let outs = both_servers(&fio, &job_file(&dir));
     let _ = std::fs::remove_dir_all(&dir);
     let (ours, theirs) = (&outs[0], &outs[1]);
     // The probe line, the server's text lines and the client's report.
@@ -125,16 +145,8 @@ fn fio_client_prints_the_same_report_from_rfio_as_from_fio() {
         theirs.0
     );
     // Same bytes moved; the JSON has the client's own keys.
-    let parse = |s: &str| -> serde_json::Value {
-        let start = s.find('{').unwrap_or(0);
-        serde_json::from_str(&s[start..]).unwrap_or_else(|e| panic!("{e}:\n{s}"))
-    };
-    let (a, b) = (parse(&ours.1), parse(&theirs.1));
-    let keys = |v: &serde_json::Value| -> Vec<String> {
-        v.as_object()
-            .map_or(Vec::new(), |o| o.keys().cloned().collect())
-    };
-    assert_eq!(keys(&a), keys(&b));
+    let (a, b) = (&ours.1, &theirs.1);
+    assert_eq!(keys(a), keys(b));
     let (ja, jb) = (&a["client_stats"][0], &b["client_stats"][0]);
     assert_eq!(keys(ja), keys(jb));
     assert_eq!(keys(&ja["read"]), keys(&jb["read"]));
@@ -143,6 +155,52 @@ fn fio_client_prints_the_same_report_from_rfio_as_from_fio() {
     assert_eq!(ja["read"]["total_ios"], jb["read"]["total_ios"]);
     assert_eq!(ja["job options"], jb["job options"]);
     assert_eq!(ja["jobname"], "cs");
+}
+
+#[test]
+fn groups_and_clones_report_as_from_fio() {
+    let Some(fio) = original("fio") else { return };
+    let dir = temp("groups");
+    let outs = both_servers(&fio, &write_job(&dir, "multi.fio", MULTI));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (ours, theirs) = (&outs[0], &outs[1]);
+    assert!(ours.0.contains("<"), "{}", ours.0);
+    assert!(ours.0.contains("> ...\n"), "{}", ours.0);
+    assert!(
+        ours.0.contains("Run status group 1 (all jobs):"),
+        "{}",
+        ours.0
+    );
+    assert_eq!(
+        fio_layout(&ours.0),
+        fio_layout(&theirs.0),
+        "{}\n---\n{}",
+        ours.0,
+        theirs.0
+    );
+    let units = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["client_stats"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|u| {
+                        serde_json::json!([
+                            u["jobname"],
+                            u["groupid"],
+                            u["read"]["io_bytes"].as_u64().map(|b| b > 0),
+                            u["write"]["io_bytes"].as_u64().map(|b| b > 0),
+                            // randrw splits 8 MiB per clone at random, in both tools.
+                            u["read"]["io_bytes"].as_u64().unwrap_or(0)
+                                + u["write"]["io_bytes"].as_u64().unwrap_or(0),
+                            u["job options"],
+                        ])
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(units(&ours.1), units(&theirs.1));
+    assert_eq!(ours.1["global options"], theirs.1["global options"]);
 }
 
 /// A frame header as fio builds one, CRC16 (ARC) over its first 20 bytes.

@@ -254,9 +254,11 @@ fn converse(conn: Box<dyn Conn>, mut out: Box<dyn Conn>, prog: &str) -> Result<(
                 match parse(prog, &args, &j.text) {
                     Ok(pj) => {
                         if pj.plan.program.normal {
+                            // One TEXT a line, as fio logs them: the client
+                            // puts `<host> ` before each.
                             let lines = crate::report::normal::job_lines(&pj.jobs);
-                            if !lines.is_empty() {
-                                send(Op::Text, 0, &now_text(&lines))?;
+                            for l in lines.split_inclusive('\n') {
+                                send(Op::Text, 0, &now_text(l))?;
                             }
                         }
                         let start = p::Start {
@@ -381,12 +383,14 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     }
     let members = crate::result::unit_members(jobs);
     for (u, unit) in report.units.iter().enumerate() {
-        let first = members[u].start;
+        // fio numbers a unit's options by the unit's index while its client
+        // looks them up by the unit's first job: past a group_reporting
+        // unit of several jobs, later units show none (as with fio).
         for (name, value) in &unit.job_options {
             let o = p::JobOption {
                 global: false,
                 truncated: false,
-                groupid: first as u32,
+                groupid: u as u32,
                 name: name.clone(),
                 value: value.clone(),
             };
