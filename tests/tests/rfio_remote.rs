@@ -294,3 +294,82 @@ fn broken_frames_close_only_their_connection() {
     }
     assert!(server.alive());
 }
+
+#[test]
+fn bad_job_file_fails_the_client_and_the_server_goes_on() {
+    let Some(fio) = original("fio") else { return };
+    let server = Server::start(&our_bin("rfio"));
+    let dir = temp("badjob");
+    let bad = write_job(&dir, "bad.fio", "[x]\nioengine=null\nrw=bogus\nsize=1M\n");
+    let out = run_bounded(
+        Command::new(&fio)
+            .arg(format!("--client=127.0.0.1,{}", server.port))
+            .arg("--eta=never")
+            .arg(&bad),
+        LIMIT,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // fio's own words, each line from the server prefixed with its host.
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("> fio: failed parsing rw=bogus\n"), "{text}");
+    assert!(text.contains(">         valid values: read "), "{text}");
+    let good = client(&fio, server.port, &[], &job_file(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(String::from_utf8_lossy(&good.stdout).contains("io=16.0MiB"));
+}
+
+#[test]
+fn interrupted_client_gets_what_ran_and_the_next_client_runs_whole() {
+    let Some(fio) = original("fio") else { return };
+    let server = Server::start(&our_bin("rfio"));
+    let dir = temp("interrupt");
+    let long = write_job(
+        &dir,
+        "long.fio",
+        "[long]\nioengine=null\nsize=1M\nrw=read\nbs=4k\ntime_based\nruntime=60\n",
+    );
+    let child = rbench_tests::spawn_piped(
+        Command::new(&fio)
+            .arg(format!("--client=127.0.0.1,{}", server.port))
+            .arg("--eta=never")
+            .arg(&long),
+    );
+    let pid = child.id();
+    // Running once the server has the connection; then a moment more.
+    assert!(wait_for(Duration::from_secs(20), || {
+        rbench_tests::tcp_established(server.port) > 0
+    }));
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill(2) on the pid of the child this test spawned.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let out = rbench_tests::wait_output_bounded(child, Duration::from_secs(30));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Run status group 0 (all jobs):"), "{text}");
+    let run_ms: u64 = text
+        .split("run=")
+        .nth(1)
+        .and_then(|r| r.split('-').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no run= in\n{text}"));
+    assert!(run_ms < 30_000, "{text}");
+    // The stop was for that client only.
+    let next = client(
+        &fio,
+        server.port,
+        &[],
+        &write_job(
+            &dir,
+            "short.fio",
+            "[short]\nioengine=null\nsize=1M\nrw=read\nbs=4k\ntime_based\nruntime=2\n",
+        ),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&next.stdout);
+    let run_ms: u64 = text
+        .split("run=")
+        .nth(1)
+        .and_then(|r| r.split('-').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no run= in\n{text}"));
+    assert!(run_ms >= 1900, "{text}");
+}

@@ -269,7 +269,16 @@ fn converse(conn: Box<dyn Conn>, mut out: Box<dyn Conn>, prog: &str) -> Result<(
                         parsed = Some(pj);
                     }
                     Err(f) => {
-                        send(Op::Text, 0, &now_text(&(f.stdout + &f.stderr)))?;
+                        // Line by line (each gets its `<host> `), then the
+                        // error, so the client exits non-zero as with fio.
+                        for l in (f.stdout + &f.stderr).split_inclusive('\n') {
+                            send(Op::Text, 0, &now_text(l))?;
+                        }
+                        let stop = p::Stop {
+                            error: f.code.max(1) as u32,
+                            signal: 0,
+                        };
+                        send(Op::Stop, 0, &stop.encode())?;
                         send(Op::Quit, 0, &[])?;
                         return Ok(());
                     }
@@ -352,7 +361,9 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
                     send(Op::Eta, c.tag, &eta.encode())?;
                 }
                 Ok(Incoming::Cmd(c)) if matches!(c.op(), Some(Op::Quit) | Some(Op::Exit)) => {
-                    // The client gave up (fio stops its jobs; ours run out).
+                    // The client was interrupted: stop the jobs, as a
+                    // signal would, and send what ran.
+                    rbench_common::stop::request();
                 }
                 Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => {}
@@ -362,7 +373,9 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
             send(Op::Text, 0, &now_text(&t))?;
         }
         h.join().map_err(|_| "fio: job runner failed\n".to_string())
-    })?;
+    });
+    rbench_common::stop::clear_request();
+    let runs = runs?;
     let report = crate::result::build(
         jobs,
         &runs,
