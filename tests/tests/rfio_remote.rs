@@ -373,3 +373,17 @@ fn interrupted_client_gets_what_ran_and_the_next_client_runs_whole() {
         .unwrap_or_else(|| panic!("no run= in\n{text}"));
     assert!(run_ms >= 1900, "{text}");
 }
+
+#[test]
+fn a_silent_client_does_not_hold_up_the_next() {
+    let Some(fio) = original("fio") else { return };
+    let mut server = Server::start(&our_bin("rfio"));
+    // Connected, never a byte: served by a process of its own, as in fio.
+    let silent = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    let dir = temp("silent");
+    let out = client(&fio, server.port, &[], &job_file(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("io=16.0MiB"));
+    drop(silent);
+    assert!(server.alive());
+}

@@ -1,9 +1,9 @@
 //! `rfio --server`: fio's backend server. Listens, answers each client's
 //! PROBE, reads its job file (and command-line options), runs the jobs with
 //! rfio's runner and sends the report as fio's server does: text lines,
-//! one TS per reporting unit, one GS per group, STOP and QUIT. Clients are
-//! served one after another; a client that sends bad frames loses its
-//! connection, the server goes on.
+//! one TS per reporting unit, one GS per group, STOP and QUIT. Each client
+//! is served by a process of its own; a client that sends bad frames loses
+//! its connection, the server goes on.
 
 use super::protocol::{self as p, Command, Decoder, Op};
 use super::tsconv;
@@ -85,12 +85,18 @@ impl Conn for std::os::unix::net::UnixStream {
     }
 }
 
-/// Serve clients until killed. Returns the exit status when the server
-/// cannot start.
+/// Takes the next connection.
+type Accept = dyn FnMut() -> std::io::Result<Box<dyn Conn>>;
+
+/// Serve clients until killed. Each connection is served in a child
+/// process of its own, forked before any thread starts, as fio's server
+/// does: clients run side by side, and one that stalls or breaks affects
+/// only its own process.
 pub fn serve(arg: &str, prog: &str) -> Result<(), Failure> {
+    use std::os::fd::AsRawFd;
     let bind = parse_bind(arg).map_err(Failure::stderr)?;
     let err = |e: std::io::Error| Failure::stderr(format!("fio: bind: {e}\n"));
-    let accept: Box<dyn FnMut() -> std::io::Result<Box<dyn Conn>>> = match &bind {
+    let (fd, mut accept): (i32, Box<Accept>) = match &bind {
         Bind::Tcp(a) => {
             let l = std::net::TcpListener::bind(a).map_err(err)?;
             let local = l.local_addr().map_err(err)?;
@@ -99,27 +105,62 @@ pub fn serve(arg: &str, prog: &str) -> Result<(), Failure> {
                 local.ip(),
                 local.port()
             ));
-            Box::new(move || l.accept().map(|(s, _)| Box::new(s) as Box<dyn Conn>))
+            (
+                l.as_raw_fd(),
+                Box::new(move || l.accept().map(|(s, _)| Box::new(s) as Box<dyn Conn>)),
+            )
         }
         Bind::Unix(path) => {
             let _ = std::fs::remove_file(path);
             let l = std::os::unix::net::UnixListener::bind(path).map_err(err)?;
             say(&format!("fio: server listening on {path}\n"));
-            Box::new(move || l.accept().map(|(s, _)| Box::new(s) as Box<dyn Conn>))
+            (
+                l.as_raw_fd(),
+                Box::new(move || l.accept().map(|(s, _)| Box::new(s) as Box<dyn Conn>)),
+            )
         }
     };
-    let mut accept = accept;
     loop {
-        match accept() {
-            Ok(c) => {
+        let c = match accept() {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("fio: accept: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        // Reap the children of connections that ended.
+        // SAFETY: waitpid with WNOHANG on our own children only.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+        // SAFETY: the accept loop runs no other thread, so the child starts
+        // with this one thread and a consistent heap.
+        match unsafe { libc::fork() } {
+            0 => {
+                // SAFETY: the child drops the listener it will not use and
+                // dies with its parent (a killed server leaves no orphans).
+                unsafe {
+                    libc::close(fd);
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                }
+                let code = match handle(c, prog) {
+                    Ok(()) => 0,
+                    Err(m) => {
+                        eprint!("{m}");
+                        1
+                    }
+                };
+                let _ = std::io::stdout().flush();
+                // SAFETY: end the child without running the parent's exit
+                // handlers twice.
+                unsafe { libc::_exit(code) };
+            }
+            -1 => {
+                // No child: serve this one here.
                 if let Err(m) = handle(c, prog) {
                     eprint!("{m}");
                 }
             }
-            Err(e) => {
-                eprintln!("fio: accept: {e}");
-                std::thread::sleep(Duration::from_millis(100));
-            }
+            _ => drop(c),
         }
     }
 }
