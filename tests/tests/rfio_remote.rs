@@ -100,11 +100,15 @@ fn temp(tag: &str) -> PathBuf {
 }
 
 /// Normal and JSON output of a fio client for `job`, from a server of
-/// rfio's, then from one of fio's.
-fn both_servers(fio: &Path, job: &Path) -> Vec<(String, serde_json::Value)> {
+/// rfio's, then from one of fio's; `data`, when given, is removed before
+/// each normal run (so both lay out their file).
+fn both_servers(fio: &Path, job: &Path, data: Option<&Path>) -> Vec<(String, serde_json::Value)> {
     let mut outs = Vec::new();
     for bin in [our_bin("rfio"), fio.to_path_buf()] {
         let server = Server::start(&bin);
+        if let Some(d) = data {
+            let _ = std::fs::remove_file(d);
+        }
         let normal = client(fio, server.port, &[], job);
         let json = client(fio, server.port, &["--output-format=json"], job);
         let json = String::from_utf8_lossy(&json.stdout).into_owned();
@@ -124,7 +128,7 @@ fn keys(v: &serde_json::Value) -> Vec<String> {
 fn fio_client_prints_the_same_report_from_rfio_as_from_fio() {
     let Some(fio) = original("fio") else { return };
     let dir = temp("report");
-    let outs = both_servers(&fio, &job_file(&dir));
+    let outs = both_servers(&fio, &job_file(&dir), None);
     let _ = std::fs::remove_dir_all(&dir);
     let (ours, theirs) = (&outs[0], &outs[1]);
     // The probe line, the server's text lines and the client's report.
@@ -161,7 +165,7 @@ fn fio_client_prints_the_same_report_from_rfio_as_from_fio() {
 fn groups_and_clones_report_as_from_fio() {
     let Some(fio) = original("fio") else { return };
     let dir = temp("groups");
-    let outs = both_servers(&fio, &write_job(&dir, "multi.fio", MULTI));
+    let outs = both_servers(&fio, &write_job(&dir, "multi.fio", MULTI), None);
     let _ = std::fs::remove_dir_all(&dir);
     let (ours, theirs) = (&outs[0], &outs[1]);
     assert!(ours.0.contains("<"), "{}", ours.0);
@@ -386,4 +390,44 @@ fn a_silent_client_does_not_hold_up_the_next() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("io=16.0MiB"));
     drop(silent);
     assert!(server.alive());
+}
+
+#[test]
+fn disk_stats_reach_the_client_as_from_fio() {
+    let Some(fio) = original("fio") else { return };
+    let dir = temp("disk");
+    let job = write_job(
+        &dir,
+        "file.fio",
+        &format!(
+            "[f]\nfilename={}\nsize=4M\nrw=write\nbs=64k\n",
+            dir.join("data").display()
+        ),
+    );
+    let outs = both_servers(&fio, &job, Some(&dir.join("data")));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (ours, theirs) = (&outs[0], &outs[1]);
+    // Both or neither show devices (a file on tmpfs has none).
+    assert_eq!(
+        ours.0.contains("Disk stats (read/write):"),
+        theirs.0.contains("Disk stats (read/write):"),
+        "{}\n---\n{}",
+        ours.0,
+        theirs.0
+    );
+    assert_eq!(
+        fio_layout(&ours.0),
+        fio_layout(&theirs.0),
+        "{}\n---\n{}",
+        ours.0,
+        theirs.0
+    );
+    let disks = |v: &serde_json::Value| -> Vec<(serde_json::Value, Vec<String>)> {
+        v["disk_util"]
+            .as_array()
+            .map(|a| a.iter().map(|d| (d["name"].clone(), keys(d))).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(disks(&ours.1), disks(&theirs.1));
+    assert_eq!(ours.1["client_stats"][0]["write"]["io_bytes"], 4u64 << 20);
 }

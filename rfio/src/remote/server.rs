@@ -8,6 +8,7 @@
 use super::protocol::{self as p, Command, Decoder, Op};
 use super::tsconv;
 use crate::failure::Failure;
+use crate::run::files::diskstats;
 use std::io::{Read, Write};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -367,6 +368,12 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     }
     send(Op::ServerStart, 0, &[])?;
     let started = std::time::SystemTime::now();
+    let disk_paths: Vec<std::path::PathBuf> = jobs
+        .iter()
+        .filter(|j| !crate::engine::traits(&j.engine).diskless)
+        .flat_map(|j| j.filenames.iter().cloned())
+        .collect();
+    let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));
     let (ntx, nrx) = mpsc::channel::<String>();
     let nr_jobs = jobs.len() as u32;
     let runs = std::thread::scope(|s| -> Result<Vec<crate::run::JobRun>, String> {
@@ -463,6 +470,12 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     }
     for g in &report.groups {
         send(Op::Gs, 0, &tsconv::group_stats(g).encode())?;
+    }
+    // Devices count only when some job got as far as running.
+    if !runs.iter().all(|r| r.setup_failed) {
+        for d in diskstats::after(&disk_before) {
+            send(Op::Du, 0, &tsconv::disk_util(&d).encode())?;
+        }
     }
     // fio's blank line after the group lines (disk stats would follow it).
     if normal {

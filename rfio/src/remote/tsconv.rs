@@ -1,7 +1,7 @@
 //! rfio's measurements as fio's `thread_stat` and `group_run_stats`, the
 //! numbers a fio client renders its report from.
 
-use super::protocol::{GroupRunStats, IoStat, ThreadStat};
+use super::protocol::{DiskUtil, GroupRunStats, IoStat, ThreadStat};
 use crate::job::Job;
 use crate::result::{GroupReport, UnitReport};
 use crate::stats::{Samples, ThreadStats};
@@ -161,5 +161,21 @@ pub fn group_stats(g: &GroupReport) -> GroupRunStats {
         sig_figs: g.sig_figs as u32,
         groupid: g.groupid,
         unified_rw_rep: u32::from(g.unified),
+    }
+}
+
+/// One device's statistics; rfio keeps the utilisation as a percentage,
+/// which travels as io_ticks over a fixed msec.
+pub fn disk_util(d: &crate::run::files::diskstats::DiskReport) -> DiskUtil {
+    const MSEC: u64 = 1_000_000;
+    DiskUtil {
+        name: d.name.clone(),
+        ios: [d.read_ios, d.write_ios],
+        merges: [d.read_merges, d.write_merges],
+        ticks: [d.read_ticks, d.write_ticks],
+        io_ticks: (d.util * MSEC as f64 / 100.0).round() as u64,
+        time_in_queue: d.in_queue,
+        msec: MSEC,
+        ..DiskUtil::default()
     }
 }

@@ -206,6 +206,7 @@ pub fn decode_everything(data: &[u8]) {
     let _ = IoLogHeader::decode(data);
     let _ = GroupRunStats::decode(data);
     let _ = JobsEta::decode(data);
+    let _ = DiskUtil::decode(data);
     let _ = inflate(data, 1 << 16);
     // A TS is 180 KiB: the input overlays a valid one from its start.
     let mut ts = ThreadStat::default().encode();

@@ -405,3 +405,77 @@ pub fn inflate(data: &[u8], limit: usize) -> Result<Vec<u8>, ProtoError> {
     }
     Ok(out)
 }
+
+/// DU: one device's disk statistics (`disk_util_stat` and, for a
+/// software RAID, its members' `disk_util_agg`). The client prints
+/// util as `100 * io_ticks / msec`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiskUtil {
+    pub name: String,
+    pub ios: [u64; 2],
+    pub merges: [u64; 2],
+    pub sectors: [u64; 2],
+    pub ticks: [u64; 2],
+    pub io_ticks: u64,
+    pub time_in_queue: u64,
+    pub msec: u64,
+    pub agg_ios: [u64; 2],
+    pub agg_merges: [u64; 2],
+    pub agg_sectors: [u64; 2],
+    pub agg_ticks: [u64; 2],
+    pub agg_io_ticks: u64,
+    pub agg_time_in_queue: u64,
+    pub slavecount: u32,
+    pub max_util: f64,
+}
+
+/// `sizeof(struct cmd_du_pdu)`: 152 bytes of device, 104 of aggregate.
+pub const DU_LEN: usize = 256;
+
+impl DiskUtil {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(DU_LEN);
+        w.cstr(&self.name, 64);
+        for a in [&self.ios, &self.merges, &self.sectors, &self.ticks] {
+            w.u64s(a);
+        }
+        w.u64s(&[self.io_ticks, self.time_in_queue, self.msec]);
+        for a in [
+            &self.agg_ios,
+            &self.agg_merges,
+            &self.agg_sectors,
+            &self.agg_ticks,
+        ] {
+            w.u64s(a);
+        }
+        w.u64s(&[self.agg_io_ticks, self.agg_time_in_queue]);
+        w.u32(self.slavecount);
+        w.u32(0);
+        w.fp64(self.max_util);
+        w.buf
+    }
+    pub fn decode(b: &[u8]) -> Result<DiskUtil, ProtoError> {
+        let mut r = Reader::new(b, "DU");
+        let mut d = DiskUtil {
+            name: r.cstr(64)?,
+            ios: r.u64_array()?,
+            merges: r.u64_array()?,
+            sectors: r.u64_array()?,
+            ticks: r.u64_array()?,
+            io_ticks: r.u64()?,
+            time_in_queue: r.u64()?,
+            msec: r.u64()?,
+            ..DiskUtil::default()
+        };
+        d.agg_ios = r.u64_array()?;
+        d.agg_merges = r.u64_array()?;
+        d.agg_sectors = r.u64_array()?;
+        d.agg_ticks = r.u64_array()?;
+        d.agg_io_ticks = r.u64()?;
+        d.agg_time_in_queue = r.u64()?;
+        d.slavecount = r.u32()?;
+        r.skip(4)?;
+        d.max_util = r.fp64()?;
+        Ok(d)
+    }
+}

@@ -186,6 +186,23 @@ fn small_payloads_round_trip() {
     };
     assert_eq!(e.encode().len(), 170);
     assert_eq!(JobsEta::decode(&e.encode()).unwrap(), e);
+    let du = DiskUtil {
+        name: "sda".into(),
+        ios: [10, 20],
+        merges: [1, 2],
+        ticks: [3, 4],
+        io_ticks: 55,
+        time_in_queue: 7,
+        msec: 100,
+        slavecount: 1,
+        max_util: 55.0,
+        ..Default::default()
+    };
+    let b = du.encode();
+    assert_eq!(b.len(), DU_LEN);
+    // ios at 64, msec at 144, slavecount at 232, max_util at 240.
+    assert_eq!((b[64], b[144], b[232], b[240 + 6]), (10, 100, 1, 0x4b));
+    assert_eq!(DiskUtil::decode(&b).unwrap(), du);
     let g = GroupRunStats {
         max_run: [1001, 0, 0],
         kb_base: 1024,
@@ -212,6 +229,7 @@ fn short_payloads_are_errors() {
     assert!(JobLine::decode(&[3, 0, 1, 0, 9, 0, b'a']).is_err());
     assert!(GroupRunStats::decode(&[0; 163]).is_err());
     assert!(JobsEta::decode(&[0; 100]).is_err());
+    assert!(DiskUtil::decode(&[0; DU_LEN - 1]).is_err());
     assert!(ThreadStat::decode(&[0; TS_PDU_LEN - 1]).is_err());
 }
 
