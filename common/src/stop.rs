@@ -50,6 +50,12 @@ pub fn request() {
     STOP.store(true, Ordering::SeqCst);
 }
 
+/// Clear a stop asked by [`request`], so the next run runs (a server's
+/// next client). A signal's count and number stay.
+pub fn clear_request() {
+    STOP.store(false, Ordering::SeqCst);
+}
+
 /// The last signal received, if any (for exit codes such as 130 for SIGINT).
 pub fn last_signal() -> Option<i32> {
     match LAST_SIGNAL.load(Ordering::SeqCst) {

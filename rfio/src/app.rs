@@ -174,6 +174,12 @@ pub fn read_plan(args: &[String]) -> Result<Plan, Failure> {
 /// code when rfio stops here.
 fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     let p = &plan.program;
+    if let Some(arg) = &p.server {
+        return match crate::remote::server::serve(arg, &plan.prog) {
+            Ok(()) => 0,
+            Err(f) => fail(f),
+        };
+    }
     if !p.plot_from.is_empty() {
         // rfio's own: charts of existing logs, no job runs.
         return Err(match &p.plot {

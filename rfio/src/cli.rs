@@ -36,6 +36,8 @@ pub struct Program {
     pub plot_from: Vec<String>,
     /// `--bandwidth-log`: agg-{read,write,trim}_bw.log of all jobs.
     pub bandwidth_log: bool,
+    /// `--server[=ARGS]`: serve fio clients instead of running jobs.
+    pub server: Option<String>,
 }
 
 impl Default for Program {
@@ -59,6 +61,7 @@ impl Default for Program {
             plot: None,
             plot_from: Vec::new(),
             bandwidth_log: false,
+            server: None,
         }
     }
 }
@@ -147,6 +150,7 @@ const PROGRAM_FLAGS: &[&str] = &[
     "generate-man",
     "name",
     "bandwidth-log",
+    "server",
 ];
 
 /// getopt's long-option abbreviations: an exact name wins, a unique prefix
@@ -314,6 +318,8 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
             }
             "append-terse" => p.terse = true,
             "bandwidth-log" => p.bandwidth_log = true,
+            // An optional value, given only as `--server=ARGS` (getopt).
+            "server" => p.server = Some(inline.clone().unwrap_or_default()),
             _ if takes_value => {
                 let v = program_value()?;
                 if inline.is_none() {

@@ -106,6 +106,11 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         Value::None,
         "Turn a job file into command line options",
     ),
+    (
+        "server",
+        Value::Optional,
+        "Start a backend fio server ([ip:|ip6:|sock:]host[,port])",
+    ),
     ("readonly", Value::None, "Turn on safety read-only checks"),
     ("minimal", Value::None, "Minimal (terse) output"),
     (

@@ -47,6 +47,8 @@
 //!   job and run/'s report types (steadystate, disk statistics, strerror).
 //! - `plot/`: SVG charts of a run's trace or of log files. Uses result, job,
 //!   stats, run/logs (to inflate stored logs).
+//! - `remote/protocol/`: fio's client/server wire format as data (frames,
+//!   CRC16, payload layouts); no I/O. Uses nothing else in rfio.
 //! - `app.rs`, `parse_check.rs`, `main.rs`: wire them: read the plan, build
 //!   the jobs, run, report; errors printed once, in `app.rs`.
 
@@ -70,4 +72,12 @@ pub fn check_command_line(
     scratch: &std::path::Path,
 ) -> Result<usize, (String, i32)> {
     parse_check::check(argv, job_file, scratch).map_err(|f| (f.stdout + &f.stderr, f.code))
+}
+
+/// Feed `data` to every decoder of fio's client/server protocol (frames,
+/// each payload layout, the bounded inflate): errors are fine, panics are
+/// not. For the `rfio_remote` fuzz target.
+#[cfg(not(test))]
+pub fn decode_remote(data: &[u8]) {
+    remote::protocol::decode_everything(data)
 }

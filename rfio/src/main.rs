@@ -11,6 +11,7 @@ mod man;
 mod options;
 mod parse_check;
 mod plot;
+mod remote;
 mod report;
 mod result;
 mod run;

@@ -369,6 +369,38 @@ fn group_dir<'a>(dirs: impl Iterator<Item = &'a DirReport> + Clone) -> GroupDir 
     }
 }
 
+/// The jobs of each reporting unit, in order: fio starts a new unit at a
+/// job unless that job has group_reporting and the previous job is in its
+/// group (§4).
+pub fn unit_members(jobs: &[Job]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < jobs.len() {
+        let mut end = i + 1;
+        while end < jobs.len() && jobs[end].groupid == jobs[i].groupid && jobs[end].group_reporting
+        {
+            end += 1;
+        }
+        out.push(i..end);
+        i = end;
+    }
+    out
+}
+
+/// One unit's measurements: its members merged, folded for
+/// unified_rw_reporting=mixed.
+pub fn unit_stats(jobs: &[Job], runs: &[JobRun], members: std::ops::Range<usize>) -> ThreadStats {
+    let first = members.start;
+    let mut st = runs[first].stats.clone();
+    for k in members.skip(1) {
+        st.merge(&runs[k].stats);
+    }
+    if jobs[first].unified == 1 {
+        st = st.folded();
+    }
+    st
+}
+
 /// Build the report: merge group_reporting members, compute group lines.
 pub fn build(
     jobs: &[Job],
@@ -382,36 +414,19 @@ pub fn build(
         .duration_since(started)
         .map_or(0, |d| d.as_millis().div_ceil(1000) as u64);
     let mut units = Vec::new();
-    let mut i = 0;
-    while i < jobs.len() {
-        let job = &jobs[i];
-        let mut end = i + 1;
-        // fio starts a new unit at a job unless that job has
-        // group_reporting and the previous job is in its group (§4).
-        while end < jobs.len() && jobs[end].groupid == job.groupid && jobs[end].group_reporting {
-            end += 1;
-        }
-        // Jobs whose setup failed still get a unit (error set, no I/O), as in
-        // fio's JSON and terse output; normal output leaves them out.
-        let members: Vec<usize> = (i..end).collect();
-        if let Some(&first) = members.first() {
-            let mut st = runs[first].stats.clone();
-            for &k in &members[1..] {
-                st.merge(&runs[k].stats);
-            }
-            if jobs[first].unified == 1 {
-                st = st.folded();
-            }
-            units.push(unit_report(
-                &jobs[first],
-                &st,
-                end - i,
-                &runs[first],
-                json_plus,
-                elapsed_s,
-            ));
-        }
-        i = end;
+    // Jobs whose setup failed still get a unit (error set, no I/O), as in
+    // fio's JSON and terse output; normal output leaves them out.
+    for members in unit_members(jobs) {
+        let first = members.start;
+        let st = unit_stats(jobs, runs, members.clone());
+        units.push(unit_report(
+            &jobs[first],
+            &st,
+            members.len(),
+            &runs[first],
+            json_plus,
+            elapsed_s,
+        ));
     }
     let mut groups: Vec<GroupReport> = Vec::new();
     let mut gids: Vec<u32> = jobs.iter().map(|j| j.groupid).collect();

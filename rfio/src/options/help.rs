@@ -161,6 +161,7 @@ pub const USAGE: &[(&str, &str)] = &[
         "Force full status dump every 't' period passed",
     ),
     ("--showcmd", "Turn a job file into command line options"),
+    ("--server=args", "Start a backend fio server"),
     (
         "--readonly",
         "Turn on safety read-only checks, preventing writes",
