@@ -175,10 +175,10 @@ pub fn read_plan(args: &[String]) -> Result<Plan, Failure> {
 fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     let p = &plan.program;
     if let Some(arg) = &p.server {
-        return match crate::remote::server::serve(arg, &plan.prog) {
+        return Err(match crate::remote::server::serve(arg, &plan.prog) {
             Ok(()) => 0,
             Err(f) => fail(f),
-        };
+        });
     }
     if !p.plot_from.is_empty() {
         // rfio's own: charts of existing logs, no job runs.
