@@ -65,10 +65,14 @@ fn warn(msg: &str) {
 }
 
 /// Checks fio makes before anything runs (§1.4: parse errors exit 1).
-pub(crate) fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
+/// With `--parse-only` fio skips its job fixups and the directory check
+/// (`parse_dryrun()`): only what the option parser itself refuses fails.
+pub(crate) fn validate(jobs: &[crate::job::Job], parse_only: bool) -> Result<(), Failure> {
     for j in jobs {
         let min_bs = j.bs.iter().map(|b| b.0).min().unwrap_or(4096);
-        if let Some(SizeOrPercent::Bytes(s)) = j.size {
+        if parse_only {
+            // Only the read-only check below is the parser's own.
+        } else if let Some(SizeOrPercent::Bytes(s)) = j.size {
             if s < min_bs {
                 return Err(Failure::stderr(format!(
                     "fio: size too small, must not be less than minimum block size: {s} < {min_bs}\n"
@@ -77,7 +81,7 @@ pub(crate) fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
         }
         // fio checks directory= as it parses it: each must exist and be
         // a directory.
-        if let Some(dirs) = j.opts.text("directory") {
+        if let Some(dirs) = j.opts.text("directory").filter(|_| !parse_only) {
             for d in dirs.split(':').filter(|d| !d.is_empty()) {
                 let stdout = match std::fs::metadata(d) {
                     Ok(m) if m.is_dir() => continue,
@@ -204,13 +208,19 @@ pub fn main(args: &[String]) -> i32 {
         }
         return 0;
     }
-    let jobs = match crate::job::expand(&plan).and_then(|j| validate(&j).map(|_| j)) {
+    let jobs = match crate::job::expand(&plan).and_then(|j| validate(&j, p.parse_only).map(|_| j)) {
         Ok(j) => j,
         Err(f) => return fail(f),
     };
+    // --parse-only runs none of fio's job fixups, which say the rest.
+    if p.parse_only {
+        return 0;
+    }
+    // fio's job fixup turns randommap off for blockalign= (and says so
+    // unless norandommap already did).
     if jobs
         .iter()
-        .any(|j| j.blockalign.is_some() && j.pattern.random)
+        .any(|j| j.blockalign.is_some() && j.pattern.random && !j.norandommap)
     {
         warn("fio: Any use of blockalign= turns off randommap\n");
     }
@@ -221,9 +231,6 @@ pub fn main(args: &[String]) -> i32 {
             Stream::Stderr
         };
         Out { file: None }.put(to, &line);
-    }
-    if p.parse_only {
-        return 0;
     }
     if jobs.is_empty() {
         return fail(Failure::stderr("No job(s) defined\n\n"));

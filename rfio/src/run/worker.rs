@@ -561,14 +561,19 @@ pub fn run(
             if fill_writes && io.kind == IoKind::Write {
                 crate::verify::prepare_write(idx, io, &mut filler, verifier.as_mut(), ns(io.start));
             }
-            st.issued[match io.kind {
+            let slot = match io.kind {
                 IoKind::Read => 0,
                 IoKind::Write => 1,
                 IoKind::Trim => 2,
                 _ => 3,
-            }] += 1;
+            };
             io.issue = clock.now();
-            match engine.queue(idx, io) {
+            let queued = engine.queue(idx, io);
+            // A busy answer keeps the unit for later: it is counted then.
+            if queued != Queued::Busy {
+                st.issued[slot] += 1;
+            }
+            match queued {
                 Queued::Completed => {
                     // Short (cold): fio issues the rest again at once.
                     if (io.result as usize) < io.len && io.result > 0 && verifier.is_none() {
