@@ -217,3 +217,26 @@ fn blockalign_warning_and_parse_only_fixups_match_fio() {
         }
     }
 }
+
+#[test]
+fn io_depths_count_each_commit_at_its_depth() {
+    // fio counts the units of a commit at the depth reached with them: the
+    // null engine at iodepth_batch=4 commits four at a time, all at depth 4
+    // (rfio used to count them at 1, 2, 3 and 4 as each was queued).
+    for (depth, batch, want) in [("8", "4", "4"), ("16", "1", "1"), ("8", "8", "8")] {
+        let args = [
+            "--name=x",
+            "--ioengine=null",
+            "--size=1M",
+            &format!("--iodepth={depth}"),
+            &format!("--iodepth_batch={batch}"),
+            "--output-format=json",
+        ];
+        let (theirs, ours) = both(&args, &|_| {});
+        let level = |r: &Ran| json(r)["jobs"][0]["iodepth_level"].clone();
+        assert_eq!(level(&ours)[want], 100.0, "{args:?}: {}", level(&ours));
+        if let Some(t) = theirs {
+            assert_eq!(level(&ours), level(&t), "{args:?} vs fio");
+        }
+    }
+}

@@ -650,8 +650,8 @@ pub fn run(
                     free.push(idx);
                 }
                 Queued::Queued => {
+                    // Its depth is counted when it is committed.
                     inflight += 1;
-                    st.depth_map[depth_bucket(inflight)] += 1;
                     to_stamp.push(idx);
                     if to_stamp.len() >= job.iodepth_batch {
                         let r = commit(
@@ -662,6 +662,7 @@ pub fn run(
                             &mut st,
                             clock,
                             job,
+                            inflight,
                         );
                         if let Err(f) = r {
                             inflight -= f.2;
@@ -693,6 +694,7 @@ pub fn run(
                 &mut st,
                 clock,
                 job,
+                inflight,
             );
             if let Err(f) = r {
                 inflight -= f.2;
@@ -945,7 +947,10 @@ fn setup_error(errno: i32, at: &'static str, func: &'static str) -> IoError {
 /// Submit what was queued and stamp its issue time (slat = issue - start).
 /// A failed submission fails its units: they go back to `free` and the
 /// error (errno, first unit) is returned; nothing is left in flight.
+/// As in fio, the units committed are counted in the IO depths at the depth
+/// reached with them (`inflight`, those queued included), before the call.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn commit(
     engine: &mut dyn Engine,
     units: &mut [IoUnit],
@@ -954,7 +959,9 @@ fn commit(
     st: &mut ThreadStats,
     clock: &FastClock,
     job: &Job,
+    inflight: usize,
 ) -> Result<(), (i32, usize, usize)> {
+    st.depth_map[depth_bucket(inflight)] += to_stamp.len() as u64;
     let n = match engine.commit() {
         Ok(n) => n,
         Err(e) => {
