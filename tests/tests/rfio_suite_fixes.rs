@@ -240,3 +240,55 @@ fn io_depths_count_each_commit_at_its_depth() {
         }
     }
 }
+
+#[test]
+fn io_submit_mode_is_accepted_as_fio_does() {
+    // fio's t0013 and two examples use io_submit_mode=offload; rfio runs
+    // it inline (the same I/Os). fio itself is only asked to parse: its
+    // offload threads can hang (t0010 does here).
+    for mode in ["inline", "offload"] {
+        let arg = format!("--io_submit_mode={mode}");
+        let args = [
+            "--parse-only",
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            &arg,
+        ];
+        let (theirs, ours) = both(&args, &|_| {});
+        assert_eq!((ours.code, ours.stderr.as_str()), (0, ""), "{args:?}");
+        if let Some(t) = theirs {
+            assert_eq!((t.code, t.stderr.as_str()), (0, ""), "fio {args:?}");
+        }
+        let d = SUITE.scratch("submit-mode");
+        let r = SUITE.run_in(
+            &rbench_tests::our_bin("rfio"),
+            &d,
+            &[
+                "--name=x",
+                "--ioengine=null",
+                "--size=16m",
+                "--iodepth=16",
+                &arg,
+                "--output-format=json",
+            ],
+        );
+        let v = json(&r);
+        assert_eq!(v["jobs"][0]["read"]["io_kbytes"], 16384, "{mode}");
+        assert_eq!(v["jobs"][0]["job options"]["io_submit_mode"], mode);
+    }
+    let args = ["--parse-only", "--name=x", "--io_submit_mode=bogus"];
+    let (theirs, ours) = both(&args, &|_| {});
+    assert_eq!(ours.code, 1);
+    assert!(
+        ours.stderr.contains("failed parsing io_submit_mode=bogus"),
+        "{}",
+        ours.stderr
+    );
+    if let Some(t) = theirs {
+        assert_eq!(
+            (ours.code, &ours.stdout, &ours.stderr),
+            (t.code, &t.stdout, &t.stderr)
+        );
+    }
+}
