@@ -195,6 +195,10 @@ pub fn main(args: &[String]) -> i32 {
         };
     }
     if plan.jobs.is_empty() && plan.files.is_empty() {
+        // Nothing to parse is no error for --parse-only (fio exits 0).
+        if p.parse_only {
+            return 0;
+        }
         return fail(Failure {
             stdout: help::usage(&plan.prog),
             stderr: "No job(s) defined\n\n".into(),

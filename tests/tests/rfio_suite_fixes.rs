@@ -292,3 +292,42 @@ fn io_submit_mode_is_accepted_as_fio_does() {
         );
     }
 }
+
+#[test]
+fn parse_only_without_jobs_is_no_error() {
+    // steadystate_tests.py parses bare global options this way.
+    for args in [
+        &["--parse-only"][..],
+        &[
+            "--parse-only",
+            "--ss_dur=10s",
+            "--ss=iops:10",
+            "--ss_ramp=5",
+        ][..],
+    ] {
+        let (theirs, ours) = both(args, &|_| {});
+        assert_eq!(
+            (ours.code, ours.stdout.as_str(), ours.stderr.as_str()),
+            (0, "", ""),
+            "{args:?}"
+        );
+        if let Some(t) = theirs {
+            assert_eq!(
+                (t.code, t.stdout.as_str(), t.stderr.as_str()),
+                (0, "", ""),
+                "fio {args:?}"
+            );
+        }
+    }
+    // Without --parse-only it still is.
+    let (theirs, ours) = both(&["--bs=4k"], &|_| {});
+    assert_eq!(ours.code, 1);
+    assert!(
+        ours.stderr.starts_with("No job(s) defined"),
+        "{}",
+        ours.stderr
+    );
+    if let Some(t) = theirs {
+        assert_eq!((ours.code, &ours.stderr), (t.code, &t.stderr));
+    }
+}
