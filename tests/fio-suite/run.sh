@@ -266,9 +266,9 @@ for part in $parts; do
         while read -r n s; do u[$n]=$s; names+=("$n"); done < <(results ours "$part")
     fi
     # Tests only the original reported (ours stopped early).
-    for n in "${!o[@]}"; do
-        [ -n "${u[$n]:-}" ] || { u[$n]=FAIL; names+=("$n"); }
-    done
+    while read -r n; do
+        [ -n "$n" ] && [ -z "${u[$n]:-}" ] && { u[$n]=FAIL; names+=("$n"); }
+    done < <(printf '%s\n' "${!o[@]}" | sort -V)
     for n in "${names[@]}"; do
         a=${o[$n]:-SKIP} b=${u[$n]}
         t="$part/$n"
