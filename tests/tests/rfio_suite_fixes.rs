@@ -73,6 +73,31 @@ fn null_engine_above_depth_one_records_submission_latency() {
             assert_eq!(job["iodepth_level"]["1"], 100.0, "{who}: depth levels");
         }
     }
+    // Its verify phase reads one by one too (fio's null engine is busy
+    // until its completions are reaped).
+    let args = [
+        "--name=x",
+        "--ioengine=null",
+        "--iodepth=8",
+        "--rw=write",
+        "--verify=md5",
+        "--size=1m",
+        "--output-format=json",
+    ];
+    let (theirs, ours) = both(&args, &|_| {});
+    let v = json(&ours);
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
+    assert_eq!(
+        v["jobs"][0]["iodepth_level"]["1"], 100.0,
+        "{}",
+        v["jobs"][0]["iodepth_level"]
+    );
+    if let Some(t) = theirs {
+        assert_eq!(
+            v["jobs"][0]["iodepth_level"],
+            json(&t)["jobs"][0]["iodepth_level"]
+        );
+    }
     // At depth 1 it stays synchronous: no submission latency.
     let (theirs, ours) = both(
         &[
