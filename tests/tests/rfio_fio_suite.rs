@@ -42,6 +42,11 @@ const EXPECTED: &[(&str, &str)] = &[
         "no flow_id=/flow= (flow control is not implemented)",
     ),
     ("jobs/t0017", "no posixaio engine"),
+    // steadystate_tests.py first looks for fio's parser trace lines.
+    (
+        "steadystate/parse*",
+        "--debug=parse prints no parser trace (`set steady state IOPS threshold to ...`)",
+    ),
     // latency_percentiles.py's cmdprio tests (they run as root).
     ("latency_percentiles/15", "no cmdprio_percentage="),
     ("latency_percentiles/16", "no cmdprio_percentage="),
@@ -228,6 +233,8 @@ fn expected_list_has_reasons_and_no_duplicates() {
         assert!(seen.insert(*t), "{t} listed twice");
     }
     assert!(expected("strided/3").is_some());
+    assert!(expected("steadystate/parse4").is_some());
+    assert!(expected("steadystate/job1").is_none());
     assert!(expected("jobs/t0007").is_some());
     assert!(expected("jobs/t0001").is_none());
     assert!(expected("examples/null.fio").is_none());
