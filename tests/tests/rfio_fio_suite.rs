@@ -41,6 +41,10 @@ const EXPECTED: &[(&str, &str)] = &[
         "jobs/t0014",
         "no flow_id=/flow= (flow control is not implemented)",
     ),
+    (
+        "jobs/t0013",
+        "no serialize_overlap= (io_submit_mode=offload it uses is accepted now)",
+    ),
     ("jobs/t0017", "no posixaio engine"),
     // steadystate_tests.py first looks for fio's parser trace lines.
     (
