@@ -10,7 +10,10 @@
 //! never part of this repository), python3 and the original fio on PATH;
 //! without `FIO_SRC` the test says so and passes. Only some parts:
 //! `PARTS="jobs examples"`. Takes long (the job tests run fio's own
-//! time-based jobs twice). Needs `cargo build -p rfio` first.
+//! time-based jobs twice) and needs about 6 GiB free under the keep
+//! directory's file system (t0002 lays out 5 GiB; run.sh deletes each
+//! job test's data files before the next). Needs `cargo build -p rfio`
+//! first.
 
 use std::process::Command;
 use std::time::Duration;
