@@ -59,6 +59,7 @@ complete -c rfio -l iodepth_batch -r -d 'Number of IO buffers to submit in one g
 complete -c rfio -l iodepth_batch_complete_min -r -d 'Min number of IO buffers to retrieve in one go'
 complete -c rfio -l iodepth_batch_complete_max -r -d 'Max number of IO buffers to retrieve in one go'
 complete -c rfio -l iodepth_low -r -d 'Low water mark for queuing depth'
+complete -c rfio -l io_submit_mode -x -a 'inline offload' -d 'How IO submissions and completions are done'
 complete -c rfio -l size -r -d 'Total size of device or files'
 complete -c rfio -l io_size -r -d 'Total size of I/O to be performed'
 complete -c rfio -l filesize -r -d 'Size of individual files'

@@ -65,10 +65,14 @@ fn warn(msg: &str) {
 }
 
 /// Checks fio makes before anything runs (§1.4: parse errors exit 1).
-pub(crate) fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
+/// With `--parse-only` fio skips its job fixups and the directory check
+/// (`parse_dryrun()`): only what the option parser itself refuses fails.
+pub(crate) fn validate(jobs: &[crate::job::Job], parse_only: bool) -> Result<(), Failure> {
     for j in jobs {
         let min_bs = j.bs.iter().map(|b| b.0).min().unwrap_or(4096);
-        if let Some(SizeOrPercent::Bytes(s)) = j.size {
+        if parse_only {
+            // Only the read-only check below is the parser's own.
+        } else if let Some(SizeOrPercent::Bytes(s)) = j.size {
             if s < min_bs {
                 return Err(Failure::stderr(format!(
                     "fio: size too small, must not be less than minimum block size: {s} < {min_bs}\n"
@@ -77,7 +81,7 @@ pub(crate) fn validate(jobs: &[crate::job::Job]) -> Result<(), Failure> {
         }
         // fio checks directory= as it parses it: each must exist and be
         // a directory.
-        if let Some(dirs) = j.opts.text("directory") {
+        if let Some(dirs) = j.opts.text("directory").filter(|_| !parse_only) {
             for d in dirs.split(':').filter(|d| !d.is_empty()) {
                 let stdout = match std::fs::metadata(d) {
                     Ok(m) if m.is_dir() => continue,
@@ -193,6 +197,10 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         });
     }
     if plan.jobs.is_empty() && plan.files.is_empty() {
+        // Nothing to parse is no error for --parse-only (fio exits 0).
+        if p.parse_only {
+            return Err(0);
+        }
         return Err(fail(Failure {
             stdout: help::usage(&plan.prog),
             stderr: "No job(s) defined\n\n".into(),
@@ -206,13 +214,19 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         }
         return Err(0);
     }
-    let jobs = match crate::job::expand(plan).and_then(|j| validate(&j).map(|_| j)) {
+    let jobs = match crate::job::expand(plan).and_then(|j| validate(&j, p.parse_only).map(|_| j)) {
         Ok(j) => j,
         Err(f) => return Err(fail(f)),
     };
+    // --parse-only runs none of fio's job fixups, which say the rest.
+    if p.parse_only {
+        return Err(0);
+    }
+    // fio's job fixup turns randommap off for blockalign= (and says so
+    // unless norandommap already did).
     if jobs
         .iter()
-        .any(|j| j.blockalign.is_some() && j.pattern.random)
+        .any(|j| j.blockalign.is_some() && j.pattern.random && !j.norandommap)
     {
         warn("fio: Any use of blockalign= turns off randommap\n");
     }
@@ -223,9 +237,6 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
             Stream::Stderr
         };
         Out { file: None }.put(to, &line);
-    }
-    if p.parse_only {
-        return Err(0);
     }
     if jobs.is_empty() {
         return Err(fail(Failure::stderr("No job(s) defined\n\n")));

@@ -570,7 +570,9 @@ fn apply_lines(
         f
     };
     for (k, v) in lines {
-        if k == "name" {
+        // A job section's name is its header; a global section's `name=`
+        // names nothing but still shows in JSON `global options`.
+        if k == "name" && !sec.is_global() {
             continue;
         }
         let line = match v {
@@ -608,10 +610,13 @@ fn add_file_jobs(
     }
     for sec in sections {
         if sec.is_global() {
-            let before = global.typed.len();
             apply_section(&mut global, sec)?;
-            for t in &global.typed[before..] {
-                plan.global_typed.push(t.clone());
+            // An option set again keeps its first place with the last value.
+            for (k, v) in &global.typed {
+                match plan.global_typed.iter_mut().find(|(n, _)| n == k) {
+                    Some(slot) => slot.1.clone_from(v),
+                    None => plan.global_typed.push((k, v.clone())),
+                }
             }
             continue;
         }

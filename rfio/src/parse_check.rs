@@ -20,7 +20,7 @@ pub fn check(argv: &[String], job_file: Option<&str>, scratch: &Path) -> Result<
     }
     let plan = crate::app::read_plan(&argv)?;
     let jobs = crate::job::expand(&plan)?;
-    crate::app::validate(&jobs)?;
+    crate::app::validate(&jobs, plan.program.parse_only)?;
     Ok(jobs.len())
 }
 

@@ -122,10 +122,20 @@ pub fn traits(name: &str) -> Traits {
     }
 }
 
+/// The properties of the engine as a job runs it: `null` queues above
+/// iodepth 1 (as fio's does), so its units get a submission time.
+pub fn job_traits(job: &Job) -> Traits {
+    let mut t = traits(&job.engine);
+    if job.engine == "null" && null::Null::queues(job.iodepth) {
+        t.sync = false;
+    }
+    t
+}
+
 /// Build the engine a job names.
 pub fn create(job: &Job) -> io::Result<Box<dyn Engine>> {
     Ok(match job.engine.as_str() {
-        "null" => Box::new(null::Null),
+        "null" => Box::new(null::Null::new(job.iodepth)),
         "sync" => Box::new(sync::Sync::new(sync::Flavor::ReadWrite)),
         "psync" => Box::new(sync::Sync::new(sync::Flavor::Positional)),
         "vsync" => Box::new(sync::Sync::new(sync::Flavor::Vectored)),

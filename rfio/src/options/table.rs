@@ -141,6 +141,11 @@ const UNIFIED: &[(&str, &str)] = &[
     ("2", "Alias for 'both'"),
 ];
 
+const SUBMIT_MODES: &[(&str, &str)] = &[
+    ("inline", "Submit and complete IO inline"),
+    ("offload", "Offload submit and complete to threads"),
+];
+
 const FILE_SERVICE: &[(&str, &str)] = &[
     ("random", "Choose a file at random (uniform)"),
     ("zipf", "Zipf randomized"),
@@ -514,6 +519,15 @@ pub static OPTIONS: &[OptDef] = &[
         None,
         "I/O depth",
         "Low water mark for queuing depth",
+    ),
+    // Accepted: offload runs inline (the same I/Os; fio 3.33's offload
+    // threads even hang it on some jobs, t/jobs/t0010 among them).
+    opt(
+        "io_submit_mode",
+        Kind::Choice(SUBMIT_MODES),
+        Some("inline"),
+        "I/O depth",
+        "How IO submissions and completions are done",
     ),
     opt(
         "size",

@@ -236,7 +236,7 @@ fn parse(prog: &str, args: &[String], job_text: &str) -> Result<Parsed, Failure>
     argv.push(path.to_string_lossy().into_owned());
     let r = crate::app::read_plan(&argv).and_then(|plan| {
         let jobs = crate::job::expand(&plan)?;
-        crate::app::validate(&jobs)?;
+        crate::app::validate(&jobs, false)?;
         Ok(Parsed { plan, jobs })
     });
     let _ = std::fs::remove_file(&path);

@@ -202,10 +202,19 @@ fn unit(u: &UnitReport, plus: bool) -> J {
             dirs.push(("mixed", dir(m, plus)));
         }
     }
+    // A job that set no options of its own has no `job options` at all.
+    if u.job_options.is_empty() {
+        e.retain(|(k, _)| *k != "job options");
+    }
     let at = e
         .iter()
-        .position(|(k, _)| *k == "job options")
+        .position(|(k, _)| *k == "job options" || *k == "elapsed")
         .map_or(0, |i| i + 1);
+    let at = if e.get(at).is_some_and(|(k, _)| *k == "job options") {
+        at + 1
+    } else {
+        at
+    };
     for (k, (name, v)) in dirs.into_iter().enumerate() {
         e.insert(at + k, (name, v));
     }

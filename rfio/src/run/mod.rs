@@ -328,7 +328,7 @@ fn prepare<'a>(
         let Some(plan) = planned[i].take() else {
             continue;
         };
-        let traits = engine::traits(&job.engine);
+        let traits = engine::job_traits(job);
         let files = files::layout::open_files(job, plan);
         if let Some(l) = files
             .as_ref()

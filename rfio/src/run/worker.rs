@@ -504,7 +504,9 @@ impl<'a> Worker<'a> {
                 }
                 Queued::Busy => {
                     // Keep the prepared unit (an fsync must not be lost):
-                    // it goes out once completions make room.
+                    // it goes out once completions make room, and is
+                    // counted as issued then (prepare counts it again).
+                    c.st.issued[issue_slot(io.kind)] -= 1;
                     c.q.held = Some(idx);
                     break;
                 }
@@ -525,6 +527,7 @@ impl<'a> Worker<'a> {
             &mut c.st,
             c.plan.clock,
             c.plan.job,
+            c.q.inflight,
         );
         if let Err(f) = r {
             c.q.inflight -= f.2;
@@ -1191,12 +1194,7 @@ impl Core<'_> {
             let (filler, verifier) = (&mut self.filler, self.verifier.as_mut());
             crate::verify::prepare_write(idx, io, filler, verifier, p.ns(io.start));
         }
-        self.st.issued[match io.kind {
-            IoKind::Read => 0,
-            IoKind::Write => 1,
-            IoKind::Trim => 2,
-            _ => 3,
-        }] += 1;
+        self.st.issued[issue_slot(io.kind)] += 1;
         io.issue = p.clock.now();
         true
     }
@@ -1205,8 +1203,8 @@ impl Core<'_> {
     /// when the batch (iodepth_batch) is due. Hot path.
     #[inline(always)]
     fn queued(&mut self, idx: usize) -> bool {
+        // Its depth is counted when it is committed.
         self.q.inflight += 1;
-        self.st.depth_map[depth_bucket(self.q.inflight)] += 1;
         self.q.to_stamp.push(idx);
         self.q.to_stamp.len() >= self.plan.job.iodepth_batch
     }
@@ -1385,6 +1383,17 @@ pub(super) fn io_error(io: &IoUnit, errno: i32) -> IoError {
     }
 }
 
+/// The `issued` counter of an I/O kind (read, write, trim, sync).
+#[inline(always)]
+fn issue_slot(kind: IoKind) -> usize {
+    match kind {
+        IoKind::Read => 0,
+        IoKind::Write => 1,
+        IoKind::Trim => 2,
+        _ => 3,
+    }
+}
+
 /// A job that failed before its first I/O, reported from fio's `at`/`func`.
 fn setup_error(errno: i32, at: &'static str, func: &'static str) -> IoError {
     IoError::at_site(errno, at, func, String::new())
@@ -1393,7 +1402,10 @@ fn setup_error(errno: i32, at: &'static str, func: &'static str) -> IoError {
 /// Submit what was queued and stamp its issue time (slat = issue - start).
 /// A failed submission fails its units: they go back to `free` and the
 /// error (errno, first unit) is returned; nothing is left in flight.
+/// As in fio, the units committed are counted in the IO depths at the depth
+/// reached with them (`inflight`, those queued included), before the call.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn commit(
     engine: &mut dyn Engine,
     units: &mut [IoUnit],
@@ -1402,7 +1414,9 @@ fn commit(
     st: &mut ThreadStats,
     clock: &FastClock,
     job: &Job,
+    inflight: usize,
 ) -> Result<(), (i32, usize, usize)> {
+    st.depth_map[depth_bucket(inflight)] += to_stamp.len() as u64;
     let n = match engine.commit() {
         Ok(n) => n,
         Err(e) => {

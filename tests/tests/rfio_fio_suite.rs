@@ -1,0 +1,248 @@
+//! fio 3.33's own test material, run with the real fio and with rfio by
+//! `tests/fio-suite/run.sh`: t/run-fio-tests.py's job tests, the python
+//! runners in t/ (readonly, strided, latency_percentiles, jsonplus2csv,
+//! log_compression, steadystate when scipy is there) and `--parse-only` of
+//! every examples/*.fio. Every test that passes with fio must pass with
+//! ours, except the known differences listed below, each with its reason
+//! (so any new regression fails this test).
+//!
+//! Needs `FIO_SRC` (an unpacked fio 3.33 tree: axboe/fio at tag fio-3.33,
+//! never part of this repository), python3 and the original fio on PATH;
+//! without `FIO_SRC` the test says so and passes. Only some parts:
+//! `PARTS="jobs examples"`. Takes long (the job tests run fio's own
+//! time-based jobs twice) and needs about 6 GiB free under the keep
+//! directory's file system (t0002 lays out 5 GiB; run.sh deletes each
+//! job test's data files before the next). Needs `cargo build -p rfio`
+//! first.
+
+use std::process::Command;
+use std::time::Duration;
+
+use rbench_tests::fs::temp_dir;
+use rbench_tests::{our_bin, run_bounded};
+
+/// Every part, both binaries, one after another.
+const LIMIT: Duration = Duration::from_secs(3 * 3600);
+
+/// Tests that pass with fio 3.33 and are known to fail with ours, and why.
+/// Remove an entry once ours passes (the test then says so).
+const EXPECTED: &[(&str, &str)] = &[
+    // t/run-fio-tests.py's job tests.
+    (
+        "jobs/t0007",
+        "no write_iolog= (I/O logs are not implemented)",
+    ),
+    (
+        "jobs/t0011",
+        "no flow_id=/flow= (flow control is not implemented)",
+    ),
+    (
+        "jobs/t0012",
+        "no flow_id=/flow= (flow control is not implemented)",
+    ),
+    (
+        "jobs/t0014",
+        "no flow_id=/flow= (flow control is not implemented)",
+    ),
+    (
+        "jobs/t0013",
+        "no serialize_overlap= (io_submit_mode=offload it uses is accepted now)",
+    ),
+    ("jobs/t0017", "no posixaio engine"),
+    // steadystate_tests.py first looks for fio's parser trace lines.
+    (
+        "steadystate/parse*",
+        "--debug=parse prints no parser trace (`set steady state IOPS threshold to ...`)",
+    ),
+    // latency_percentiles.py's cmdprio tests (they run as root).
+    ("latency_percentiles/15", "no cmdprio_percentage="),
+    ("latency_percentiles/16", "no cmdprio_percentage="),
+    ("latency_percentiles/17", "no cmdprio_percentage="),
+    ("latency_percentiles/18", "no cmdprio_percentage="),
+    ("latency_percentiles/19", "no cmdprio_percentage="),
+    ("latency_percentiles/20", "no cmdprio_percentage="),
+    ("latency_percentiles/21", "no cmdprio_bssplit="),
+    ("latency_percentiles/22", "no cmdprio_bssplit="),
+    // fio reads a number and ignores what follows it (`65536)` is 65536,
+    // `512/25` is 512); rfio refuses such a value with a message, as its
+    // spec (fio.md §2) says. fio's own test material has such typos:
+    (
+        "jobs/t0023",
+        "its bssplit jobs say bsrange=512/25:1k:25:2k:25:4k/25 (fio: 512-1k)",
+    ),
+    ("jobs/t0024", "bsrange=512/25:1k:25:2k:25:4k/25, as t0023"),
+    (
+        "strided/*",
+        "strided.py passes --filesize=65536) (a stray parenthesis) on every run",
+    ),
+    // Engines rfio does not implement (fio's are built in here).
+    ("examples/cpuio.fio", "no cpuio engine"),
+    ("examples/cpp_null.fio", "no cpp_null engine"),
+    (
+        "examples/cmdprio-bssplit.fio",
+        "no cmdprio_* engine options",
+    ),
+    (
+        "examples/cmdprio-percentage.fio",
+        "no cmdprio_* engine options",
+    ),
+    ("examples/dev-dax.fio", "no dev-dax engine"),
+    ("examples/e4defrag.fio", "no e4defrag engine"),
+    ("examples/e4defrag2.fio", "no e4defrag engine"),
+    ("examples/exec.fio", "no exec engine"),
+    ("examples/falloc.fio", "no falloc engine"),
+    ("examples/filecreate-ioengine.fio", "no filecreate engine"),
+    ("examples/filedelete-ioengine.fio", "no filedelete engine"),
+    ("examples/filestat-ioengine.fio", "no filestat engine"),
+    ("examples/ftruncate.fio", "no ftruncate engine"),
+    ("examples/gfapi.fio", "no gfapi engine"),
+    ("examples/ime.fio", "no ime engines"),
+    ("examples/libhdfs.fio", "no libhdfs engine"),
+    ("examples/libiscsi.fio", "no libiscsi engine"),
+    ("examples/libpmem.fio", "no libpmem engine"),
+    ("examples/libzbc-rand-write.fio", "no libzbc engine"),
+    ("examples/libzbc-seq-read.fio", "no libzbc engine"),
+    ("examples/mtd.fio", "no mtd engine"),
+    ("examples/nbd.fio", "no nbd engine"),
+    ("examples/netio.fio", "no net engine"),
+    ("examples/netio_multicast.fio", "no net engine"),
+    ("examples/pmemblk.fio", "no pmemblk engine"),
+    ("examples/rados.fio", "no rados engine"),
+    ("examples/rbd.fio", "no rbd engine"),
+    ("examples/sg_verify-fail.fio", "no sg engine"),
+    ("examples/sg_verify.fio", "no sg engine"),
+    ("examples/sg_write_same_ndob.fio", "no sg engine"),
+    ("examples/uring-cmd-ng.fio", "no io_uring_cmd engine"),
+    ("examples/uring-cmd-zoned.fio", "no io_uring_cmd engine"),
+    // Options rfio does not parse yet.
+    ("examples/butterfly.fio", "no flow= option"),
+    ("examples/flow.fio", "no flow=/flow_sleep= options"),
+    ("examples/exitwhat.fio", "no exit_what= option"),
+    ("examples/latency-profile.fio", "no latency_target= options"),
+    ("examples/numa.fio", "no numa_cpu_nodes= option"),
+    ("examples/surface-scan.fio", "no fill_device= option"),
+    (
+        "examples/backwards-read.fio",
+        "no negative rw=read:-N offset",
+    ),
+    (
+        "examples/steadystate.fio",
+        "threads=1: fio 3.33 accepts its tiobench profile's options (threads, block, \
+         numruns, dir) in any job, doing nothing; rfio knows no profiles",
+    ),
+    ("examples/waitfor.fio", "threads=1, as steadystate.fio"),
+    ("examples/zbd-rand-write.fio", "no zonemode=zbd"),
+    ("examples/zbd-seq-read.fio", "no zonemode=zbd"),
+];
+
+#[derive(Debug)]
+struct Row {
+    test: String,
+    original: String,
+    ours: String,
+}
+
+/// `TEST  original:X  ours:Y` lines of run.sh's report.
+fn rows(out: &str) -> Vec<Row> {
+    out.lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let test = w.next().filter(|t| t.contains('/'))?;
+            let original = w.next()?.strip_prefix("original:")?;
+            let ours = w.next()?.strip_prefix("ours:")?;
+            Some(Row {
+                test: test.to_string(),
+                original: original.to_string(),
+                ours: ours.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The reason `test` is listed (`RUNNER/*` lists every test of a runner).
+fn expected(test: &str) -> Option<&'static str> {
+    EXPECTED
+        .iter()
+        .find(|(t, _)| match t.strip_suffix('*') {
+            Some(prefix) => test.starts_with(prefix),
+            None => *t == test,
+        })
+        .map(|(_, why)| *why)
+}
+
+#[test]
+fn fio_own_suite() {
+    if std::env::var_os("FIO_SRC").is_none_or(|s| s.is_empty()) {
+        eprintln!(
+            "note: FIO_SRC is not set (an unpacked fio 3.33 tree); skipping fio's own test suite"
+        );
+        return;
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fio-suite/run.sh");
+    let keep = temp_dir("rfio-fio-suite", "artifacts");
+    let mut cmd = Command::new("bash");
+    cmd.arg(&script)
+        .arg("--keep")
+        .arg(&keep)
+        .arg(our_bin("rfio"));
+    let out = run_bounded(&mut cmd, LIMIT);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stdout}");
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(0) | Some(1)),
+        "run.sh failed to run (exit {code:?}):\n{stdout}\n{stderr}"
+    );
+    let rows = rows(&stdout);
+    if rows.is_empty() {
+        // run.sh skips (exit 0, a note) without python3 or a fio tree.
+        assert_eq!(
+            code,
+            Some(0),
+            "run.sh reported no tests:\n{stdout}\n{stderr}"
+        );
+        eprintln!("note: run.sh ran no tests: {}", stdout.trim());
+        return;
+    }
+    let mut failures = Vec::new();
+    for r in &rows {
+        let passes = r.ours == "PASS";
+        match (r.original.as_str(), expected(&r.test)) {
+            ("PASS", None) if !passes => {
+                failures.push(format!("{} passes with fio 3.33, ours: {}", r.test, r.ours))
+            }
+            ("PASS", Some(why)) if !passes => {
+                eprintln!("expected difference: {} ({why})", r.test)
+            }
+            (_, Some(_)) if passes && !r.test.ends_with("/runner") => eprintln!(
+                "note: {} is listed in EXPECTED but passes with ours now: remove it",
+                r.test
+            ),
+            _ => {}
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} test(s) of fio's suite fail with ours (outputs kept in {}):\n{}",
+        failures.len(),
+        keep.display(),
+        failures.join("\n")
+    );
+    let _ = std::fs::remove_dir_all(&keep);
+}
+
+#[test]
+fn expected_list_has_reasons_and_no_duplicates() {
+    let mut seen = std::collections::HashSet::new();
+    for (t, why) in EXPECTED {
+        assert!(t.contains('/') && !why.is_empty(), "{t}: {why}");
+        assert!(seen.insert(*t), "{t} listed twice");
+    }
+    assert!(expected("strided/3").is_some());
+    assert!(expected("steadystate/parse4").is_some());
+    assert!(expected("steadystate/job1").is_none());
+    assert!(expected("jobs/t0007").is_some());
+    assert!(expected("jobs/t0001").is_none());
+    assert!(expected("examples/null.fio").is_none());
+}
