@@ -1210,7 +1210,13 @@ fn fadvise_calls(bin: &Path, dir: &Path, args: &[&str]) -> Option<(Ran, Vec<Stri
     let mut calls: Vec<String> = text
         .lines()
         .filter_map(|l| l.split_once("fadvise64(").map(|x| x.1))
-        .filter_map(|l| l.split_once(')').map(|x| x.0))
+        // A call another process interrupts is cut in two lines by strace:
+        // its arguments end at " <unfinished ...>", its result comes later.
+        .filter_map(|l| {
+            l.split_once(" <unfinished")
+                .or_else(|| l.split_once(')'))
+                .map(|x| x.0)
+        })
         .map(|l| l.split_once(", ").map_or(l, |x| x.1).to_string())
         .chain(
             text.lines()
