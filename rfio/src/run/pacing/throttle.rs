@@ -179,7 +179,9 @@ impl Throttle {
         if inflight > 0 {
             return Gate::Hold;
         }
-        crate::run::pacing::pause::sleep(std::time::Duration::from_nanos(due.min(limit) - now));
+        crate::run::pacing::pause::sleep(std::time::Duration::from_nanos(
+            due.min(limit).saturating_sub(now),
+        ));
         if due > limit {
             Gate::Stop
         } else {
