@@ -59,6 +59,20 @@ fn fail(f: Failure) -> i32 {
     f.code
 }
 
+/// Values fio reads from garbage without a word (`bs=4q`), read as fio
+/// reads them: a warning each on stderr; with --warnings-fatal they end
+/// the run (exit 1) before any job starts.
+fn read_as_warnings(fatal: bool) -> Result<(), i32> {
+    let lines = crate::options::value::take_read_as_warnings();
+    for line in &lines {
+        warn(line);
+    }
+    if fatal && !lines.is_empty() {
+        return Err(1);
+    }
+    Ok(())
+}
+
 /// A parse-time notice on stderr that does not stop the run.
 fn warn(msg: &str) {
     Out { file: None }.put(Stream::Stderr, msg);
@@ -218,6 +232,7 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         Ok(j) => j,
         Err(f) => return Err(fail(f)),
     };
+    read_as_warnings(p.warnings_fatal)?;
     // --parse-only runs none of fio's job fixups, which say the rest.
     if p.parse_only {
         return Err(0);

@@ -18,6 +18,8 @@ pub struct Program {
     pub csv: bool,
     pub terse_version: u32,
     pub output: Option<String>,
+    /// --warnings-fatal: a value read as fio reads garbage is an error.
+    pub warnings_fatal: bool,
     pub parse_only: bool,
     pub showcmd: bool,
     pub readonly: bool,
@@ -50,6 +52,7 @@ impl Default for Program {
             csv: false,
             terse_version: 3,
             output: None,
+            warnings_fatal: false,
             parse_only: false,
             showcmd: false,
             readonly: false,
@@ -306,8 +309,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
             | "help"
             | "cmdhelp"
             | "enghelp" => return Err(exit_option(name, inline.as_deref(), prog)),
-            // Accepted for compatibility, without effect in rfio.
-            "warnings-fatal" => {}
+            "warnings-fatal" => p.warnings_fatal = true,
             "parse-only" => p.parse_only = true,
             "showcmd" => p.showcmd = true,
             "readonly" => p.readonly = true,

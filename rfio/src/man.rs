@@ -61,8 +61,10 @@ pub fn render() -> String {
          first \\fB\\-\\-name\\fR are global; \\fB\\-\\-name\\fR starts a job. Job files use \
          fio's INI dialect ([global], [job], include, ${VAR}, $ncpus).\n.PP\nSizes: k, m, g, t, p \
          are powers of kb_base (1024 by default) while KiB, MiB, ... are powers of 1000, as in \
-         fio. Values fio silently misreads (bs=4q, runtime=10x, 1.5k, a section header without \
-         its closing bracket) are errors in rfio.\n",
+         fio. Values fio silently misreads (bs=4q, filesize=65536), runtime=10x, 1.5k) are read \
+         as fio reads them, with a warning on stderr naming the option and the value used; with \
+         \\fB\\-\\-warnings\\-fatal\\fR that warning is an error (exit 1). A section header \
+         without its closing bracket is an error.\n",
     );
     s.push_str(
         ".SH PROGRAM OPTIONS\n.TP\n\\fB\\-\\-output\\-format\\fR=\\fIlist\\fR\nComma list of normal, \

@@ -5,8 +5,10 @@
 //! §12). `kb_base=1000` swaps them. Times are stored in microseconds; a bare
 //! number takes the option's default unit (§2.2).
 //!
-//! Where fio silently ignores garbage (`bs=4q` is 4 bytes, `runtime=10x` is 10
-//! µs, `1.5k` is 1) we reject the value with a message instead.
+//! Where fio silently ignores garbage in a size (`bs=4q` is 4 bytes,
+//! `filesize=65536)` is 65536, `1.5k` is 1), [`parse_size_as_fio`] reads it as
+//! fio does and says how, so that the caller can warn; [`parse_size`] alone
+//! refuses it.
 
 use super::UnitError;
 
@@ -71,6 +73,74 @@ pub fn parse_size(s: &str, kb_base: u64) -> Result<u64, UnitError> {
         .ok_or_else(|| UnitError::new(format!("'{s}': unknown size suffix '{rest}'")))?;
     n.checked_mul(mult)
         .ok_or_else(|| UnitError::new(format!("'{s}' is out of range")))
+}
+
+/// fio 3.33's str_to_decimal() over a size: strtoll() (hex when the text
+/// holds `0x` anywhere), then the suffix that starts after the digits (and
+/// signs) matched by prefix, `kib`.. first, then `k m g t p` (anything
+/// else is x1), or `%` (fio's marker `-1 - N`). None where strtoll() finds
+/// no digits.
+pub fn fio_str_to_decimal(s: &str, kb_base: u64) -> Option<u64> {
+    let t = s.trim_start();
+    let hex = t.contains("0x") || t.contains("0X");
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = if hex {
+        let b = body
+            .strip_prefix("0x")
+            .or_else(|| body.strip_prefix("0X"))
+            .unwrap_or(body);
+        let n = b.len() - b.trim_start_matches(|c: char| c.is_ascii_hexdigit()).len();
+        (n > 0).then(|| i64::from_str_radix(&b[..n], 16).unwrap_or(i64::MAX))
+    } else {
+        let n = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (n > 0).then(|| body[..n].parse::<i64>().unwrap_or(i64::MAX))
+    };
+    let v = digits?;
+    let v = if neg { v.wrapping_neg() } else { v } as u64;
+    // fio's get_mult_bytes: the suffix starts after the digits (and signs).
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+    let lower = rest.to_ascii_lowercase();
+    if lower.starts_with('%') {
+        return Some(u64::MAX - v);
+    }
+    if !lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Some(v);
+    }
+    let other = if kb_base == 1000 { 1024u64 } else { 1000 };
+    let mult = ["kib", "mib", "gib", "tib", "pib"]
+        .iter()
+        .position(|p| lower.starts_with(p))
+        .map(|i| other.pow(i as u32 + 1))
+        .or_else(|| {
+            "kmgtp"
+                .find(lower.chars().next()?)
+                .map(|i| kb_base.pow(i as u32 + 1))
+        })
+        .unwrap_or(1);
+    Some(v.wrapping_mul(mult))
+}
+
+/// A size as fio reads it: `Ok((v, None))` for a clean value; where fio
+/// reads garbage without a word (`4q`, `65536)`, `1.5k`, `1m)`), fio's value
+/// and a note on how it was read (`read as 4`), for the caller's warning.
+/// Signs, percentages and text with no leading number stay errors.
+pub fn parse_size_as_fio(s: &str, kb_base: u64) -> Result<(u64, Option<String>), UnitError> {
+    let strict = match parse_size(s, kb_base) {
+        Ok(v) => return Ok((v, None)),
+        Err(e) => e,
+    };
+    let t = s.trim_start();
+    if t.starts_with(['-', '+']) || t.contains('%') {
+        return Err(strict);
+    }
+    match fio_str_to_decimal(t, kb_base) {
+        Some(v) => Ok((v, Some(format!("read as {v}")))),
+        None => Err(strict),
+    }
 }
 
 /// A size or a percentage (`50%`), as `size`, `offset` and
@@ -139,6 +209,63 @@ pub fn parse_time_us(s: &str, default_unit: TimeUnit) -> Result<u64, UnitError> 
     };
     n.checked_mul(mult)
         .ok_or_else(|| UnitError::new(format!("'{s}' is out of range")))
+}
+
+/// A time as fio reads it (µs): `Ok((v, None))` for a clean value; where
+/// fio reads garbage without a word, fio's value and a note (`read as 10
+/// us`): its strtoll() number, then get_mult_time() on what follows the
+/// digits: no letter there is the option's default unit (`10)` is 10 s for
+/// runtime), `us`/`ms` by prefix, exactly `s m h d`, any other word x1 µs
+/// (`10x`, `2sec`). Signs and text with no leading number stay errors.
+pub fn parse_time_as_fio(
+    s: &str,
+    default_unit: TimeUnit,
+) -> Result<(u64, Option<String>), UnitError> {
+    let strict = match parse_time_us(s, default_unit) {
+        Ok(v) => return Ok((v, None)),
+        Err(e) => e,
+    };
+    let t = s.trim_start();
+    if t.starts_with(['-', '+']) {
+        return Err(strict);
+    }
+    let hex = t.contains("0x") || t.contains("0X");
+    let body = if hex {
+        t.strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .unwrap_or(t)
+    } else {
+        t
+    };
+    let radix = if hex { 16 } else { 10 };
+    let n = body.len() - body.trim_start_matches(|c: char| c.is_digit(radix)).len();
+    if n == 0 {
+        return Err(strict);
+    }
+    let v = u64::from_str_radix(&body[..n], radix).map_err(|_| strict.clone())?;
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+    let word = rest.to_ascii_lowercase();
+    let mult: u64 = if !word.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        match default_unit {
+            TimeUnit::Seconds => 1_000_000,
+            TimeUnit::Millis => 1_000,
+            TimeUnit::Micros => 1,
+        }
+    } else if word.starts_with("us") {
+        1
+    } else if word.starts_with("ms") {
+        1_000
+    } else {
+        match word.as_str() {
+            "s" => 1_000_000,
+            "m" => 60_000_000,
+            "h" => 3_600_000_000,
+            "d" => 86_400_000_000,
+            _ => 1,
+        }
+    };
+    let us = v.checked_mul(mult).ok_or(strict)?;
+    Ok((us, Some(format!("read as {us} us"))))
 }
 
 /// A percentile list `1:5:99.9` (≤ 20 values in (0,100]), sorted; also
@@ -281,6 +408,52 @@ mod tests {
         }
         for bad in ["10x", "2sec", "1min", "abc", "1.5"] {
             assert!(parse_time_us(bad, TimeUnit::Seconds).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn garbage_fio_accepts_is_read_as_fio_reads_it() {
+        for (text, want) in [
+            ("4q", 4),
+            ("65536)", 65536),
+            ("1m)", 1 << 20),
+            ("1.5k", 1),
+            ("512/25", 512),
+            ("1k/75", 1024),
+            ("4KiBx", 4000),
+            ("2gq", 2 << 30),
+        ] {
+            let (v, note) = parse_size_as_fio(text, 1024).expect(text);
+            assert_eq!(v, want, "{text}");
+            assert_eq!(note, Some(format!("read as {want}")), "{text}");
+        }
+        assert_eq!(parse_size_as_fio("4k", 1024), Ok((4096, None)));
+        for bad in ["abc", "", "k", "-4k", "+4q", "5%x"] {
+            assert!(parse_size_as_fio(bad, 1024).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn garbage_times_are_read_as_fio_reads_them() {
+        for (text, want) in [
+            ("10x", 16), // "0x" inside: strtoll in base 16
+            ("2sec", 2),
+            ("1min", 1),
+            ("10)", 10_000_000),
+            ("10ms)", 10_000),
+            ("5usx", 5),
+            ("1.5", 1_000_000),
+        ] {
+            let (v, note) = parse_time_as_fio(text, TimeUnit::Seconds).expect(text);
+            assert_eq!(v, want, "{text}");
+            assert_eq!(note, Some(format!("read as {want} us")), "{text}");
+        }
+        assert_eq!(
+            parse_time_as_fio("2m", TimeUnit::Seconds),
+            Ok((120_000_000, None))
+        );
+        for bad in ["abc", "", "s", "-1", "+5x"] {
+            assert!(parse_time_as_fio(bad, TimeUnit::Seconds).is_err(), "{bad}");
         }
     }
 

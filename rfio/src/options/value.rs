@@ -1,9 +1,57 @@
 //! Option kinds (how a value is written) and parsed values.
 
+use std::cell::RefCell;
+
 use rbench_common::units::fio::{
-    parse_percentile_list, parse_size, parse_size_or_percent, parse_size_range, parse_time_us,
+    parse_percentile_list, parse_size_as_fio, parse_size_or_percent, parse_time_as_fio,
     SizeOrPercent, TimeUnit,
 };
+
+thread_local! {
+    /// What [`size_value`] read as fio reads garbage, for the caller to
+    /// warn about (each line once).
+    static READ_AS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The warnings of the values read since the last call (`rfio: warning:
+/// bs=4q read as 4, as fio 3.33 reads it`), each once, in order.
+pub fn take_read_as_warnings() -> Vec<String> {
+    READ_AS.with(|w| std::mem::take(&mut *w.borrow_mut()))
+}
+
+/// A size as fio reads it; garbage fio accepts silently (`4q`, `65536)`)
+/// is read as fio reads it, with a warning kept for the caller.
+fn size_value(name: &str, s: &str, kb_base: u64) -> Result<u64, ValueError> {
+    let (v, note) = parse_size_as_fio(s, kb_base).map_err(|e| ValueError::detail(name, e))?;
+    if let Some(note) = note {
+        keep_warning(name, s, &note);
+    }
+    Ok(v)
+}
+
+fn keep_warning(name: &str, s: &str, note: &str) {
+    let line = format!("rfio: warning: {name}={s} {note}, as fio 3.33 reads it\n");
+    READ_AS.with(|w| {
+        let mut w = w.borrow_mut();
+        if !w.contains(&line) {
+            w.push(line);
+        }
+    });
+}
+
+/// A range `lo-hi` or `lo:hi` as fio splits it (at the first `-`, else the
+/// first `:`; a single value is lo = hi), each bound a [`size_value`];
+/// reversed bounds are swapped as fio does.
+fn range_value(name: &str, s: &str, kb_base: u64) -> Result<(u64, u64), ValueError> {
+    let t = s.trim();
+    let (a, b) = match t.find('-').or_else(|| t.find(':')) {
+        Some(i) => (&t[..i], &t[i + 1..]),
+        None => (t, t),
+    };
+    let lo = size_value(name, a, kb_base)?;
+    let hi = size_value(name, b, kb_base)?;
+    Ok(if lo <= hi { (lo, hi) } else { (hi, lo) })
+}
 
 /// How an option's value is written (fio's FIO_OPT_* types).
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +130,7 @@ fn parse_int(name: &str, s: &str, kb_base: u64, min: i64, max: i64) -> Result<i6
         Some(b) => (true, b),
         None => (false, t),
     };
-    let v = parse_size(body, kb_base).map_err(|e| ValueError::detail(name, e))?;
+    let v = size_value(name, body, kb_base)?;
     let v = i64::try_from(v).map_err(|_| ValueError::detail(name, "value out of range"))?;
     let v = if neg { -v } else { v };
     if max >= 0 && v > max {
@@ -195,15 +243,16 @@ impl Kind {
                 }
             },
             Kind::Size { pct } => {
-                let v = if pct {
+                if pct && s.trim_end().ends_with('%') {
                     parse_size_or_percent(s, kb_base)
+                        .map(Value::Size)
+                        .map_err(|e| ValueError::detail(name, e))
                 } else {
-                    parse_size(s, kb_base).map(SizeOrPercent::Bytes)
-                };
-                v.map(Value::Size).map_err(|e| ValueError::detail(name, e))
+                    size_value(name, s, kb_base).map(|v| Value::Size(SizeOrPercent::Bytes(v)))
+                }
             }
             Kind::SizeList { min, max, default } => per_dir(s, &[',', ':', '-'], default, |p| {
-                let v = parse_size(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
+                let v = size_value(name, p, kb_base)?;
                 if v < min {
                     return Err(ValueError::detail(
                         name,
@@ -220,7 +269,7 @@ impl Kind {
             })
             .map(Value::PerDir),
             Kind::Ranges => per_dir(s, &[','], (4096, 4096), |p| {
-                let r = parse_size_range(p, kb_base).map_err(|e| ValueError::detail(name, e))?;
+                let r = range_value(name, p, kb_base)?;
                 if r.0 == 0 {
                     return Err(ValueError::detail(
                         name,
@@ -230,9 +279,14 @@ impl Kind {
                 Ok(r)
             })
             .map(Value::Ranges),
-            Kind::Time(unit) => parse_time_us(s, unit)
-                .map(Value::Time)
-                .map_err(|e| ValueError::detail(name, e)),
+            Kind::Time(unit) => {
+                let (v, note) =
+                    parse_time_as_fio(s, unit).map_err(|e| ValueError::detail(name, e))?;
+                if let Some(note) = note {
+                    keep_warning(name, s, &note);
+                }
+                Ok(Value::Time(v))
+            }
             Kind::Choice(words) => {
                 let t = s.trim();
                 let (word, postfix) = match t.find([':', ',']) {

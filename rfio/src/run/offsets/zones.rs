@@ -230,52 +230,9 @@ impl Zones {
     }
 }
 
-/// fio's str_to_decimal on a split entry: strtoll (hex when the text has
-/// `0x`), then a size suffix by prefix (`kib`.. first, then `k m g t p`,
-/// anything else x1) or `%` (fio's marker `-1 - N`). None where strtoll
-/// finds no digits.
+/// fio's str_to_decimal on a split entry (shared with the option parser).
 fn fio_decimal(s: &str, kb_base: u64) -> Option<u64> {
-    let t = s.trim_start();
-    let hex = t.contains("0x") || t.contains("0X");
-    let (neg, body) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let digits = if hex {
-        let b = body
-            .strip_prefix("0x")
-            .or_else(|| body.strip_prefix("0X"))
-            .unwrap_or(body);
-        let n = b.len() - b.trim_start_matches(|c: char| c.is_ascii_hexdigit()).len();
-        (n > 0).then(|| i64::from_str_radix(&b[..n], 16).unwrap_or(i64::MAX))
-    } else {
-        let n = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        (n > 0).then(|| body[..n].parse::<i64>().unwrap_or(i64::MAX))
-    };
-    let v = digits?;
-    let v = if neg { v.wrapping_neg() } else { v } as u64;
-    // fio's get_mult_bytes: the suffix starts after the digits (and signs).
-    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
-    let lower = rest.to_ascii_lowercase();
-    if lower.starts_with('%') {
-        return Some(u64::MAX - v);
-    }
-    if !lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Some(v);
-    }
-    let other = if kb_base == 1000 { 1024u64 } else { 1000 };
-    let mult = ["kib", "mib", "gib", "tib", "pib"]
-        .iter()
-        .position(|p| lower.starts_with(p))
-        .map(|i| other.pow(i as u32 + 1))
-        .or_else(|| {
-            "kmgtp"
-                .find(lower.chars().next()?)
-                .map(|i| kb_base.pow(i as u32 + 1))
-        })
-        .unwrap_or(1);
-    Some(v.wrapping_mul(mult))
+    rbench_common::units::fio::fio_str_to_decimal(s, kb_base)
 }
 
 /// C's atoi: leading blanks, a sign, digits; 0 without digits.
