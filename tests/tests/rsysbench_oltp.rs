@@ -838,7 +838,16 @@ fn parallel_on(driver: Driver, keep_initializing: bool) {
             }
             skip_blank = false;
         }
-        sorted_lines(&kept.join("\n"))
+        // sysbench's threads print a message and its newline in two writes:
+        // one thread's line can land inside another's ("Prewarming table
+        // sbtest2Prewarming table sbtest1", then a lone newline). Each
+        // message is compared as a line of its own, blank lines aside.
+        let mut text = kept.join("\n");
+        for m in ["Prewarming table ", "Creating ", "Inserting "] {
+            text = text.replace(m, &format!("\n{m}"));
+        }
+        let messages: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        sorted_lines(&messages.join("\n"))
     };
     let mut parallel = Vec::new();
     for bin in [&sb, &ours] {
