@@ -165,14 +165,20 @@ pub fn parse_size_or_percent(s: &str, kb_base: u64) -> Result<SizeOrPercent, Uni
     parse_size(t, kb_base).map(SizeOrPercent::Bytes)
 }
 
+/// A range's two bounds as fio splits `lo-hi` or `lo:hi`: at the first
+/// `-`, else the first `:`; a single value is both.
+pub fn split_size_range(s: &str) -> (&str, &str) {
+    let t = s.trim();
+    match t.find('-').or_else(|| t.find(':')) {
+        Some(i) => (&t[..i], &t[i + 1..]),
+        None => (t, t),
+    }
+}
+
 /// A range `lo-hi` or `lo:hi` (a single value means lo = hi); reversed bounds
 /// are swapped as fio does.
 pub fn parse_size_range(s: &str, kb_base: u64) -> Result<(u64, u64), UnitError> {
-    let t = s.trim();
-    let (a, b) = match t.find(['-', ':']) {
-        Some(i) => (&t[..i], &t[i + 1..]),
-        None => (t, t),
-    };
+    let (a, b) = split_size_range(s);
     let lo = parse_size(a, kb_base)?;
     let hi = parse_size(b, kb_base)?;
     Ok(if lo <= hi { (lo, hi) } else { (hi, lo) })

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use rbench_common::units::fio::{
     parse_percentile_list, parse_size_as_fio, parse_size_or_percent, parse_time_as_fio,
-    SizeOrPercent, TimeUnit,
+    split_size_range, SizeOrPercent, TimeUnit,
 };
 
 thread_local! {
@@ -39,15 +39,10 @@ fn keep_warning(name: &str, s: &str, note: &str) {
     });
 }
 
-/// A range `lo-hi` or `lo:hi` as fio splits it (at the first `-`, else the
-/// first `:`; a single value is lo = hi), each bound a [`size_value`];
-/// reversed bounds are swapped as fio does.
+/// A range `lo-hi` or `lo:hi` as fio splits it, each bound a
+/// [`size_value`]; reversed bounds are swapped as fio does.
 fn range_value(name: &str, s: &str, kb_base: u64) -> Result<(u64, u64), ValueError> {
-    let t = s.trim();
-    let (a, b) = match t.find('-').or_else(|| t.find(':')) {
-        Some(i) => (&t[..i], &t[i + 1..]),
-        None => (t, t),
-    };
+    let (a, b) = split_size_range(s);
     let lo = size_value(name, a, kb_base)?;
     let hi = size_value(name, b, kb_base)?;
     Ok(if lo <= hi { (lo, hi) } else { (hi, lo) })

@@ -55,24 +55,18 @@ impl<'a> Reporter<'a> {
     /// The text summary; with `--db-debug`, sysbench's query statistics
     /// block (debug lines) after the SQL figures.
     fn print_text_summary(&self, s: &Summary) {
-        let full = self.text_summary(s);
-        let sql = s
-            .sql
-            .as_ref()
-            .filter(|q| q.driver_used && self.info.db_debug);
-        let split = sql.and_then(|q| {
-            let block = text::sql_block(q);
-            full.strip_prefix(block.as_str()).map(|rest| (block, rest))
-        });
-        let Some((block, rest)) = split else {
-            self.log.block(Level::Notice, &full);
+        let sql = s.sql.as_ref().filter(|q| q.driver_used);
+        let Some(q) = sql.filter(|_| self.info.db_debug && self.info.kind == TestKind::Sql) else {
+            self.log.block(Level::Notice, &self.text_summary(s));
             return;
         };
-        self.log.block(Level::Notice, &block);
+        self.log.block(Level::Notice, &text::sql_block(q));
         for line in text::db_debug_lines() {
             self.log.debug(&line);
         }
-        self.log.block(Level::Notice, rest);
+        // The rest of the summary: what a test without SQL figures prints.
+        let rest = text::summary(TestKind::General, s, self.info.percentile, self.info.debug);
+        self.log.block(Level::Notice, &rest);
     }
 
     /// The final report (`status`: completed, interrupted, forced_shutdown).

@@ -231,9 +231,7 @@ impl Zones {
 }
 
 /// fio's str_to_decimal on a split entry (shared with the option parser).
-fn fio_decimal(s: &str, kb_base: u64) -> Option<u64> {
-    rbench_common::units::fio::fio_str_to_decimal(s, kb_base)
-}
+use rbench_common::units::fio::fio_str_to_decimal as fio_decimal;
 
 /// C's atoi: leading blanks, a sign, digits; 0 without digits.
 fn atoi(s: &str) -> i64 {
