@@ -3,7 +3,7 @@
 //! parses the command line and hands over to the client or the server.
 //!
 //! Layers: `protocol` (pure encode/decode), `options` (the option table),
-//! `stream` (one thread per data stream), `measure` (sampling into plain
+//! `stream` (one thread per data stream; plain TCP senders past one per CPU share one per CPU), `measure` (sampling into plain
 //! data), `report` (text, JSON, CSV views), `ctrl`/`net` (sockets),
 //! `session`, `client`, `server` (the two control loops).
 

@@ -122,11 +122,6 @@ const EXPECTED: &[(&str, &str)] = &[
         "no negative rw=read:-N offset",
     ),
     (
-        "examples/steadystate.fio",
-        "threads=1: fio 3.33 accepts its tiobench profile's options (threads, block, \
-         numruns, dir) in any job, doing nothing; rfio knows no profiles",
-    ),
-    ("examples/waitfor.fio", "threads=1, as steadystate.fio"),
     ("examples/zbd-rand-write.fio", "no zonemode=zbd"),
     ("examples/zbd-seq-read.fio", "no zonemode=zbd"),
 ];

@@ -498,16 +498,18 @@ fn start_streams(
     // on a busy machine: tens of ms) started ours late and our
     // TEST_END went past the server's -t.
     let streams = std::mem::take(&mut session.streams);
-    let mut started = Vec::new();
     let bodies = std::mem::take(&mut session.pending);
-    for (i, (mut s, io)) in streams.into_iter().zip(bodies).enumerate() {
-        let cpu = crate::stream::stream_cpu(cfg.affinity, i);
-        s.spawn(io, shared.clone(), cpu)
-            .map_err(|e| format!("unable to create a new stream: {}", e.to_string_c()))?;
-        started.push(s);
-    }
+    let all = streams.into_iter().zip(bodies).collect();
+    let (started, failed) =
+        crate::stream::spawn_all(all, shared, |i| crate::stream::stream_cpu(cfg.affinity, i));
     session.streams = started;
-    Ok(())
+    match failed {
+        Some(e) => Err(format!(
+            "unable to create a new stream: {}",
+            e.to_string_c()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// EXCHANGE_RESULTS: ours out, the server's in.

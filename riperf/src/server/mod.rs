@@ -510,13 +510,13 @@ fn run_test(
     let first_cpu = cfg
         .affinity
         .or(p.server_affinity.map(|a| a.max(0) as usize));
-    for (i, (mut s, io)) in streams.into_iter().zip(bodies).enumerate() {
-        let cpu = crate::stream::stream_cpu(first_cpu, i);
-        if s.spawn(io, shared.clone(), cpu).is_err() {
-            session.stop();
-            return Err(TestError::code(200));
-        }
-        session.streams.push(s);
+    let all = streams.into_iter().zip(bodies).collect();
+    let (started, failed) =
+        crate::stream::spawn_all(all, &shared, |i| crate::stream::stream_cpu(first_cpu, i));
+    session.streams.extend(started);
+    if failed.is_some() {
+        session.stop();
+        return Err(TestError::code(200));
     }
     // --server-bitrate-limit: refuse a test that asks for more up front.
     let requested = p.parallel as u64 * p.bandwidth * if p.bidirectional { 2 } else { 1 };

@@ -4,6 +4,7 @@
 
 pub mod setup;
 pub mod tcp;
+pub mod tcp_group;
 pub mod udp;
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicU8, Ordering};
@@ -235,6 +236,96 @@ impl Pacing {
 /// keep their socket and buffer; `run` is the stream thread's whole life.
 pub trait StreamIo: Send {
     fn run(&mut self, test: &TestShared, counters: &Counters);
+
+    /// A TCP sender with nothing of its own to pace or read (no `-b`,
+    /// `-F`, `-Z`), which may share a thread ([`spawn_all`]); else itself.
+    fn into_plain_tcp_sender(self: Box<Self>) -> Result<tcp::TcpSender, Box<dyn StreamIo>>;
+}
+
+/// Start every stream's thread (stream `i` pinned to `cpu(i)` when given).
+/// More plain TCP senders than CPUs share one thread per CPU
+/// ([`tcp_group`]); the first stream of each group holds its thread. The
+/// streams started, and the error that stopped the rest.
+pub fn spawn_all(
+    streams: Vec<(Stream, Box<dyn StreamIo>)>,
+    test: &Arc<TestShared>,
+    cpu: impl Fn(usize) -> Option<usize>,
+) -> (Vec<Stream>, Option<std::io::Error>) {
+    let mut plain = Vec::new();
+    let mut others = Vec::new();
+    for (i, (s, io)) in streams.into_iter().enumerate() {
+        match io.into_plain_tcp_sender() {
+            Ok(t) if s.sender && !s.udp => plain.push((i, s, t)),
+            Ok(t) => others.push((i, s, Box::new(t) as Box<dyn StreamIo>)),
+            Err(io) => others.push((i, s, io)),
+        }
+    }
+    let groups = tcp_group::threads_for(plain.len());
+    if plain.len() <= groups {
+        others.extend(
+            plain
+                .into_iter()
+                .map(|(i, s, t)| (i, s, Box::new(t) as Box<dyn StreamIo>)),
+        );
+    } else {
+        others.extend(group_senders(plain, groups));
+    }
+    others.sort_by_key(|x| x.0);
+    let mut started = Vec::new();
+    for (i, mut s, io) in others {
+        // The members of a group after its first run on its thread.
+        if s.thread.is_none() && s.grouped {
+            started.push(s);
+            continue;
+        }
+        if let Err(e) = s.spawn(io, test.clone(), cpu(i)) {
+            return (started, Some(e));
+        }
+        started.push(s);
+    }
+    (started, None)
+}
+
+/// Deal the plain senders round robin into `n` groups; each group's body
+/// goes with its first stream, which runs it on its thread; the other
+/// members are marked `grouped` and get no thread of their own.
+fn group_senders(
+    plain: Vec<(usize, Stream, tcp::TcpSender)>,
+    n: usize,
+) -> Vec<(usize, Stream, Box<dyn StreamIo>)> {
+    let mut buckets: Vec<Vec<(usize, Stream, tcp::TcpSender)>> =
+        (0..n).map(|_| Vec::new()).collect();
+    for (k, x) in plain.into_iter().enumerate() {
+        buckets[k % n].push(x);
+    }
+    let mut out = Vec::new();
+    for bucket in buckets {
+        let mut senders = Vec::new();
+        let mut streams = Vec::new();
+        for (i, mut s, t) in bucket {
+            senders.push((t, s.counters.clone()));
+            s.grouped = !streams.is_empty();
+            streams.push((i, s));
+        }
+        let mut body: Option<Box<dyn StreamIo>> =
+            Some(Box::new(tcp_group::TcpSendGroup::new(senders)));
+        for (i, s) in streams {
+            let io = body.take().unwrap_or_else(|| Box::new(Grouped));
+            out.push((i, s, io));
+        }
+    }
+    out
+}
+
+/// The body of a stream another stream's thread drives (never run).
+struct Grouped;
+
+impl StreamIo for Grouped {
+    fn run(&mut self, _test: &TestShared, _counters: &Counters) {}
+
+    fn into_plain_tcp_sender(self: Box<Self>) -> Result<tcp::TcpSender, Box<dyn StreamIo>> {
+        Err(self)
+    }
 }
 
 /// A running stream as the control thread sees it.
@@ -252,6 +343,8 @@ pub struct Stream {
     pub fd: i32,
     /// The socket, kept open until the stream is dropped.
     pub keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// Sent by another stream's thread ([`spawn_all`]): no thread of its own.
+    pub grouped: bool,
 }
 
 impl Stream {

@@ -123,5 +123,6 @@ pub fn register(s: NewStream, session: &mut Session, report: &mut Report, info: 
         thread: None,
         fd: s.fd,
         keep: Some(s.keep),
+        grouped: false,
     });
 }

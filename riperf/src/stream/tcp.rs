@@ -53,7 +53,7 @@ fn is_transient(e: &std::io::Error) -> bool {
     matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted)
 }
 
-fn wait_for_start(test: &TestShared) -> bool {
+pub(super) fn wait_for_start(test: &TestShared) -> bool {
     loop {
         match test.phase() {
             phase::WAITING => std::thread::sleep(Duration::from_micros(200)),
@@ -64,6 +64,14 @@ fn wait_for_start(test: &TestShared) -> bool {
 }
 
 impl StreamIo for TcpSender {
+    fn into_plain_tcp_sender(self: Box<Self>) -> Result<TcpSender, Box<dyn StreamIo>> {
+        if self.pacing.rate == 0 && !self.zerocopy && self.file.is_none() {
+            Ok(*self)
+        } else {
+            Err(self)
+        }
+    }
+
     fn run(&mut self, test: &TestShared, c: &Counters) {
         let _ = self
             .sock
@@ -212,6 +220,10 @@ impl TcpSender {
 }
 
 impl StreamIo for TcpReceiver {
+    fn into_plain_tcp_sender(self: Box<Self>) -> Result<TcpSender, Box<dyn StreamIo>> {
+        Err(self)
+    }
+
     fn run(&mut self, test: &TestShared, c: &Counters) {
         let _ = self.sock.set_read_timeout(Some(Duration::from_millis(20)));
         let mut sock: &TcpStream = &self.sock;

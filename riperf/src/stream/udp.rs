@@ -157,6 +157,10 @@ fn monotonic_parts() -> (u32, u32) {
 }
 
 impl StreamIo for UdpSender {
+    fn into_plain_tcp_sender(self: Box<Self>) -> Result<super::tcp::TcpSender, Box<dyn StreamIo>> {
+        Err(self)
+    }
+
     fn run(&mut self, test: &TestShared, c: &Counters) {
         loop {
             match test.phase() {
@@ -316,6 +320,10 @@ impl RecvState {
 }
 
 impl StreamIo for UdpReceiver {
+    fn into_plain_tcp_sender(self: Box<Self>) -> Result<super::tcp::TcpSender, Box<dyn StreamIo>> {
+        Err(self)
+    }
+
     fn run(&mut self, test: &TestShared, c: &Counters) {
         let _ = self.sock.set_read_timeout(Some(Duration::from_millis(20)));
         let fd = self.sock.as_raw_fd();

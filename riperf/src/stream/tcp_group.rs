@@ -1,0 +1,199 @@
+//! More TCP sending streams than CPUs (`-P 64` on a 2-CPU machine): the
+//! plain senders (no `-b`, `-F` or `-Z`) share one thread per CPU instead
+//! of a thread each. Each thread writes its sockets in turn, non-blocking,
+//! and sleeps in poll(2) only when none of them can take more: iperf3
+//! 3.12's select loop, on every CPU. Sixty-four runnable threads on two
+//! CPUs would otherwise crowd out everything else on the machine (a peer
+//! on the same host, the control thread) for no gain in throughput.
+
+use super::tcp::TcpSender;
+use super::{phase, Counters, StreamIo, TestShared};
+use std::io::{ErrorKind, Write};
+use std::net::TcpStream;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// One member: its socket, block and counters.
+struct Member {
+    sock: Arc<TcpStream>,
+    block: Arc<[u8]>,
+    counters: Arc<Counters>,
+    sent: u64,
+    live: bool,
+}
+
+/// The senders one thread drives.
+pub struct TcpSendGroup {
+    members: Vec<Member>,
+}
+
+impl TcpSendGroup {
+    /// A group of plain senders with each one's counters.
+    pub fn new(senders: Vec<(TcpSender, Arc<Counters>)>) -> TcpSendGroup {
+        TcpSendGroup {
+            members: senders
+                .into_iter()
+                .map(|(s, counters)| Member {
+                    sock: s.sock,
+                    block: s.block,
+                    counters,
+                    sent: 0,
+                    live: true,
+                })
+                .collect(),
+        }
+    }
+
+    /// One turn over the members: a write to each live one. Whether any
+    /// took bytes.
+    fn turn(&mut self, test: &TestShared, limited: bool) -> Result<bool, ()> {
+        let mut progressed = false;
+        for m in self.members.iter_mut().filter(|m| m.live) {
+            let len = m.block.len() as u64;
+            let want = if limited {
+                match test.reserve(len, true) {
+                    0 if test.stop_at_budget() => return Err(()),
+                    0 => len,
+                    w => w,
+                }
+            } else {
+                len
+            };
+            let mut sock: &TcpStream = &m.sock;
+            match sock.write(&m.block[..want as usize]) {
+                Ok(n) => {
+                    progressed = true;
+                    m.sent += n as u64;
+                    m.counters.bytes.store(m.sent, Ordering::Relaxed);
+                    if limited && (n as u64) < want {
+                        test.unreserve(want - n as u64, 0);
+                    }
+                }
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {
+                    if limited {
+                        test.unreserve(want, 1);
+                    }
+                }
+                Err(e) => {
+                    if limited {
+                        test.unreserve(want, 1);
+                    }
+                    m.counters.fail(test, &e);
+                    m.counters.finished.store(true, Ordering::SeqCst);
+                    m.live = false;
+                }
+            }
+        }
+        Ok(progressed)
+    }
+
+    /// Sleep until one of the live sockets can take more (at most 100 ms,
+    /// so the phase is seen).
+    fn wait_writable(&self) {
+        let mut fds: Vec<libc::pollfd> = self
+            .members
+            .iter()
+            .filter(|m| m.live)
+            .map(|m| libc::pollfd {
+                fd: m.sock.as_raw_fd(),
+                events: libc::POLLOUT,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: poll over our own array of pollfds.
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 100) };
+    }
+}
+
+impl StreamIo for TcpSendGroup {
+    fn into_plain_tcp_sender(self: Box<Self>) -> Result<TcpSender, Box<dyn StreamIo>> {
+        Err(self)
+    }
+
+    fn run(&mut self, test: &TestShared, _first: &Counters) {
+        for m in &self.members {
+            let _ = m.sock.set_nonblocking(true);
+        }
+        if !super::tcp::wait_for_start(test) {
+            return self.finish();
+        }
+        let limited = test.limited();
+        while test.phase() == phase::RUNNING && self.members.iter().any(|m| m.live) {
+            match self.turn(test, limited) {
+                Ok(true) => {}
+                Ok(false) => self.wait_writable(),
+                Err(()) => break,
+            }
+        }
+        self.finish();
+    }
+}
+
+impl TcpSendGroup {
+    /// Every member is done (the thread's own flag covers the first).
+    fn finish(&self) {
+        for m in &self.members {
+            let _ = m.sock.set_nonblocking(false);
+            m.counters.finished.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// How many threads `n` plain senders get: one per CPU this process may
+/// use, none more than there are senders.
+pub fn threads_for(n: usize) -> usize {
+    n.min(rbench_common::cpu::available_cpus().len().max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn a_group_writes_every_member_and_counts_each() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let mut senders = Vec::new();
+        let mut peers = Vec::new();
+        for _ in 0..3 {
+            let s = Arc::new(TcpStream::connect(addr).unwrap());
+            peers.push(l.accept().unwrap().0);
+            let block: Arc<[u8]> = vec![7u8; 1000].into();
+            let sender = TcpSender {
+                sock: s,
+                block,
+                pacing: super::super::Pacing {
+                    rate: 0,
+                    burst: 1,
+                    pacing_timer_us: 1000,
+                },
+                zerocopy: false,
+                file: None,
+            };
+            senders.push((sender, Arc::new(Counters::default())));
+        }
+        let counters: Vec<Arc<Counters>> = senders.iter().map(|s| s.1.clone()).collect();
+        let test = TestShared::new(30_000, 0);
+        test.set_phase(phase::RUNNING);
+        let mut g = TcpSendGroup::new(senders);
+        g.run(&test, &counters[0]);
+        let total: u64 = counters
+            .iter()
+            .map(|c| c.bytes.load(Ordering::Relaxed))
+            .sum();
+        assert_eq!(total, 30_000, "the budget, exactly, over the members");
+        assert!(counters.iter().all(|c| c.bytes.load(Ordering::Relaxed) > 0));
+        assert!(counters.iter().all(|c| c.finished.load(Ordering::Relaxed)));
+        let mut got = 0;
+        for (p, c) in peers.iter_mut().zip(&counters) {
+            let want = c.bytes.load(Ordering::Relaxed) as usize;
+            let mut buf = vec![0u8; want];
+            p.read_exact(&mut buf).unwrap();
+            assert!(buf.iter().all(|&b| b == 7));
+            got += want;
+        }
+        assert_eq!(got, 30_000);
+    }
+}
