@@ -508,7 +508,8 @@ fn server_option(
 }
 
 /// Options of the client (and the `-c HOST` itself); false for another
-/// group's.
+/// group's. Every client option but `-c`, `-4` and `-6` marks the
+/// command line as a client's.
 fn client_option(
     opt: Opt,
     val: Option<String>,
@@ -528,26 +529,92 @@ fn client_option(
             }
             c.host = v;
         }
+        Opt::Version4 => c.ipv4_only = true,
+        Opt::Version6 => c.ipv6_only = true,
+        _ => {
+            let taken = client_test_option(opt, &v, c, seen)?
+                || client_rate_option(opt, &v, c)?
+                || client_socket_option(opt, &v, c)?
+                || client_extra_option(opt, v, c);
+            if taken {
+                seen.client_flag = true;
+            }
+            return Ok(taken);
+        }
+    }
+    Ok(true)
+}
+
+/// What the test moves and for how long: protocol, duration, amount, block
+/// length, streams, direction, omitted seconds.
+fn client_test_option(
+    opt: Opt,
+    v: &str,
+    c: &mut Config,
+    seen: &mut Seen,
+) -> Result<bool, UsageError> {
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    match opt {
+        Opt::Udp => {
+            c.protocol = Protocol::Udp;
+        }
         // --sctp goes to the server as 3.12 sends it (where the kernel
         // has no SCTP a 3.12 server answers with its listener error);
         // riperf itself has no SCTP streams.
         Opt::Sctp => {
             c.protocol = Protocol::Sctp;
-            seen.client_flag = true;
         }
         Opt::Xbind | Opt::Nstreams => return Err(p("no SCTP support available")),
-        Opt::Udp => {
-            c.protocol = Protocol::Udp;
-            seen.client_flag = true;
+        Opt::Time => {
+            c.duration = atoi(v);
+            if c.duration > MAX_TIME {
+                return Err(p("test duration too long (maximum = 86400 seconds)"));
+            }
+            seen.duration_set = true;
         }
-        Opt::ConnectTimeout => {
-            c.connect_timeout_ms = Some(size(&v).max(0) as u64);
-            seen.client_flag = true;
+        Opt::Bytes => {
+            c.bytes = size(v).max(0) as u64;
         }
+        Opt::BlockCount => {
+            c.blocks = size(v).max(0) as u64;
+        }
+        Opt::Length => {
+            c.blksize = size(v);
+        }
+        Opt::Parallel => {
+            c.parallel = atoi(v);
+        }
+        Opt::Reverse => {
+            if c.bidir {
+                return Err(p("cannot be both reverse and bidirectional"));
+            }
+            c.reverse = true;
+        }
+        Opt::Bidir => {
+            if c.reverse {
+                return Err(p("cannot be both reverse and bidirectional"));
+            }
+            c.bidir = true;
+        }
+        Opt::Omit => {
+            c.omit = atoi(v);
+            if !(0..=60).contains(&c.omit) {
+                return Err(p("bogus value for --omit"));
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// How fast the client sends: `-b rate[/burst]`, the pacing timer, fq pacing.
+fn client_rate_option(opt: Opt, v: &str, c: &mut Config) -> Result<bool, UsageError> {
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    match opt {
         Opt::Bitrate => {
             let (r, b) = match v.split_once('/') {
                 Some((r, b)) => (r, Some(b)),
-                None => (v.as_str(), None),
+                None => (v, None),
             };
             c.rate = parse_rate(r).map(|x| x.max(0.0) as u64).unwrap_or(0);
             c.rate_set = true;
@@ -558,157 +625,109 @@ fn client_option(
                 }
                 c.burst = n;
             }
-            seen.client_flag = true;
         }
         Opt::PacingTimer => {
-            let n = size(&v);
+            let n = size(v);
             if n <= 0 {
                 return Err(p("pacing timer must be positive"));
             }
             c.pacing_timer = n;
-            seen.client_flag = true;
         }
         Opt::FqRate => {
-            c.fqrate = parse_rate(&v).map(|x| x.max(0.0) as u64).unwrap_or(0);
-            seen.client_flag = true;
+            c.fqrate = parse_rate(v).map(|x| x.max(0.0) as u64).unwrap_or(0);
         }
         Opt::NoFqSocketPacing => {
             c.notices
                 .push("Warning:  --no-fq-socket-pacing is deprecated".into());
             c.fqrate = 0;
-            seen.client_flag = true;
         }
-        Opt::Time => {
-            c.duration = atoi(&v);
-            if c.duration > MAX_TIME {
-                return Err(p("test duration too long (maximum = 86400 seconds)"));
-            }
-            seen.duration_set = true;
-            seen.client_flag = true;
-        }
-        Opt::Bytes => {
-            c.bytes = size(&v).max(0) as u64;
-            seen.client_flag = true;
-        }
-        Opt::BlockCount => {
-            c.blocks = size(&v).max(0) as u64;
-            seen.client_flag = true;
-        }
-        Opt::Length => {
-            c.blksize = size(&v);
-            seen.client_flag = true;
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The client's sockets: connect timeout, port, buffer, congestion control,
+/// MSS, TCP_NODELAY, TOS/DSCP, flow label, zero copy, don't-fragment.
+fn client_socket_option(opt: Opt, v: &str, c: &mut Config) -> Result<bool, UsageError> {
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    match opt {
+        Opt::ConnectTimeout => {
+            c.connect_timeout_ms = Some(size(v).max(0) as u64);
         }
         Opt::Cport => {
-            let n = atoi(&v);
+            let n = atoi(v);
             if !(1..=65535).contains(&n) {
                 return Err(p("port number must be between 1 and 65535 inclusive"));
             }
             c.cport = n as u16;
-            seen.client_flag = true;
-        }
-        Opt::Parallel => {
-            c.parallel = atoi(&v);
-            seen.client_flag = true;
-        }
-        Opt::Reverse => {
-            if c.bidir {
-                return Err(p("cannot be both reverse and bidirectional"));
-            }
-            c.reverse = true;
-            seen.client_flag = true;
-        }
-        Opt::Bidir => {
-            if c.reverse {
-                return Err(p("cannot be both reverse and bidirectional"));
-            }
-            c.bidir = true;
-            seen.client_flag = true;
         }
         Opt::Window => {
-            c.window = size(&v);
+            c.window = size(v);
             if c.window > MAX_TCP_BUFFER {
                 return Err(p(
                     "socket buffer size too large (maximum = 536870912 bytes)",
                 ));
             }
-            seen.client_flag = true;
         }
         Opt::Congestion => {
-            c.congestion = Some(v);
-            seen.client_flag = true;
+            c.congestion = Some(v.to_string());
         }
         Opt::SetMss => {
-            c.mss = atoi(&v);
+            c.mss = atoi(v);
             if c.mss > MAX_MSS {
                 return Err(p("TCP MSS too large (maximum = 9216 bytes)"));
             }
-            seen.client_flag = true;
         }
         Opt::NoDelay => {
             c.nodelay = true;
-            seen.client_flag = true;
         }
-        Opt::Version4 => c.ipv4_only = true,
-        Opt::Version6 => c.ipv6_only = true,
-        Opt::Tos => {
-            match strtol0(&v) {
-                Some(t) if (0..=255).contains(&t) => c.tos = t,
-                _ => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
-            }
-            seen.client_flag = true;
-        }
-        Opt::Dscp => {
-            match dscp_value(&v) {
-                Some(d) => c.tos = d << 2,
-                None => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
-            }
-            seen.client_flag = true;
-        }
+        Opt::Tos => match strtol0(v) {
+            Some(t) if (0..=255).contains(&t) => c.tos = t,
+            _ => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
+        },
+        Opt::Dscp => match dscp_value(v) {
+            Some(d) => c.tos = d << 2,
+            None => return Err(p("bad TOS value (must be between 0 and 255 inclusive)")),
+        },
         Opt::FlowLabel => {
-            c.flowlabel = strtol0(&v).unwrap_or(-1);
+            c.flowlabel = strtol0(v).unwrap_or(-1);
             if !(1..=0xfffff).contains(&c.flowlabel) {
                 return Err(p("unable to set IPv6 flow label"));
             }
-            seen.client_flag = true;
         }
         Opt::ZeroCopy => {
             c.zerocopy = true;
-            seen.client_flag = true;
-        }
-        Opt::Omit => {
-            c.omit = atoi(&v);
-            if !(0..=60).contains(&c.omit) {
-                return Err(p("bogus value for --omit"));
-            }
-            seen.client_flag = true;
-        }
-        Opt::Title => {
-            c.title = Some(v);
-            seen.client_flag = true;
-        }
-        Opt::ExtraData => {
-            c.extra_data = Some(v);
-            seen.client_flag = true;
-        }
-        Opt::GetServerOutput => {
-            c.get_server_output = true;
-            seen.client_flag = true;
-        }
-        Opt::UdpCounters64 => {
-            c.udp_counters_64bit = true;
-            seen.client_flag = true;
-        }
-        Opt::RepeatingPayload => {
-            c.repeating_payload = true;
-            seen.client_flag = true;
         }
         Opt::DontFragment => {
             c.dont_fragment = true;
-            seen.client_flag = true;
         }
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// What the client adds to the test: title, extra data, the server's
+/// output, 64-bit UDP counters, a repeating payload.
+fn client_extra_option(opt: Opt, v: String, c: &mut Config) -> bool {
+    match opt {
+        Opt::Title => {
+            c.title = Some(v);
+        }
+        Opt::ExtraData => {
+            c.extra_data = Some(v);
+        }
+        Opt::GetServerOutput => {
+            c.get_server_output = true;
+        }
+        Opt::UdpCounters64 => {
+            c.udp_counters_64bit = true;
+        }
+        Opt::RepeatingPayload => {
+            c.repeating_payload = true;
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// The stream limit, then one role, without options of the other.

@@ -354,24 +354,13 @@ fn senders_stop_at(p: &TestParams, start_ns: u64) -> Option<u64> {
     })
 }
 
-/// Ok(true) when interrupted by a signal.
-fn run_test(
+/// PARAM_EXCHANGE: the client's parameters, read and checked; the report
+/// set up for them.
+fn receive_params(
     cfg: &Config,
-    listener: &TcpListener,
     ctrl: &mut Ctrl,
-    cookie: &Cookie,
     report: &mut Report,
-    info: &mut StartInfo,
-) -> Result<bool, TestError> {
-    let send = |c: &mut Ctrl, s: State| {
-        c.send_state(s).map_err(|e| {
-            TestError::log(format!(
-                "unable to send control message: {}",
-                e.to_string_c()
-            ))
-        })
-    };
-    send(ctrl, State::ParamExchange)?;
+) -> Result<TestParams, TestError> {
     let v = ctrl
         .read_json(MAX_PARAMS_LEN, step_timeout(cfg))
         .map_err(|e| match e {
@@ -406,7 +395,12 @@ fn run_test(
         verbose: cfg.verbose,
         sender_has_retransmits: !udp && (p.reverse || p.bidirectional),
     };
-    let opts = SockOpts {
+    Ok(p)
+}
+
+/// The data sockets' options: the client's asks, the server's own.
+fn sock_opts(cfg: &Config, p: &TestParams) -> SockOpts {
+    SockOpts {
         window: p.window,
         mss: p.mss,
         nodelay: p.nodelay,
@@ -416,9 +410,13 @@ fn run_test(
         fqrate: p.fqrate,
         snd_timeout_ms: cfg.snd_timeout_ms,
         bind_dev: cfg.bind_dev.clone(),
-    };
-    // Check the window can be had before promising streams (iperf3 fails
-    // its stream listener the same way: SERVER_ERROR 141).
+    }
+}
+
+/// Check the window and congestion control can be had before promising
+/// streams (iperf3 fails its stream listener the same way: SERVER_ERROR
+/// 141, or its congestion error).
+fn probe_socket_options(p: &TestParams) -> Result<(), TestError> {
     if p.window > 0 {
         let probe = Socket::new(Domain::IPV4, Type::STREAM, None)
             .map_err(|_| TestError::code(code::IESTREAMLISTEN))?;
@@ -431,15 +429,12 @@ fn run_test(
             .set_tcp_congestion(cc.as_bytes())
             .map_err(|_| TestError::code(code::IESETCONGESTION))?;
     }
-    let local_ip = ctrl.stream.local_addr().map(|a| a.ip()).ok();
-    let udp_sock = if udp {
-        Some(bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?)
-    } else {
-        None
-    };
-    send(ctrl, State::CreateStreams)?;
-    // 3.12 greets the client once its stream listener stands (not when
-    // that fails, as for --sctp without SCTP in the kernel).
+    Ok(())
+}
+
+/// 3.12 greets the client once its stream listener stands (not when
+/// that fails, as for --sctp without SCTP in the kernel).
+fn greet(cfg: &Config, p: &TestParams, report: &mut Report, info: &StartInfo) {
     if cfg.verbose {
         report.text(&format!("Time: {}", report::gmt_now().0));
     }
@@ -449,21 +444,110 @@ fn run_test(
     ));
     if cfg.verbose {
         report.text(&format!("      Cookie: {}", info.cookie));
-        if !udp {
+        if p.protocol != Protocol::Udp {
             report.text(&format!("      TCP MSS: {} (default)", p.mss));
         }
     }
+}
+
+/// The test as `start.test_start` describes it.
+fn test_desc(p: &TestParams) -> TestDesc {
+    TestDesc {
+        udp: p.protocol == Protocol::Udp,
+        num_streams: p.parallel,
+        blksize: p.len,
+        omit: p.omit,
+        duration: p.time,
+        bytes: p.num,
+        blocks: p.blockcount,
+        reverse: p.reverse,
+        tos: p.tos,
+        rate: p.bandwidth,
+        window: p.window,
+        mss: p.mss,
+    }
+}
+
+/// `-V`'s `Starting Test:` line.
+fn announce_test(cfg: &Config, p: &TestParams, report: &mut Report) {
+    if cfg.verbose {
+        report.text(&format!(
+            "Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} seconds, {} second test, tos {}",
+            if p.protocol == Protocol::Udp { "UDP" } else { "TCP" },
+            p.parallel,
+            p.len,
+            p.omit,
+            p.time,
+            p.tos
+        ));
+    }
+}
+
+/// The stream threads (pinned by -A or the client's server affinity);
+/// --server-bitrate-limit refuses a test that asks for more up front.
+fn start_streams(
+    cfg: &Config,
+    p: &TestParams,
+    session: &mut Session,
+    bodies: Vec<Box<dyn crate::stream::StreamIo>>,
+    shared: &std::sync::Arc<TestShared>,
+) -> Result<(), TestError> {
+    let streams = std::mem::take(&mut session.streams);
+    let first_cpu = cfg
+        .affinity
+        .or(p.server_affinity.map(|a| a.max(0) as usize));
+    let all = streams.into_iter().zip(bodies).collect();
+    let (started, failed) =
+        crate::stream::spawn_all(all, shared, |i| crate::stream::stream_cpu(first_cpu, i));
+    session.streams.extend(started);
+    if failed.is_some() {
+        session.stop();
+        return Err(TestError::code(200));
+    }
+    let requested = p.parallel as u64 * p.bandwidth * if p.bidirectional { 2 } else { 1 };
+    if cfg.server_bitrate_limit > 0 && requested > cfg.server_bitrate_limit {
+        session.stop();
+        return Err(TestError::log(
+            "total required bandwidth is larger than server limit",
+        ));
+    }
+    Ok(())
+}
+
+/// Ok(true) when interrupted by a signal.
+fn run_test(
+    cfg: &Config,
+    listener: &TcpListener,
+    ctrl: &mut Ctrl,
+    cookie: &Cookie,
+    report: &mut Report,
+    info: &mut StartInfo,
+) -> Result<bool, TestError> {
+    let send = |c: &mut Ctrl, s: State| {
+        c.send_state(s).map_err(|e| {
+            TestError::log(format!(
+                "unable to send control message: {}",
+                e.to_string_c()
+            ))
+        })
+    };
+    send(ctrl, State::ParamExchange)?;
+    let p = receive_params(cfg, ctrl, report)?;
+    let udp = p.protocol == Protocol::Udp;
+    let opts = sock_opts(cfg, &p);
+    probe_socket_options(&p)?;
+    let local_ip = ctrl.stream.local_addr().map(|a| a.ip()).ok();
+    let udp_sock = if udp {
+        Some(bind_udp(listener, cfg.port).map_err(|_| TestError::code(code::IESTREAMLISTEN))?)
+    } else {
+        None
+    };
+    send(ctrl, State::CreateStreams)?;
+    greet(cfg, &p, report, info);
+    let sends = p.reverse || p.bidirectional;
     let shared = TestShared::with_overshoot(
-        if p.reverse || p.bidirectional {
-            p.num
-        } else {
-            0
-        },
-        if p.reverse || p.bidirectional {
-            p.blockcount
-        } else {
-            0
-        },
+        if sends { p.num } else { 0 },
+        if sends { p.blockcount } else { 0 },
         udp,
     );
     let mut session = Session::new(shared.clone(), cfg.interval, p.omit, udp);
@@ -480,52 +564,10 @@ fn run_test(
         report,
         info,
     )?;
-    info.test = Some(TestDesc {
-        udp,
-        num_streams: p.parallel,
-        blksize: p.len,
-        omit: p.omit,
-        duration: p.time,
-        bytes: p.num,
-        blocks: p.blockcount,
-        reverse: p.reverse,
-        tos: p.tos,
-        rate: p.bandwidth,
-        window: p.window,
-        mss: p.mss,
-    });
+    info.test = Some(test_desc(&p));
     report.set_start(info);
-    if cfg.verbose {
-        report.text(&format!(
-            "Starting Test: protocol: {}, {} streams, {} byte blocks, omitting {} seconds, {} second test, tos {}",
-            if udp { "UDP" } else { "TCP" },
-            p.parallel,
-            p.len,
-            p.omit,
-            p.time,
-            p.tos
-        ));
-    }
-    let streams = std::mem::take(&mut session.streams);
-    let first_cpu = cfg
-        .affinity
-        .or(p.server_affinity.map(|a| a.max(0) as usize));
-    let all = streams.into_iter().zip(bodies).collect();
-    let (started, failed) =
-        crate::stream::spawn_all(all, &shared, |i| crate::stream::stream_cpu(first_cpu, i));
-    session.streams.extend(started);
-    if failed.is_some() {
-        session.stop();
-        return Err(TestError::code(200));
-    }
-    // --server-bitrate-limit: refuse a test that asks for more up front.
-    let requested = p.parallel as u64 * p.bandwidth * if p.bidirectional { 2 } else { 1 };
-    if cfg.server_bitrate_limit > 0 && requested > cfg.server_bitrate_limit {
-        session.stop();
-        return Err(TestError::log(
-            "total required bandwidth is larger than server limit",
-        ));
-    }
+    announce_test(cfg, &p, report);
+    start_streams(cfg, &p, &mut session, bodies, &shared)?;
     let mut busy = BusyGuard::start(listener);
     send(ctrl, State::TestStart)?;
     // TEST_RUNNING goes out before our senders start: once they run (-R
@@ -554,6 +596,35 @@ fn running_loop(
     report: &mut Report,
     busy: &mut Option<BusyGuard>,
 ) -> Result<bool, TestError> {
+    if let Some(interrupted) = until_test_end(cfg, p, ctrl, session, report)? {
+        return Ok(interrupted);
+    }
+    let udp = p.protocol == Protocol::Udp;
+    // TEST_END: the test ends now (stopping the busy guard first, a
+    // thread on a 20 ms poll, pushed a sending server's end past -t under
+    // load: 1.06 s for -R -P 8 -t 1, 1.9 s with -P 128).
+    session.end(report, true);
+    // The test is over: the next client waits in the backlog rather than
+    // being refused while results are exchanged.
+    if let Some(b) = busy.as_mut() {
+        b.stop();
+    }
+    // The summary first (the server never shows peer numbers).
+    session.shutdown_streams();
+    print_summary(session, report, udp, cfg.file.as_deref())?;
+    exchange_server_results(cfg, p, ctrl, session, report)
+}
+
+/// The test runs: intervals, the senders' stop, the watchdogs, until
+/// TEST_END (None) or the test ends otherwise (Some(interrupted by a
+/// signal)).
+fn until_test_end(
+    cfg: &Config,
+    p: &TestParams,
+    ctrl: &mut Ctrl,
+    session: &mut Session,
+    report: &mut Report,
+) -> Result<Option<bool>, TestError> {
     let udp = p.protocol == Protocol::Udp;
     // 3.12's watchdog: duration + omit + 40 s; with -n/-k, an idle limit.
     let watchdog = if p.time > 0 {
@@ -571,7 +642,7 @@ fn running_loop(
             let _ = ctrl.send_state(State::ServerTerminate);
             session.end(report, false);
             print_summary(session, report, udp, cfg.file.as_deref())?;
-            return Ok(true);
+            return Ok(Some(true));
         }
         let now = now_ns();
         if now > watchdog {
@@ -624,29 +695,30 @@ fn running_loop(
         };
         match State::from_byte(b) {
             Some(State::TestStart) => continue,
-            Some(State::TestEnd) => break,
+            Some(State::TestEnd) => return Ok(None),
             Some(State::ClientTerminate) => {
                 session.end(report, false);
                 print_summary(session, report, udp, cfg.file.as_deref())?;
                 eprintln!("iperf3: the client has terminated");
-                return Ok(false);
+                return Ok(Some(false));
             }
-            Some(State::IperfDone) => return Ok(false),
+            Some(State::IperfDone) => return Ok(Some(false)),
             _ => return Err(TestError::log("received an unknown control message")),
         }
     }
-    // TEST_END: the test ends now (stopping the busy guard first, a
-    // thread on a 20 ms poll, pushed a sending server's end past -t under
-    // load: 1.06 s for -R -P 8 -t 1, 1.9 s with -P 128).
-    session.end(report, true);
-    // The test is over: the next client waits in the backlog rather than
-    // being refused while results are exchanged.
-    if let Some(b) = busy.as_mut() {
-        b.stop();
-    }
-    // The summary first (the server never shows peer numbers).
-    session.shutdown_streams();
-    print_summary(session, report, udp, cfg.file.as_deref())?;
+}
+
+/// EXCHANGE_RESULTS and DISPLAY_RESULTS: the client's results in (checked
+/// against our streams), ours out (with our output when asked), then
+/// IPERF_DONE.
+fn exchange_server_results(
+    cfg: &Config,
+    p: &TestParams,
+    ctrl: &mut Ctrl,
+    session: &mut Session,
+    report: &mut Report,
+) -> Result<bool, TestError> {
+    let udp = p.protocol == Protocol::Udp;
     ctrl.send_state(State::ExchangeResults).map_err(|e| {
         TestError::log(format!(
             "unable to send control message: {}",
