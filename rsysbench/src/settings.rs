@@ -46,124 +46,30 @@ impl Settings {
     /// Read the general options; `warn` receives the warnings sysbench
     /// prints before its header, as they happen.
     pub fn read(v: &Values, warn: &mut dyn FnMut(&str)) -> Result<Settings> {
-        let output = match v.string("output-format") {
-            None => OutputFormat::Text,
-            Some(s) => OutputFormat::from_str(&s).map_err(|_| {
-                Fail::fatal(format!(
-                    "Invalid value for --output-format: '{s}' (expected text, json or csv)"
-                ))
-            })?,
-        };
-
-        let mut threads = v.int("num-threads")?;
-        if threads > 1 {
-            warn("WARNING: --num-threads is deprecated, use --threads instead");
-        } else {
-            threads = v.int("threads")?;
-        }
+        let output = output_format(v)?;
+        let threads = renamed(v, "num-threads", "threads", 1, warn)?;
         if threads <= 0 {
             return Err(Fail::fatal(format!(
                 "Invalid value for --threads: {threads}.\n"
             )));
         }
-
-        let mut events = v.int("max-requests")?;
-        if events > 0 {
-            warn("WARNING: --max-requests is deprecated, use --events instead");
-        } else {
-            events = v.int("events")?;
-        }
-        let max_events = non_negative(events, "events")?;
-
-        let mut time = v.int("max-time")?;
-        if time > 0 {
-            warn("WARNING: --max-time is deprecated, use --time instead");
-        } else {
-            time = v.int("time")?;
-        }
-        let max_time = non_negative(time, "time")?;
-        if max_events == 0 && max_time == 0 {
-            warn("WARNING: Both event and time limits are disabled, running an endless test");
-        }
-
-        let forced_shutdown = if max_time > 0 {
-            match v.string("forced-shutdown") {
-                None => Some(max_time / 20),
-                Some(s) if s.eq_ignore_ascii_case("off") => None,
-                Some(s) => Some(parse_forced_shutdown(&s, max_time)?),
-            }
-        } else {
-            None
-        };
-
+        let (max_events, max_time) = limits(v, warn)?;
+        let forced_shutdown = forced_shutdown(v, max_time)?;
         let stack = v.size("thread-stack-size")?;
         if stack == 0 || stack > i32::MAX as u64 {
             return Err(Fail::fatal(format!(
                 "Invalid value for thread-stack-size: {stack}.\n"
             )));
         }
-
         let debug = v.flag("debug");
-        let validate = v.flag("validate");
-
         let rand_seed = v.int("rand-seed")? as u32;
-        let rand_type = v.string("rand-type").unwrap_or_default();
-        if !matches!(
-            rand_type.as_str(),
-            "uniform" | "gaussian" | "special" | "pareto"
-        ) {
-            return Err(Fail::fatal(format!(
-                "Invalid random numbers distribution: {rand_type}."
-            )));
-        }
+        check_rand_type(v)?;
         check_rand_params(v)?;
-
-        let mut rate = v.int("tx-rate")?;
-        if rate > 0 {
-            warn("WARNING: --tx-rate is deprecated, use --rate instead");
-        } else {
-            rate = v.int("rate")?;
-        }
+        let rate = renamed(v, "tx-rate", "rate", 0, warn)?;
         let rate = non_negative(rate, "rate")? as u32;
         let report_interval = non_negative(v.int("report-interval")?, "report-interval")?;
-
-        let mut checkpoints = Vec::new();
-        for c in v.list("report-checkpoints") {
-            let n = crate::args::parse_c_int(&c)
-                .filter(|n| *n >= 0 && !c.starts_with([' ', '+']))
-                .ok_or_else(|| {
-                    Fail::fatal(format!("Invalid value for --report-checkpoints: '{c}'"))
-                })?;
-            checkpoints.push(n as u64);
-            if checkpoints.len() > MAX_CHECKPOINTS {
-                return Err(Fail::fatal(format!(
-                    "Too many checkpoints in --report-checkpoints (up to {MAX_CHECKPOINTS} can be defined)"
-                )));
-            }
-        }
-        checkpoints.sort_unstable();
-
-        let verbosity = if debug { 5 } else { v.int("verbosity")? };
-        if !(0..=5).contains(&verbosity) {
-            // sysbench stores it in an unsigned char: -1 shows as 255.
-            return Err(Fail::stdout(format!(
-                "Invalid value for verbosity: {}",
-                verbosity as u8
-            )));
-        }
-        let percentile = v.int("percentile")?;
-        if !(0..=100).contains(&percentile) {
-            return Err(Fail::fatal(format!(
-                "Invalid value for --percentile: {percentile}"
-            )));
-        }
-        let histogram = v.flag("histogram");
-        if histogram && percentile == 0 {
-            return Err(Fail::fatal(
-                "--histogram cannot be used with --percentile=0",
-            ));
-        }
-
+        let checkpoints = checkpoints(v)?;
+        let (verbosity, percentile, histogram) = reporting(v, debug)?;
         Ok(Settings {
             threads: threads as u32,
             max_events,
@@ -172,17 +78,132 @@ impl Settings {
             stack_size: stack as usize,
             debug,
             db_debug: v.flag("db-debug"),
-            validate,
+            validate: v.flag("validate"),
             rand_seed,
             rate,
             report_interval,
             checkpoints,
-            verbosity: verbosity as u8,
-            percentile: percentile as u32,
+            verbosity,
+            percentile,
             histogram,
             output,
         })
     }
+}
+
+/// `--output-format` (rsysbench's own): text, json or csv.
+fn output_format(v: &Values) -> Result<OutputFormat> {
+    match v.string("output-format") {
+        None => Ok(OutputFormat::Text),
+        Some(s) => OutputFormat::from_str(&s).map_err(|_| {
+            Fail::fatal(format!(
+                "Invalid value for --output-format: '{s}' (expected text, json or csv)"
+            ))
+        }),
+    }
+}
+
+/// An option sysbench renamed: the old name wins (with sysbench's
+/// deprecation warning) when it is above `unset`, its default.
+fn renamed(
+    v: &Values,
+    old: &str,
+    new: &str,
+    unset: i64,
+    warn: &mut dyn FnMut(&str),
+) -> Result<i64> {
+    let n = v.int(old)?;
+    if n > unset {
+        warn(&format!(
+            "WARNING: --{old} is deprecated, use --{new} instead"
+        ));
+        Ok(n)
+    } else {
+        v.int(new)
+    }
+}
+
+/// `--events` and `--time` (or their old names), with sysbench's warning
+/// when neither limits the run.
+fn limits(v: &Values, warn: &mut dyn FnMut(&str)) -> Result<(u64, u64)> {
+    let max_events = non_negative(renamed(v, "max-requests", "events", 0, warn)?, "events")?;
+    let max_time = non_negative(renamed(v, "max-time", "time", 0, warn)?, "time")?;
+    if max_events == 0 && max_time == 0 {
+        warn("WARNING: Both event and time limits are disabled, running an endless test");
+    }
+    Ok((max_events, max_time))
+}
+
+/// `--forced-shutdown`: off, seconds or a share of --time (5% of it by
+/// default); none without a time limit.
+fn forced_shutdown(v: &Values, max_time: u64) -> Result<Option<u64>> {
+    if max_time == 0 {
+        return Ok(None);
+    }
+    match v.string("forced-shutdown") {
+        None => Ok(Some(max_time / 20)),
+        Some(s) if s.eq_ignore_ascii_case("off") => Ok(None),
+        Some(s) => parse_forced_shutdown(&s, max_time).map(Some),
+    }
+}
+
+/// `--rand-type`: one of sysbench's four distributions.
+fn check_rand_type(v: &Values) -> Result<()> {
+    let rand_type = v.string("rand-type").unwrap_or_default();
+    if matches!(
+        rand_type.as_str(),
+        "uniform" | "gaussian" | "special" | "pareto"
+    ) {
+        Ok(())
+    } else {
+        Err(Fail::fatal(format!(
+            "Invalid random numbers distribution: {rand_type}."
+        )))
+    }
+}
+
+/// `--report-checkpoints`: non-negative numbers, at most
+/// MAX_CHECKPOINTS, sorted.
+fn checkpoints(v: &Values) -> Result<Vec<u64>> {
+    let mut checkpoints = Vec::new();
+    for c in v.list("report-checkpoints") {
+        let n = crate::args::parse_c_int(&c)
+            .filter(|n| *n >= 0 && !c.starts_with([' ', '+']))
+            .ok_or_else(|| Fail::fatal(format!("Invalid value for --report-checkpoints: '{c}'")))?;
+        checkpoints.push(n as u64);
+        if checkpoints.len() > MAX_CHECKPOINTS {
+            return Err(Fail::fatal(format!(
+                "Too many checkpoints in --report-checkpoints (up to {MAX_CHECKPOINTS} can be defined)"
+            )));
+        }
+    }
+    checkpoints.sort_unstable();
+    Ok(checkpoints)
+}
+
+/// `--verbosity` (5 under --debug), `--percentile`, `--histogram`.
+fn reporting(v: &Values, debug: bool) -> Result<(u8, u32, bool)> {
+    let verbosity = if debug { 5 } else { v.int("verbosity")? };
+    if !(0..=5).contains(&verbosity) {
+        // sysbench stores it in an unsigned char: -1 shows as 255.
+        return Err(Fail::stdout(format!(
+            "Invalid value for verbosity: {}",
+            verbosity as u8
+        )));
+    }
+    let percentile = v.int("percentile")?;
+    if !(0..=100).contains(&percentile) {
+        return Err(Fail::fatal(format!(
+            "Invalid value for --percentile: {percentile}"
+        )));
+    }
+    let histogram = v.flag("histogram");
+    if histogram && percentile == 0 {
+        return Err(Fail::fatal(
+            "--histogram cannot be used with --percentile=0",
+        ));
+    }
+    Ok((verbosity as u8, percentile as u32, histogram))
 }
 
 /// `N` seconds, `N%` of --time, per sysbench's strtol reading.
