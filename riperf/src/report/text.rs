@@ -211,177 +211,190 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
         return out;
     };
     // iperf3 takes both durations from the first stream.
-    let (sender_time, receiver_time) = (first.sender_time, first.receiver_time);
+    let times = (first.sender_time, first.receiver_time);
     for must_send in ctx.direction_order() {
-        let shows_retr = if ctx.bidir && !must_send {
-            s.other_side_has_retransmits
-        } else if ctx.bidir {
-            s.sender_has_retransmits
-        } else {
-            s.sender_has_retransmits || s.other_side_has_retransmits
-        };
-        let t = tag(ctx, must_send);
-        let mine: Vec<_> = s.streams.iter().filter(|x| x.sender == must_send).collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let (mut total_sent, mut total_recv, mut total_retr) = (0u64, 0u64, 0i64);
-        let (mut sent_pk, mut recv_pk, mut lost, mut jitter) = (0i64, 0i64, 0i64, 0.0f64);
-        let show_sender = ctx.is_client || must_send;
-        let show_receiver = ctx.is_client || !must_send;
-        for st in &mine {
-            total_sent += st.bytes_sent;
-            total_recv += st.bytes_received;
-            total_retr += st.retransmits.max(0);
-            sent_pk += st.sender_packets;
-            recv_pk += st.receiver_packets;
-            lost += st.lost;
-            jitter += st.jitter;
-            let label = format!("[{:>3}]{t}", st.socket);
-            let head = |bytes: u64, secs: f64| summary_head(ctx, &label, bytes, secs);
-            if ctx.udp {
-                if show_sender {
-                    out.push(format!(
-                        "{}  {:5.3} ms  {}/{} ({})  sender",
-                        head(st.bytes_sent, sender_time),
-                        0.0,
-                        0,
-                        st.sender_packets,
-                        percent(0.0)
-                    ));
-                } else if ctx.verbose {
-                    out.push(not_available(&st.socket.to_string(), "sender"));
-                }
-                if st.out_of_order > 0 {
-                    out.push(format!(
-                        "[SUM]{t} {:4.1}-{:4.1} sec  {} datagrams received out-of-order",
-                        0.0, sender_time, st.out_of_order
-                    ));
-                }
-                if show_receiver {
-                    let pct = if st.receiver_packets > 0 {
-                        100.0 * st.lost as f64 / st.receiver_packets as f64
-                    } else {
-                        0.0
-                    };
-                    out.push(format!(
-                        "{}  {:5.3} ms  {}/{} ({})  receiver",
-                        head(st.bytes_received, receiver_time),
-                        st.jitter * 1000.0,
-                        st.lost,
-                        st.receiver_packets,
-                        percent(pct)
-                    ));
-                } else if ctx.verbose {
-                    out.push(not_available(&st.socket.to_string(), "receiver"));
-                }
-            } else {
-                if show_sender {
-                    if shows_retr {
-                        out.push(format!(
-                            "{}  {:3}             sender",
-                            head(st.bytes_sent, sender_time),
-                            st.retransmits.max(0)
-                        ));
-                    } else {
-                        out.push(format!(
-                            "{}                  sender",
-                            head(st.bytes_sent, sender_time)
-                        ));
-                    }
-                } else if ctx.verbose {
-                    out.push(not_available(&st.socket.to_string(), "sender"));
-                }
-                if let Some((name, size)) = &s.file {
-                    let done = if must_send {
-                        st.bytes_sent
-                    } else {
-                        st.bytes_received
-                    };
-                    let pct = if *size > 0 {
-                        (done as f64 / *size as f64 * 100.0) as i64
-                    } else {
-                        100
-                    };
-                    // 3.12 prints these units without the plural `s`.
-                    out.push(format!(
-                        "        Sent {} / {} ({pct}%) of {name}",
-                        unit_string(done as f64, 'A'),
-                        unit_string(*size as f64, 'A')
-                    ));
-                }
-                if show_receiver {
-                    out.push(format!(
-                        "{}                  receiver",
-                        head(st.bytes_received, receiver_time)
-                    ));
-                } else if ctx.verbose {
-                    out.push(not_available(&st.socket.to_string(), "receiver"));
-                }
-            }
-        }
-        if ctx.num_streams > 1 {
-            let label = format!("[SUM]{t}");
-            let head = |bytes: u64, secs: f64| summary_head(ctx, &label, bytes, secs);
-            if ctx.udp {
-                if show_sender {
-                    out.push(format!(
-                        "{}  {:5.3} ms  {}/{} ({})  sender",
-                        head(total_sent, sender_time),
-                        0.0,
-                        0,
-                        sent_pk,
-                        percent(0.0)
-                    ));
-                } else if ctx.verbose {
-                    out.push(not_available("SUM", "sender"));
-                }
-                if show_receiver {
-                    let pct = if recv_pk > 0 {
-                        100.0 * lost as f64 / recv_pk as f64
-                    } else {
-                        0.0
-                    };
-                    out.push(format!(
-                        "{}  {:5.3} ms  {}/{} ({})  receiver",
-                        head(total_recv, receiver_time),
-                        jitter / ctx.num_streams as f64 * 1000.0,
-                        lost,
-                        recv_pk,
-                        percent(pct)
-                    ));
-                } else if ctx.verbose {
-                    out.push(not_available("SUM", "receiver"));
-                }
-            } else {
-                if show_sender {
-                    if shows_retr {
-                        out.push(format!(
-                            "{}  {:3}             sender",
-                            head(total_sent, sender_time),
-                            total_retr
-                        ));
-                    } else {
-                        out.push(format!(
-                            "{}                  sender",
-                            head(total_sent, sender_time)
-                        ));
-                    }
-                } else if ctx.verbose {
-                    out.push(not_available("SUM", "sender"));
-                }
-                if show_receiver {
-                    out.push(format!(
-                        "{}                  receiver",
-                        head(total_recv, receiver_time)
-                    ));
-                } else if ctx.verbose {
-                    out.push(not_available("SUM", "receiver"));
-                }
-            }
-        }
+        direction_lines(ctx, s, must_send, times, &mut out);
     }
-    // 3.12's server prints the CPU line only when it sends.
+    trailer_lines(ctx, s, &mut out);
+    out
+}
+
+/// One summary row's numbers: a stream's, or the `[SUM]` of a direction.
+#[derive(Default)]
+struct Row {
+    sent: u64,
+    received: u64,
+    retr: i64,
+    sent_pk: i64,
+    recv_pk: i64,
+    lost: i64,
+    /// Seconds.
+    jitter: f64,
+}
+
+/// Which of a row's lines this side prints, over which durations.
+struct Shown {
+    sender: bool,
+    receiver: bool,
+    retr: bool,
+    /// Sender's and receiver's seconds.
+    times: (f64, f64),
+}
+
+/// The lines of one direction: each stream's rows, then `[SUM]` with more
+/// than one stream.
+fn direction_lines(
+    ctx: &Ctx,
+    s: &Summary,
+    must_send: bool,
+    times: (f64, f64),
+    out: &mut Vec<String>,
+) {
+    let retr = if ctx.bidir && !must_send {
+        s.other_side_has_retransmits
+    } else if ctx.bidir {
+        s.sender_has_retransmits
+    } else {
+        s.sender_has_retransmits || s.other_side_has_retransmits
+    };
+    let shown = Shown {
+        sender: ctx.is_client || must_send,
+        receiver: ctx.is_client || !must_send,
+        retr,
+        times,
+    };
+    let t = tag(ctx, must_send);
+    let mine: Vec<_> = s.streams.iter().filter(|x| x.sender == must_send).collect();
+    if mine.is_empty() {
+        return;
+    }
+    let mut sum = Row::default();
+    for st in &mine {
+        let row = Row {
+            sent: st.bytes_sent,
+            received: st.bytes_received,
+            retr: st.retransmits.max(0),
+            sent_pk: st.sender_packets,
+            recv_pk: st.receiver_packets,
+            lost: st.lost,
+            jitter: st.jitter,
+        };
+        sum.sent += row.sent;
+        sum.received += row.received;
+        sum.retr += row.retr;
+        sum.sent_pk += row.sent_pk;
+        sum.recv_pk += row.recv_pk;
+        sum.lost += row.lost;
+        sum.jitter += row.jitter;
+        let label = format!("[{:>3}]{t}", st.socket);
+        let between = if ctx.udp {
+            (st.out_of_order > 0).then(|| {
+                format!(
+                    "[SUM]{t} {:4.1}-{:4.1} sec  {} datagrams received out-of-order",
+                    0.0, times.0, st.out_of_order
+                )
+            })
+        } else {
+            file_line(s, must_send, st.bytes_sent, st.bytes_received)
+        };
+        row_lines(
+            ctx,
+            &label,
+            &st.socket.to_string(),
+            &row,
+            &shown,
+            between,
+            out,
+        );
+    }
+    if ctx.num_streams > 1 {
+        sum.jitter /= ctx.num_streams as f64;
+        row_lines(ctx, &format!("[SUM]{t}"), "SUM", &sum, &shown, None, out);
+    }
+}
+
+/// `-F`: how much of the file went, under the stream's sender line.
+fn file_line(s: &Summary, must_send: bool, sent: u64, received: u64) -> Option<String> {
+    let (name, size) = s.file.as_ref()?;
+    let done = if must_send { sent } else { received };
+    let pct = if *size > 0 {
+        (done as f64 / *size as f64 * 100.0) as i64
+    } else {
+        100
+    };
+    // 3.12 prints these units without the plural `s`.
+    Some(format!(
+        "        Sent {} / {} ({pct}%) of {name}",
+        unit_string(done as f64, 'A'),
+        unit_string(*size as f64, 'A')
+    ))
+}
+
+/// A row's sender and receiver lines (or, verbose, that the other side
+/// has them), `between` them what goes there.
+fn row_lines(
+    ctx: &Ctx,
+    label: &str,
+    who: &str,
+    r: &Row,
+    shown: &Shown,
+    between: Option<String>,
+    out: &mut Vec<String>,
+) {
+    let head = |bytes: u64, secs: f64| summary_head(ctx, label, bytes, secs);
+    let (sender_time, receiver_time) = shown.times;
+    if shown.sender {
+        out.push(if ctx.udp {
+            format!(
+                "{}  {:5.3} ms  {}/{} ({})  sender",
+                head(r.sent, sender_time),
+                0.0,
+                0,
+                r.sent_pk,
+                percent(0.0)
+            )
+        } else if shown.retr {
+            format!(
+                "{}  {:3}             sender",
+                head(r.sent, sender_time),
+                r.retr
+            )
+        } else {
+            format!("{}                  sender", head(r.sent, sender_time))
+        });
+    } else if ctx.verbose {
+        out.push(not_available(who, "sender"));
+    }
+    out.extend(between);
+    if shown.receiver {
+        out.push(if ctx.udp {
+            let pct = if r.recv_pk > 0 {
+                100.0 * r.lost as f64 / r.recv_pk as f64
+            } else {
+                0.0
+            };
+            format!(
+                "{}  {:5.3} ms  {}/{} ({})  receiver",
+                head(r.received, receiver_time),
+                r.jitter * 1000.0,
+                r.lost,
+                r.recv_pk,
+                percent(pct)
+            )
+        } else {
+            format!(
+                "{}                  receiver",
+                head(r.received, receiver_time)
+            )
+        });
+    } else if ctx.verbose {
+        out.push(not_available(who, "receiver"));
+    }
+}
+
+/// `-V`: the CPU line (3.12's server prints it only when it sends) and the
+/// congestion control algorithms.
+fn trailer_lines(ctx: &Ctx, s: &Summary, out: &mut Vec<String>) {
     if ctx.verbose && (ctx.is_client || ctx.local_sends()) {
         let (lt, lu, ls) = s.cpu;
         let (rt, ru, rs) = s.remote_cpu;
@@ -402,7 +415,6 @@ pub fn summary_lines(ctx: &Ctx, s: &Summary) -> Vec<String> {
             out.push(format!("rcv_tcp_congestion {c}"));
         }
     }
-    out
 }
 
 #[cfg(test)]
