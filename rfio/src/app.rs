@@ -336,6 +336,9 @@ fn agg_report_sample(
 }
 
 pub fn main(args: &[String]) -> i32 {
+    if crate::remote::client::wanted(args) {
+        return crate::remote::client::main(args);
+    }
     let plan: Plan = match read_plan(args) {
         Ok(p) => p,
         Err(f) => return fail(f),

@@ -1,0 +1,1039 @@
+//! `rfio --client`: fio's command-line client. Reads which hosts get which
+//! job files (`args.rs` order: fio's), connects to each server, sends the
+//! jobs, prints what the servers send as fio's client prints it: the probe
+//! line, server text prefixed `<host> `, each host's report when it quits,
+//! the `All clients:` sum and the JSON document at the end.
+
+use super::protocol::{self as p, Command, Decoder, Op};
+use super::view;
+use crate::failure::Failure;
+use crate::report::json::J;
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+/// Where a client connects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Tcp(std::net::SocketAddr),
+    Unix(String),
+}
+
+/// One `--client=` host with what it is sent.
+#[derive(Debug, Clone)]
+pub struct Host {
+    /// The host as fio keeps it (without `ip:` and `,port`).
+    pub hostname: String,
+    pub target: Target,
+    pub port: u16,
+    /// Job files: (path, on the server's side: `--remote-config`).
+    pub files: Vec<(String, bool)>,
+    /// Options sent as the JOBLINE (after fio's own `fio`).
+    pub argv: Vec<String>,
+}
+
+/// The whole client command line.
+#[derive(Debug, Default)]
+pub struct Setup {
+    pub hosts: Vec<Host>,
+    /// Job files named apart from any host: every host without its own
+    /// gets the first.
+    pub shared: Vec<String>,
+    pub normal: bool,
+    pub json: bool,
+    pub json_plus: bool,
+    pub terse: bool,
+    pub eta_never: bool,
+    pub output: Option<String>,
+}
+
+/// True when the command line asks for client mode.
+pub fn wanted(args: &[String]) -> bool {
+    args.iter().skip(1).any(|a| {
+        let b = a.trim_start_matches('-');
+        a.starts_with('-') && (b == "client" || b.starts_with("client="))
+    })
+}
+
+/// fio's `fio_server_parse_string` for a client: `sock:PATH`,
+/// `[ip:|ip4:|ip6:]host[,port]`, `:port`.
+pub fn parse_host(s: &str) -> Result<Host, String> {
+    let mk = |hostname: String, target, port| Host {
+        hostname,
+        target,
+        port,
+        files: Vec::new(),
+        argv: Vec::new(),
+    };
+    if let Some(path) = s.strip_prefix("sock:") {
+        return Ok(mk(path.into(), Target::Unix(path.into()), 0));
+    }
+    let (v6, rest) = if let Some(r) = s.strip_prefix("ip6:") {
+        (true, r)
+    } else {
+        (
+            false,
+            s.strip_prefix("ip:")
+                .or_else(|| s.strip_prefix("ip4:"))
+                .unwrap_or(s),
+        )
+    };
+    let (host, port) = match rest.split_once(',') {
+        Some((h, port)) => {
+            let n: u32 = atoi(port);
+            if n == 0 || n > 65535 {
+                return Err(format!("fio: bad server port {n}\n"));
+            }
+            (h, n as u16)
+        }
+        None => (rest, p::DEFAULT_PORT),
+    };
+    let ip = resolve(host, v6)?;
+    Ok(mk(
+        host.into(),
+        Target::Tcp(std::net::SocketAddr::new(ip, port)),
+        port,
+    ))
+}
+
+/// C's atoi: the leading digits, 0 without any.
+fn atoi(s: &str) -> u32 {
+    let digits: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().unwrap_or(u32::MAX)
+}
+
+fn resolve(host: &str, v6: bool) -> Result<std::net::IpAddr, String> {
+    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        if ip.is_ipv6() == v6 {
+            return Ok(ip);
+        }
+    }
+    use std::net::ToSocketAddrs;
+    (host, 0)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.find(|a| a.is_ipv6() == v6))
+        .map(|a| a.ip())
+        .ok_or_else(|| format!("fio: failed to resolve <{host}> (Name or service not known)\n"))
+}
+
+/// Program options fio forwards to the current client (FIO_CLIENT_FLAG).
+const FORWARDED: &[&str] = &[
+    "output",
+    "latency-log",
+    "bandwidth-log",
+    "minimal",
+    "output-format",
+    "version",
+    "help",
+    "cmdhelp",
+    "enghelp",
+    "showcmd",
+    "readonly",
+    "eta",
+    "eta-interval",
+    "eta-newline",
+    "debug",
+    "parse-only",
+    "section",
+    "inflate-log",
+    "alloc-size",
+    "profile",
+    "warnings-fatal",
+    "max-jobs",
+    "terse-version",
+    "status-interval",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
+    "trigger-remote",
+    "aux-path",
+];
+
+/// Options whose value may be the next argument.
+const WITH_VALUE: &[&str] = &[
+    "output",
+    "output-format",
+    "eta",
+    "eta-interval",
+    "eta-newline",
+    "section",
+    "terse-version",
+    "status-interval",
+    "remote-config",
+    "client",
+    "debug",
+    "max-jobs",
+    "alloc-size",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
+    "trigger-remote",
+    "aux-path",
+];
+
+/// The client command line as fio's `parse_cmd_line` reads it.
+pub fn parse_args(args: &[String]) -> Result<Setup, Failure> {
+    let mut s = Setup {
+        normal: true,
+        ..Setup::default()
+    };
+    // Hosts sharing the options that follow (fio's arg_list): a host
+    // given no options of its own joins the next host's.
+    let mut group: Vec<usize> = Vec::new();
+    let mut i = 1;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(body) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+            s.shared.push(arg.clone());
+            continue;
+        };
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        let mut value = || -> Result<String, Failure> {
+            if let Some(v) = &inline {
+                return Ok(v.clone());
+            }
+            let v = args.get(i).cloned().ok_or_else(|| {
+                Failure::stderr(format!("fio: option '{arg}' requires an argument\n"))
+            })?;
+            i += 1;
+            Ok(v)
+        };
+        match name {
+            "client" => {
+                let v = value()?;
+                add_client(&mut s, &mut group, &v)?;
+                if std::fs::File::open(&v).is_ok() {
+                    continue;
+                }
+                // Arguments up to the next option: this host's job files.
+                while i < args.len() && !args[i].starts_with('-') {
+                    let cur = s.hosts.len() - 1;
+                    s.hosts[cur].files.push((args[i].clone(), false));
+                    i += 1;
+                }
+            }
+            "remote-config" => {
+                let v = value()?;
+                match s.hosts.last_mut() {
+                    Some(h) => h.files.push((v, true)),
+                    None => return Err(Failure::stderr(String::new())),
+                }
+            }
+            "server" | "daemonize" => {
+                return Err(Failure::stderr("fio: can't be both client and server\n"));
+            }
+            _ => {
+                let v = if WITH_VALUE.contains(&name) {
+                    Some(value()?)
+                } else {
+                    inline.clone()
+                };
+                local_option(&mut s, name, v.as_deref())?;
+                if FORWARDED.contains(&name) && !s.hosts.is_empty() {
+                    let text = match (&inline, &v) {
+                        (None, Some(v)) => vec![arg.clone(), v.clone()],
+                        _ => vec![arg.clone()],
+                    };
+                    let cur = s.hosts.len() - 1;
+                    for k in group.iter().copied().chain([cur]) {
+                        s.hosts[k].argv.extend(text.iter().cloned());
+                    }
+                }
+            }
+        }
+    }
+    Ok(s)
+}
+
+fn add_client(s: &mut Setup, group: &mut Vec<usize>, v: &str) -> Result<(), Failure> {
+    let names: Vec<String> = match std::fs::read_to_string(v) {
+        Ok(text) => text.split_whitespace().map(String::from).collect(),
+        Err(_) if std::path::Path::new(v).exists() => {
+            return Err(Failure::stderr(format!(
+                "fio: could not open client list file {v} for read\n"
+            )))
+        }
+        Err(_) => vec![v.to_string()],
+    };
+    let from_file = names.len() != 1 || names[0] != v;
+    for name in names {
+        if let Some(cur) = s.hosts.len().checked_sub(1) {
+            if s.hosts[cur].argv.is_empty() {
+                group.push(cur);
+            } else {
+                group.clear();
+            }
+        }
+        match parse_host(&name) {
+            Ok(h) => s.hosts.push(h),
+            Err(m) => {
+                let tail = if from_file {
+                    format!("fio: failed adding client {name} from file {v}\n")
+                } else {
+                    format!("fio: failed adding client {name}\n")
+                };
+                return Err(Failure::stderr(m + &tail));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The program options the client itself acts on.
+fn local_option(s: &mut Setup, name: &str, v: Option<&str>) -> Result<(), Failure> {
+    match (name, v) {
+        ("output-format", Some(list)) => {
+            s.normal = false;
+            for f in list.split(',') {
+                match f {
+                    "normal" => s.normal = true,
+                    "json" => s.json = true,
+                    "json+" => {
+                        s.json = true;
+                        s.json_plus = true
+                    }
+                    "terse" | "minimal" | "csv" => s.terse = true,
+                    _ => {
+                        return Err(Failure::stderr(format!(
+                            "fio: invalid output format {f}\nfio: failed parsing output-format\n"
+                        )))
+                    }
+                }
+            }
+        }
+        ("minimal", _) => {
+            s.normal = false;
+            s.terse = true;
+        }
+        ("eta", Some(v)) => s.eta_never = v == "never",
+        ("output", Some(v)) => s.output = Some(v.to_string()),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Where the client is in its conversation (fio's `Client_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Connected,
+    Started,
+    Running,
+    Stopped,
+}
+
+trait Conn: Read + Write {}
+impl Conn for std::net::TcpStream {}
+impl Conn for std::os::unix::net::UnixStream {}
+
+/// One connected server.
+struct Client {
+    host: Host,
+    conn: Box<dyn Conn>,
+    fd: i32,
+    decoder: Decoder,
+    /// The server's hostname from its PROBE reply (the `<name>` prefix).
+    name: Option<String>,
+    state: State,
+    skip_newline: bool,
+    jobs: u32,
+    opt_lists: Vec<Vec<(String, String)>>,
+    error: u32,
+    did_stat: bool,
+    /// The report text, printed when the client goes (fio's client->buf).
+    buf: String,
+    eta_pending: bool,
+}
+
+/// What every client's reports add up to, and the output being built.
+struct Run<'a> {
+    setup: &'a Setup,
+    out: Box<dyn Write>,
+    sum_stat_clients: i64,
+    sum_stat_nr: i64,
+    sum_ts: p::ThreadStat,
+    sum_gs: p::GroupRunStats,
+    allclients: String,
+    global_opts: Vec<(String, J)>,
+    client_stats: Vec<J>,
+    disk_util: Vec<J>,
+    error_clients: u32,
+    eta: Option<EtaRound>,
+}
+
+/// ETA replies of one request round.
+struct EtaRound {
+    pending: usize,
+    sum: p::JobsEta,
+}
+
+impl Run<'_> {
+    fn say(&mut self, s: &str) {
+        let _ = self.out.write_all(s.as_bytes());
+        let _ = self.out.flush();
+    }
+}
+
+/// `rfio --client ...`: the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let setup = match parse_args(args) {
+        Ok(s) => s,
+        Err(f) => return emit_failure(f),
+    };
+    let out: Box<dyn Write> = match &setup.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("fio: unable to open '{path}' output file: {e}");
+                return 1;
+            }
+        },
+        None => Box::new(std::io::stdout()),
+    };
+    rbench_common::stop::install();
+    let mut clients = connect_all(&setup);
+    if clients.is_empty() {
+        return 1;
+    }
+    let mut run = Run {
+        setup: &setup,
+        out,
+        sum_stat_clients: 0,
+        sum_stat_nr: 0,
+        sum_ts: p::ThreadStat::default(),
+        sum_gs: p::GroupRunStats::default(),
+        allclients: String::new(),
+        global_opts: Vec::new(),
+        client_stats: Vec::new(),
+        disk_util: Vec::new(),
+        error_clients: 0,
+        eta: None,
+    };
+    send_jobs(&mut run, &mut clients);
+    if clients.is_empty() {
+        return 1;
+    }
+    for c in &mut clients {
+        let _ = send(c, Op::Run, 0, &[]);
+    }
+    let json_time = crate::result::ctime(std::time::SystemTime::now());
+    let json_stamp = unix_now();
+    let retval = serve_loop(&mut run, &mut clients);
+    let all = std::mem::take(&mut run.allclients);
+    run.say(&all);
+    if setup.json {
+        let doc = json_document(&mut run, &json_time, json_stamp);
+        run.say(&doc);
+    }
+    i32::from(retval || run.error_clients > 0)
+}
+
+fn emit_failure(f: Failure) -> i32 {
+    print!("{}", f.stdout);
+    eprint!("{}", f.stderr);
+    let _ = std::io::stdout().flush();
+    f.code
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Connects every host in fio's order (the last given first) and sends
+/// its PROBE and JOBLINE; a host that cannot be reached is dropped.
+fn connect_all(setup: &Setup) -> Vec<Client> {
+    use std::os::fd::AsRawFd;
+    let mut out = Vec::new();
+    for h in setup.hosts.iter().rev() {
+        let conn: Result<(Box<dyn Conn>, i32), String> = match &h.target {
+            Target::Tcp(a) => std::net::TcpStream::connect(a)
+                .map(|s| {
+                    let fd = s.as_raw_fd();
+                    (Box::new(s) as Box<dyn Conn>, fd)
+                })
+                .map_err(|e| {
+                    format!(
+                        "fio: connect: {}\nfio: failed to connect to {}:{}\n",
+                        strerror(&e),
+                        h.hostname,
+                        h.port
+                    )
+                }),
+            Target::Unix(path) => std::os::unix::net::UnixStream::connect(path)
+                .map(|s| {
+                    let fd = s.as_raw_fd();
+                    (Box::new(s) as Box<dyn Conn>, fd)
+                })
+                .map_err(|e| format!("fio: connect; {}\n", strerror(&e))),
+        };
+        let (conn, fd) = match conn {
+            Ok(c) => c,
+            Err(m) => {
+                eprint!("{m}");
+                continue;
+            }
+        };
+        let mut c = Client {
+            host: h.clone(),
+            conn,
+            fd,
+            decoder: Decoder::new(64 << 20),
+            name: None,
+            state: State::Connected,
+            skip_newline: false,
+            jobs: 0,
+            opt_lists: Vec::new(),
+            error: 0,
+            did_stat: false,
+            buf: String::new(),
+            eta_pending: false,
+        };
+        let server = match &h.target {
+            Target::Tcp(a) => a.ip().to_string(),
+            Target::Unix(_) => "sock".into(),
+        };
+        let probe = p::Probe {
+            flags: p::PROBE_FLAG_ZLIB,
+            server,
+        };
+        let mut ok = send(&mut c, Op::Probe, 1, &probe.encode()).is_ok();
+        if ok && !h.argv.is_empty() {
+            let mut args = vec!["fio".to_string()];
+            args.extend(h.argv.iter().cloned());
+            let line = p::JobLine {
+                client_type: p::CLIENT_TYPE_CLI as u16,
+                args,
+            };
+            ok = send(&mut c, Op::JobLine, 0, &line.encode()).is_ok();
+        }
+        if ok {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn strerror(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => crate::run::strerror(n),
+        None => e.to_string(),
+    }
+}
+
+fn send(c: &mut Client, op: Op, tag: u64, pdu: &[u8]) -> std::io::Result<()> {
+    c.conn.write_all(&p::encode(op, tag, pdu))
+}
+
+/// Each client's own job files, or else the first shared one; a client
+/// with none, or whose file cannot be read, is dropped.
+fn send_jobs(run: &mut Run<'_>, clients: &mut Vec<Client>) {
+    let mut k = 0;
+    while k < clients.len() {
+        let c = &mut clients[k];
+        let files: Vec<(String, bool)> = if c.host.files.is_empty() {
+            run.setup
+                .shared
+                .iter()
+                .take(1)
+                .map(|f| (f.clone(), false))
+                .collect()
+        } else {
+            c.host.files.clone()
+        };
+        let ok = !files.is_empty() && files.iter().all(|(f, remote)| send_file(c, f, *remote));
+        if ok {
+            k += 1;
+        } else {
+            let c = clients.remove(k);
+            remove(run, c);
+        }
+    }
+}
+
+fn send_file(c: &mut Client, path: &str, remote: bool) -> bool {
+    if remote {
+        let l = p::LoadFile {
+            client_type: p::CLIENT_TYPE_CLI as u16,
+            path: path.to_string(),
+        };
+        return send(c, Op::LoadFile, 0, &l.encode()).is_ok();
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            // NUL-terminated, as fio's client sends it.
+            let mut text = String::from_utf8_lossy(&bytes).into_owned();
+            text.push('\0');
+            let j = p::JobFile {
+                client_type: p::CLIENT_TYPE_CLI,
+                text,
+            };
+            send(c, Op::Job, 0, &j.encode()).is_ok()
+        }
+        Err(e) => {
+            eprintln!("fio: job file <{path}> open: {}", strerror(&e));
+            false
+        }
+    }
+}
+
+/// The client leaves: its report is printed (fio's `fio_put_client`).
+fn remove(run: &mut Run<'_>, c: Client) {
+    let buf = c.buf;
+    run.say(&buf);
+    if !c.did_stat {
+        run.sum_stat_clients -= 1;
+    }
+    if c.error != 0 {
+        run.error_clients += 1;
+    }
+}
+
+/// fio's `fio_handle_clients`: poll every server, handle what each sends,
+/// ask for ETAs; true when a server went away or reported an error.
+fn serve_loop(run: &mut Run<'_>, clients: &mut Vec<Client>) -> bool {
+    let mut retval = false;
+    let mut last_eta = Instant::now();
+    let mut quit_sent = false;
+    let mut buf = vec![0u8; 64 << 10];
+    while !clients.is_empty() {
+        if rbench_common::stop::should_stop() && !quit_sent {
+            quit_sent = true;
+            for c in clients.iter_mut() {
+                let _ = send(c, Op::Quit, 0, &[]);
+            }
+        }
+        if last_eta.elapsed() >= Duration::from_millis(1000) {
+            last_eta = Instant::now();
+            request_etas(run, clients);
+        }
+        let mut pfds: Vec<libc::pollfd> = clients
+            .iter()
+            .map(|c| libc::pollfd {
+                fd: c.fd,
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: pfds is a live array of pollfd of the given length.
+        let n = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, 100) };
+        if n <= 0 {
+            continue;
+        }
+        let mut gone = Vec::new();
+        for (k, pfd) in pfds.iter().enumerate() {
+            if pfd.revents == 0 {
+                continue;
+            }
+            match pump(run, &mut clients[k], &mut buf) {
+                Flow::More => {
+                    if clients[k].error != 0 {
+                        retval = true;
+                    }
+                }
+                Flow::Quit => gone.push(k),
+                Flow::Lost(why) => {
+                    if let Some(w) = why {
+                        eprint!("{w}");
+                    }
+                    let h = clients[k].host.hostname.clone();
+                    run.say(&format!("client: host={h} disconnected\n"));
+                    retval = true;
+                    gone.push(k);
+                }
+            }
+        }
+        for k in gone.into_iter().rev() {
+            let c = clients.remove(k);
+            if c.eta_pending {
+                eta_reply(run, None);
+            }
+            remove(run, c);
+        }
+    }
+    retval
+}
+
+enum Flow {
+    More,
+    Quit,
+    Lost(Option<String>),
+}
+
+/// Reads what is there and handles every whole command in it.
+fn pump(run: &mut Run<'_>, c: &mut Client, buf: &mut [u8]) -> Flow {
+    match c.conn.read(buf) {
+        Ok(0) | Err(_) => return Flow::Lost(None),
+        Ok(n) => c.decoder.push(&buf[..n]),
+    }
+    loop {
+        match c.decoder.next_command() {
+            Ok(Some(cmd)) => {
+                if let Some(f) = handle(run, c, cmd) {
+                    return f;
+                }
+            }
+            Ok(None) => return Flow::More,
+            Err(e) => return Flow::Lost(Some(format!("{e}\n"))),
+        }
+    }
+}
+
+/// One command from a server; `Some` when the conversation ends.
+fn handle(run: &mut Run<'_>, c: &mut Client, cmd: Command) -> Option<Flow> {
+    let bad = |e: p::ProtoError| Some(Flow::Lost(Some(format!("{e}\n"))));
+    match cmd.op() {
+        Some(Op::Quit) => return Some(Flow::Quit),
+        Some(Op::Text) => match p::Text::decode(&cmd.payload) {
+            Ok(t) => text(run, c, &t.text),
+            Err(e) => return bad(e),
+        },
+        Some(Op::Probe) => match p::ProbeReply::decode(&cmd.payload) {
+            Ok(r) => probe(run, c, &r),
+            Err(e) => return bad(e),
+        },
+        Some(Op::Start) => match p::Start::decode(&cmd.payload) {
+            Ok(s) => {
+                c.state = State::Started;
+                c.jobs = s.jobs;
+                c.opt_lists = vec![Vec::new(); s.jobs as usize];
+                run.sum_stat_clients += i64::from(s.stat_outputs);
+            }
+            Err(e) => return bad(e),
+        },
+        Some(Op::ServerStart) => c.state = State::Running,
+        Some(Op::JobOpt) => match p::JobOption::decode(&cmd.payload) {
+            Ok(o) => job_opt(run, c, o),
+            Err(e) => return bad(e),
+        },
+        Some(Op::Ts) => match p::ThreadStat::decode(&cmd.payload) {
+            Ok(ts) => thread_status(run, c, ts),
+            Err(e) => return bad(e),
+        },
+        Some(Op::Gs) => match p::GroupRunStats::decode(&cmd.payload) {
+            Ok(g) => {
+                if run.setup.normal {
+                    crate::report::normal::group_block(&mut c.buf, &view::group(&g));
+                }
+            }
+            Err(e) => return bad(e),
+        },
+        Some(Op::Du) => match p::DiskUtil::decode(&cmd.payload) {
+            Ok(d) => disk_util(run, c, &d),
+            Err(e) => return bad(e),
+        },
+        Some(Op::Stop) => match p::Stop::decode(&cmd.payload) {
+            Ok(s) => {
+                c.state = State::Stopped;
+                c.error = s.error;
+                if s.error != 0 {
+                    let m = format!(
+                        "client <{}>: exited with error {}\n",
+                        c.host.hostname, s.error
+                    );
+                    run.say(&m);
+                }
+            }
+            Err(e) => return bad(e),
+        },
+        Some(Op::Eta) => {
+            if c.eta_pending {
+                c.eta_pending = false;
+                eta_reply(run, p::JobsEta::decode(&cmd.payload).ok());
+            }
+        }
+        // Logs and triggers: not kept by this client.
+        Some(Op::IoLog) | Some(Op::AddJob) | Some(Op::UpdateJob) | Some(Op::VTrigger) => {}
+        Some(o) => eprintln!("fio: unknown client op: {}", o.name()),
+        None => eprintln!("fio: unknown client op: {}", cmd.opcode),
+    }
+    None
+}
+
+fn probe(run: &mut Run<'_>, c: &mut Client, r: &p::ProbeReply) {
+    if run.setup.normal {
+        let os = if r.os == 1 { "Linux" } else { "unknown" };
+        let arch = match r.arch {
+            1 => "x86-64",
+            _ => "unknown",
+        };
+        let line = format!(
+            "hostname={}, be={}, {}-bit, os={os}, arch={arch}, fio={}, flags={:x}\n",
+            r.hostname,
+            r.bigendian,
+            u32::from(r.bpp) * 8,
+            r.fio_version,
+            r.flags
+        );
+        run.say(&line);
+    }
+    if c.name.is_none() {
+        c.name = Some(r.hostname.clone());
+    }
+}
+
+fn text(run: &mut Run<'_>, c: &mut Client, t: &str) {
+    let mut s = String::new();
+    if !c.skip_newline && !run.setup.terse {
+        let name = c.name.as_deref().unwrap_or(&c.host.hostname);
+        s = format!("<{name}> ");
+    }
+    s.push_str(t);
+    run.say(&s);
+    c.skip_newline = !t.contains('\n');
+}
+
+fn job_opt(run: &mut Run<'_>, c: &mut Client, o: p::JobOption) {
+    if o.global {
+        if run.setup.json {
+            run.global_opts.push((o.name, J::Str(o.value)));
+        }
+    } else if let Some(list) = c.opt_lists.get_mut(o.groupid as usize) {
+        list.push((o.name, o.value));
+    }
+}
+
+fn client_info(obj: &mut J, c: &Client) {
+    if let J::Obj(e) = obj {
+        e.push(("hostname".into(), J::Str(c.host.hostname.clone())));
+        e.push(("port".into(), J::Int(i64::from(c.host.port))));
+    }
+}
+
+/// One unit's JSON object as fio's client writes it: no eta or elapsed.
+fn unit_json(u: &crate::result::UnitReport, plus: bool) -> J {
+    let mut j = crate::report::json::unit(u, plus);
+    if let J::Obj(e) = &mut j {
+        e.retain(|(k, _)| k != "eta" && k != "elapsed");
+    }
+    j
+}
+
+fn thread_status(run: &mut Run<'_>, c: &mut Client, ts: p::ThreadStat) {
+    let opts = match ts.thread_number {
+        n if n >= 1 && n <= c.jobs => c.opt_lists.get(n as usize - 1).cloned().unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let when = crate::result::ctime(std::time::SystemTime::now());
+    let plus = run.setup.json_plus;
+    let u = view::unit(&ts, opts, plus, &when);
+    show(run.setup, &u, &mut c.buf);
+    if run.setup.json {
+        let mut j = unit_json(&u, plus);
+        client_info(&mut j, c);
+        run.client_stats.push(j);
+    }
+    c.did_stat = true;
+    if run.sum_stat_clients <= 1 {
+        return;
+    }
+    view::sum_into(&mut run.sum_ts, &ts);
+    view::sum_group(&mut run.sum_gs, &ts.rs);
+    run.sum_ts.members += 1;
+    run.sum_ts.thread_number = ts.thread_number;
+    run.sum_ts.groupid = ts.groupid;
+    run.sum_ts.unified_rw_rep = ts.unified_rw_rep;
+    run.sum_ts.sig_figs = ts.sig_figs;
+    run.sum_stat_nr += 1;
+    if run.sum_stat_nr == run.sum_stat_clients {
+        let mut all = std::mem::take(&mut run.sum_ts);
+        all.name = "All clients".into();
+        all.rs = run.sum_gs;
+        let u = view::unit(&all, Vec::new(), plus, &when);
+        let mut text = String::new();
+        show(run.setup, &u, &mut text);
+        run.allclients.push_str(&text);
+        if run.setup.json {
+            let mut j = unit_json(&u, plus);
+            client_info(&mut j, c);
+            run.client_stats.push(j);
+        }
+    }
+}
+
+/// fio's `show_thread_status` in normal output: nothing for a unit that
+/// moved nothing.
+fn show(setup: &Setup, u: &crate::result::UnitReport, buf: &mut String) {
+    if !setup.normal {
+        return;
+    }
+    let issued: u64 = u.issued[..3].iter().sum();
+    let bytes: u64 = u.dirs.iter().map(|d| d.io_bytes).sum();
+    if issued == 0 && bytes == 0 {
+        return;
+    }
+    crate::report::normal::unit_block(buf, u);
+}
+
+fn disk_util(run: &mut Run<'_>, c: &mut Client, d: &p::DiskUtil) {
+    let util = if d.msec == 0 {
+        0.0
+    } else {
+        (100.0 * d.io_ticks as f64 / d.msec as f64).min(100.0)
+    };
+    let r = crate::run::files::diskstats::DiskReport {
+        name: d.name.clone(),
+        read_ios: d.ios[0],
+        write_ios: d.ios[1],
+        read_merges: d.merges[0],
+        write_merges: d.merges[1],
+        read_ticks: d.ticks[0],
+        write_ticks: d.ticks[1],
+        in_queue: d.time_in_queue,
+        util,
+    };
+    if run.setup.json {
+        if let Some(J::Arr(mut v)) = crate::report::disk_json(std::slice::from_ref(&r)) {
+            if let Some(mut j) = v.pop() {
+                client_info(&mut j, c);
+                run.disk_util.push(j);
+            }
+        }
+    }
+    if run.setup.normal {
+        c.buf.push_str("\nDisk stats (read/write):\n");
+        c.buf
+            .push_str(&crate::report::disk_lines(std::slice::from_ref(&r)));
+    }
+}
+
+fn request_etas(run: &mut Run<'_>, clients: &mut [Client]) {
+    if run.setup.eta_never || run.eta.is_some() {
+        return;
+    }
+    let mut round = EtaRound {
+        pending: 0,
+        sum: p::JobsEta::default(),
+    };
+    for c in clients.iter_mut().filter(|c| c.state == State::Running) {
+        if send(c, Op::SendEta, 2, &[]).is_ok() {
+            c.eta_pending = true;
+            round.pending += 1;
+        }
+    }
+    if round.pending > 0 {
+        run.eta = Some(round);
+    }
+}
+
+/// One server's ETA (or its loss); the line is shown when the round is in.
+fn eta_reply(run: &mut Run<'_>, je: Option<p::JobsEta>) {
+    let Some(round) = run.eta.as_mut() else {
+        return;
+    };
+    if let Some(je) = je {
+        sum_eta(&mut round.sum, &je);
+    }
+    round.pending -= 1;
+    if round.pending == 0 {
+        let sum = run.eta.take().map(|r| r.sum).unwrap_or_default();
+        if !run.setup.json {
+            let line = eta_line(&sum);
+            run.say(&line);
+        }
+    }
+}
+
+fn sum_eta(dst: &mut p::JobsEta, je: &p::JobsEta) {
+    dst.nr_running += je.nr_running;
+    dst.nr_ramp += je.nr_ramp;
+    dst.nr_pending += je.nr_pending;
+    dst.nr_setting_up += je.nr_setting_up;
+    dst.files_open += je.files_open;
+    for d in 0..3 {
+        dst.m_rate[d] += je.m_rate[d];
+        dst.t_rate[d] += je.t_rate[d];
+        dst.m_iops[d] += je.m_iops[d];
+        dst.t_iops[d] += je.t_iops[d];
+        dst.rate[d] += je.rate[d];
+        dst.iops[d] += je.iops[d];
+    }
+    dst.elapsed_sec += je.elapsed_sec;
+    dst.eta_sec = dst.eta_sec.max(je.eta_sec);
+    dst.nr_threads += je.nr_threads;
+    dst.is_pow2 = je.is_pow2;
+    dst.unit_base = je.unit_base;
+    dst.sig_figs = je.sig_figs;
+    dst.run_str = je.run_str.clone();
+}
+
+/// fio's `display_thread_status` line, ending in `\r`.
+fn eta_line(je: &p::JobsEta) -> String {
+    use rbench_common::units::fio::{num2str, N2sUnit};
+    let mut s = format!("Jobs: {} (f={})", je.nr_running, je.files_open);
+    let known = je.eta_sec != i32::MAX as u64 && je.eta_sec != u64::from(u32::MAX);
+    if known && je.nr_running > 0 {
+        let perc = if je.elapsed_sec > 0 {
+            je.elapsed_sec as f64 * 100.0 / (je.elapsed_sec + je.eta_sec) as f64
+        } else {
+            0.0
+        };
+        let perc = if je.eta_sec == 0 || je.nr_ramp == je.nr_running {
+            "-.-%".to_string()
+        } else {
+            format!("{perc:3.1}%")
+        };
+        s.push_str(&format!(": [{}][{perc}]", je.run_str));
+        let unit = if je.unit_base == 5 {
+            N2sUnit::BitPerSec
+        } else {
+            N2sUnit::BytePerSec
+        };
+        let has: Vec<usize> = (0..3)
+            .filter(|&d| je.rate[d] != 0 || je.iops[d] != 0)
+            .collect();
+        if !has.is_empty() {
+            let c = ['r', 'w', 't'];
+            let rate: Vec<String> = has
+                .iter()
+                .map(|&d| {
+                    format!(
+                        "{}={}",
+                        c[d],
+                        num2str(je.rate[d], 4, 1024, je.is_pow2 != 0, unit)
+                    )
+                })
+                .collect();
+            let iops: Vec<String> = has
+                .iter()
+                .map(|&d| {
+                    format!(
+                        "{}={}",
+                        c[d],
+                        num2str(u64::from(je.iops[d]), 4, 1, false, N2sUnit::None)
+                    )
+                })
+                .collect();
+            s.push_str(&format!("[{}][{} IOPS]", rate.join(","), iops.join(",")));
+        }
+        s.push_str(&format!("[eta {}]", crate::run::eta::eta_text(je.eta_sec)));
+    }
+    s.push('\r');
+    s
+}
+
+/// The JSON document fio's client prints at the end.
+fn json_document(run: &mut Run<'_>, time: &str, stamp: u64) -> String {
+    let doc = J::Obj(vec![
+        ("fio version".into(), J::Str("fio-3.33".into())),
+        ("timestamp".into(), J::UInt(stamp)),
+        ("time".into(), J::Str(time.to_string())),
+        (
+            "global options".into(),
+            J::Obj(std::mem::take(&mut run.global_opts)),
+        ),
+        (
+            "client_stats".into(),
+            J::Arr(std::mem::take(&mut run.client_stats)),
+        ),
+        (
+            "disk_util".into(),
+            J::Arr(std::mem::take(&mut run.disk_util)),
+        ),
+    ]);
+    format!("\n{}\n", doc.render())
+}
