@@ -42,6 +42,7 @@ pub struct Setup {
     pub json: bool,
     pub json_plus: bool,
     pub terse: bool,
+    pub terse_version: u32,
     pub eta_never: bool,
     pub output: Option<String>,
 }
@@ -175,6 +176,7 @@ const WITH_VALUE: &[&str] = &[
 pub fn parse_args(args: &[String]) -> Result<Setup, Failure> {
     let mut s = Setup {
         normal: true,
+        terse_version: 3,
         ..Setup::default()
     };
     // Hosts sharing the options that follow (fio's arg_list): a host
@@ -309,6 +311,12 @@ fn local_option(s: &mut Setup, name: &str, v: Option<&str>) -> Result<(), Failur
             s.normal = false;
             s.terse = true;
         }
+        ("terse-version", Some(v)) => {
+            s.terse_version = match v.parse() {
+                Ok(n @ 2..=5) => n,
+                _ => return Err(Failure::stderr("fio: bad terse version format\n")),
+            }
+        }
         ("eta", Some(v)) => s.eta_never = v == "never",
         ("output", Some(v)) => s.output = Some(v.to_string()),
         _ => {}
@@ -393,7 +401,7 @@ pub fn main(args: &[String]) -> i32 {
         },
         None => Box::new(std::io::stdout()),
     };
-    rbench_common::stop::install();
+    install_signals();
     let mut clients = connect_all(&setup);
     if clients.is_empty() {
         return 1;
@@ -598,11 +606,14 @@ fn remove(run: &mut Run<'_>, c: Client) {
 fn serve_loop(run: &mut Run<'_>, clients: &mut Vec<Client>) -> bool {
     let mut retval = false;
     let mut last_eta = Instant::now();
-    let mut quit_sent = false;
+    let mut quits_sent = 0;
     let mut buf = vec![0u8; 64 << 10];
     while !clients.is_empty() {
-        if rbench_common::stop::should_stop() && !quit_sent {
-            quit_sent = true;
+        let signals = SIGNALS.load(std::sync::atomic::Ordering::SeqCst);
+        if signals > quits_sent {
+            // fio's client sends every server a QUIT on each signal: the
+            // servers stop their jobs and send what ran.
+            quits_sent = signals;
             for c in clients.iter_mut() {
                 let _ = send(c, Op::Quit, 0, &[]);
             }
@@ -656,6 +667,27 @@ fn serve_loop(run: &mut Run<'_>, clients: &mut Vec<Client>) -> bool {
         }
     }
     retval
+}
+
+/// SIGINT and SIGTERM seen; each one asks the servers to quit.
+static SIGNALS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    SIGNALS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+fn install_signals() {
+    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only adds to an atomic; SA_RESTART as fio.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = handler;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
 }
 
 enum Flow {
@@ -822,6 +854,7 @@ fn thread_status(run: &mut Run<'_>, c: &mut Client, ts: p::ThreadStat) {
     let plus = run.setup.json_plus;
     let u = view::unit(&ts, opts, plus, &when);
     show(run.setup, &u, &mut c.buf);
+    terse(run.setup, &u, &mut c.buf);
     if run.setup.json {
         let mut j = unit_json(&u, plus);
         client_info(&mut j, c);
@@ -846,6 +879,7 @@ fn thread_status(run: &mut Run<'_>, c: &mut Client, ts: p::ThreadStat) {
         let u = view::unit(&all, Vec::new(), plus, &when);
         let mut text = String::new();
         show(run.setup, &u, &mut text);
+        terse(run.setup, &u, &mut text);
         run.allclients.push_str(&text);
         if run.setup.json {
             let mut j = unit_json(&u, plus);
@@ -867,6 +901,33 @@ fn show(setup: &Setup, u: &crate::result::UnitReport, buf: &mut String) {
         return;
     }
     crate::report::normal::unit_block(buf, u);
+}
+
+/// The unit's terse line.
+fn terse(setup: &Setup, u: &crate::result::UnitReport, buf: &mut String) {
+    if !setup.terse {
+        return;
+    }
+    let pct: Vec<f64> = u
+        .dirs
+        .iter()
+        .find_map(|d| d.clat.percentiles.as_ref().or(d.lat.percentiles.as_ref()))
+        .map(|p| p.iter().map(|x| x.0).collect())
+        .unwrap_or_default();
+    let r = crate::result::Report {
+        timestamp: 0,
+        timestamp_ms: 0,
+        time: String::new(),
+        global_options: Vec::new(),
+        units: vec![u.clone()],
+        groups: Vec::new(),
+    };
+    buf.push_str(&crate::report::terse::render(
+        &r,
+        setup.terse_version,
+        &pct,
+        &[],
+    ));
 }
 
 fn disk_util(run: &mut Run<'_>, c: &mut Client, d: &p::DiskUtil) {
@@ -893,6 +954,21 @@ fn disk_util(run: &mut Run<'_>, c: &mut Client, d: &p::DiskUtil) {
                 run.disk_util.push(j);
             }
         }
+    }
+    if run.setup.terse && run.setup.terse_version >= 3 {
+        let t = format!(
+            ";{};{};{};{};{};{};{};{};{:3.2}%\n",
+            r.name,
+            r.read_ios,
+            r.write_ios,
+            r.read_merges,
+            r.write_merges,
+            r.read_ticks,
+            r.write_ticks,
+            r.in_queue,
+            r.util
+        );
+        c.buf.push_str(&t);
     }
     if run.setup.normal {
         c.buf.push_str("\nDisk stats (read/write):\n");
