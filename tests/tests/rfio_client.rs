@@ -1,0 +1,378 @@
+//! `rfio --client` side by side with fio 3.33's client, against fio's and
+//! rfio's servers on loopback: the same report layout (numbers masked) from
+//! one host, from two (the `All clients:` sum) and from a mixed fleet; the
+//! same JSON keys with `client_stats`, `hostname` and `port`; a server that
+//! goes away mid-run; Ctrl-C; a host that cannot be reached.
+
+use rbench_tests::{
+    fio_json_parts, fio_key_paths, fio_layout, original, our_bin, run_bounded, tcp_listening,
+    wait_for,
+};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+const JOB: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\n";
+/// For two hosts: long enough that both have said how many reports they
+/// will send (START) before the first report comes in, as fio's client
+/// needs to sum them (`All clients`).
+const JOB2: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=1\n";
+/// Runs until stopped (the interrupt test), bounded by its runtime.
+const LONG: &str = "[long]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=30\n";
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// A server on loopback, killed by its pid when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(bin: &Path) -> Server {
+        for _ in 0..5 {
+            let port = free_port();
+            let child = Command::new(bin)
+                .arg(format!("--server=127.0.0.1,{port}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn server");
+            let mut s = Server { child, port };
+            if wait_for(Duration::from_secs(10), || {
+                tcp_listening(port) || s.child.try_wait().ok().flatten().is_some()
+            }) && matches!(s.child.try_wait(), Ok(None))
+                && tcp_listening(port)
+            {
+                return s;
+            }
+        }
+        panic!("{} --server did not start listening", bin.display());
+    }
+
+    fn host(&self) -> String {
+        format!("--client=127.0.0.1,{}", self.port)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let d = std::env::temp_dir().join(format!("rfio-client-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("mkdir");
+        TempDir(d)
+    }
+    fn file(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).expect("write");
+        p.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(bin: &Path, args: &[String]) -> Output {
+    run_bounded(Command::new(bin).arg("--eta=never").args(args), LIMIT)
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The layout of a client's output, order aside (hosts answer in any
+/// order): fio_layout's lines, sorted.
+fn sorted_layout(s: &str) -> Vec<String> {
+    let mut l = fio_layout(s);
+    l.sort();
+    l
+}
+
+#[test]
+fn one_host_prints_as_fio_client_from_either_server() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("one");
+    let job = dir.file("cs.fio", JOB);
+    for server_bin in [fio.clone(), our_bin("rfio")] {
+        let server = Server::start(&server_bin);
+        let args = vec![server.host(), job.clone()];
+        let theirs = run(&fio, &args);
+        let ours = run(&our_bin("rfio"), &args);
+        assert!(
+            ours.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        assert_eq!(ours.status.code(), theirs.status.code());
+        let (t, o) = (text(&theirs), text(&ours));
+        assert_eq!(
+            fio_layout(&o),
+            fio_layout(&t),
+            "server {}:\nours:\n{o}\nfio's:\n{t}",
+            server_bin.display()
+        );
+        assert!(o.starts_with("hostname="), "{o}");
+        assert!(o.contains("<"), "{o}");
+        assert!(o.contains("\ncs: (groupid=0, jobs=1): err= 0"), "{o}");
+        assert!(!o.contains("All clients"), "{o}");
+    }
+}
+
+#[test]
+fn mixed_fleet_of_two_prints_all_clients_as_fio_client() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("two");
+    let job = dir.file("cs.fio", JOB2);
+    let theirs_srv = Server::start(&fio);
+    let ours_srv = Server::start(&our_bin("rfio"));
+    let args = vec![theirs_srv.host(), job.clone(), ours_srv.host(), job.clone()];
+    let theirs = run(&fio, &args);
+    let ours = run(&our_bin("rfio"), &args);
+    assert!(
+        ours.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    let (t, o) = (text(&theirs), text(&ours));
+    assert_eq!(
+        sorted_layout(&o),
+        sorted_layout(&t),
+        "ours:\n{o}\nfio's:\n{t}"
+    );
+    assert_eq!(o.matches("hostname=").count(), 2, "{o}");
+    // The sum comes last, with no percentiles and plain-number rates.
+    let all = &o[o.find("All clients: (groupid=0, jobs=2)").expect(&o)..];
+    assert!(all.contains("BW=") && !all.contains("B/s ("), "{all}");
+    assert!(!all.contains("percentiles"), "{all}");
+    assert!(!all.contains("Run status"), "{all}");
+}
+
+#[test]
+fn host_list_file_sends_the_shared_job_to_every_host() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("list");
+    let job = dir.file("cs.fio", JOB2);
+    let a = Server::start(&our_bin("rfio"));
+    let b = Server::start(&fio);
+    let list = dir.file(
+        "hosts",
+        &format!("127.0.0.1,{}\n127.0.0.1,{}\n", a.port, b.port),
+    );
+    let args = vec![format!("--client={list}"), job];
+    let theirs = run(&fio, &args);
+    let ours = run(&our_bin("rfio"), &args);
+    let (t, o) = (text(&theirs), text(&ours));
+    assert_eq!(
+        sorted_layout(&o),
+        sorted_layout(&t),
+        "ours:\n{o}\nfio's:\n{t}"
+    );
+    assert_eq!(o.matches("\ncs: (groupid=0").count(), 2, "{o}");
+    assert!(o.contains("All clients: (groupid=0, jobs=2)"), "{o}");
+}
+
+#[test]
+fn json_has_fio_clients_keys_hostname_and_port() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("json");
+    let job = dir.file("cs.fio", JOB2);
+    let a = Server::start(&fio);
+    let b = Server::start(&our_bin("rfio"));
+    for fmt in ["json", "json+"] {
+        let args = vec![
+            format!("--output-format={fmt}"),
+            a.host(),
+            job.clone(),
+            b.host(),
+            job.clone(),
+        ];
+        let (to, oo) = (run(&fio, &args), run(&our_bin("rfio"), &args));
+        let (t, o) = (text(&to), text(&oo));
+        let ((tpre, tv), (opre, ov)) = (fio_json_parts(&t), fio_json_parts(&o));
+        // The servers' text still comes first, `<host>`-prefixed.
+        let mut lines = |s: &str| {
+            let mut v: Vec<String> = s.lines().map(String::from).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(lines(opre), lines(tpre));
+        let paths = |v: &serde_json::Value| {
+            let mut p: Vec<(String, &str)> = fio_key_paths(v, false);
+            p.sort();
+            p.dedup();
+            p
+        };
+        assert_eq!(paths(&ov), paths(&tv), "{fmt}: ours:\n{o}\nfio's:\n{t}");
+        let stats = ov["client_stats"].as_array().expect("client_stats");
+        assert_eq!(stats.len(), 3, "{o}");
+        let mut ports: Vec<u64> = stats[..2]
+            .iter()
+            .map(|s| s["port"].as_u64().unwrap_or(0))
+            .collect();
+        ports.sort();
+        let mut want = vec![u64::from(a.port), u64::from(b.port)];
+        want.sort();
+        assert_eq!(ports, want);
+        assert_eq!(stats[2]["jobname"], "All clients");
+        assert_eq!(stats[0]["hostname"], "127.0.0.1");
+        assert!(ov.get("timestamp_ms").is_none() && ov.get("jobs").is_none());
+    }
+}
+
+#[test]
+fn terse_lines_match_fio_client() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("terse");
+    let job = dir.file("cs.fio", JOB2);
+    let a = Server::start(&fio);
+    let b = Server::start(&our_bin("rfio"));
+    let args = vec![
+        "--output-format=terse".into(),
+        a.host(),
+        job.clone(),
+        b.host(),
+        job,
+    ];
+    let (t, o) = (text(&run(&fio, &args)), text(&run(&our_bin("rfio"), &args)));
+    let terse = |s: &str| {
+        let mut v: Vec<String> = s
+            .lines()
+            .filter(|l| l.starts_with("3;"))
+            .map(rbench_tests::mask_numbers)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(terse(&o), terse(&t), "ours:\n{o}\nfio's:\n{t}");
+    assert_eq!(terse(&o).len(), 3, "{o}");
+}
+
+/// A "server" that answers nothing and hangs up once it has read the job
+/// (it serves two clients: fio's, then rfio's).
+fn hangs_up() -> (u16, std::thread::JoinHandle<()>) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    let h = std::thread::spawn(move || {
+        for _ in 0..2 {
+            let Ok((mut s, _)) = l.accept() else { return };
+            // Everything the client sends (probe, job, run), then quiet:
+            // hanging up earlier kills fio's client with SIGPIPE.
+            let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+            let mut b = [0u8; 4096];
+            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+        }
+    });
+    (port, h)
+}
+
+#[test]
+fn a_server_that_goes_away_is_reported_and_the_others_print() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("gone");
+    let job = dir.file("cs.fio", JOB);
+    let good = Server::start(&our_bin("rfio"));
+    let (port, h) = hangs_up();
+    let mut outs = Vec::new();
+    for bin in [fio.clone(), our_bin("rfio")] {
+        let args = vec![
+            format!("--client=127.0.0.1,{port}"),
+            job.clone(),
+            good.host(),
+            job.clone(),
+        ];
+        outs.push(run(&bin, &args));
+    }
+    let _ = h.join();
+    let (theirs, ours) = (&outs[0], &outs[1]);
+    assert_eq!(ours.status.code(), theirs.status.code());
+    assert_eq!(ours.status.code(), Some(1));
+    let (t, o) = (text(theirs), text(ours));
+    for s in [&t, &o] {
+        assert!(s.contains("client: host=127.0.0.1 disconnected\n"), "{s}");
+        assert!(s.contains("\ncs: (groupid=0, jobs=1): err= 0"), "{s}");
+    }
+    assert_eq!(
+        sorted_layout(&o),
+        sorted_layout(&t),
+        "ours:\n{o}\nfio's:\n{t}"
+    );
+}
+
+#[test]
+fn an_unreachable_host_fails_as_with_fio() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("refused");
+    let job = dir.file("cs.fio", JOB);
+    let port = free_port();
+    let args = vec![format!("--client=127.0.0.1,{port}"), job];
+    let (t, o) = (run(&fio, &args), run(&our_bin("rfio"), &args));
+    assert_eq!(o.status.code(), t.status.code());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        String::from_utf8_lossy(&t.stderr)
+    );
+    assert_eq!(text(&o), text(&t));
+}
+
+#[test]
+fn interrupted_client_stops_the_servers_and_prints_what_ran() {
+    if original("fio").is_none() {
+        return;
+    }
+    let dir = TempDir::new("int");
+    let job = dir.file("long.fio", LONG);
+    for server_bin in [original("fio").expect("fio"), our_bin("rfio")] {
+        let server = Server::start(&server_bin);
+        let out_path = dir.0.join("out.txt");
+        let out = std::fs::File::create(&out_path).expect("out");
+        let child = rbench_tests::default_signals(
+            Command::new(our_bin("rfio"))
+                .arg(server.host())
+                .arg(&job)
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(Stdio::null()),
+        )
+        .spawn()
+        .expect("spawn client");
+        // Running: the server's ETA answer says so (then some I/O is done).
+        let started = wait_for(Duration::from_secs(20), || {
+            std::fs::read_to_string(&out_path).is_ok_and(|s| s.contains("Jobs: 1 (f=1)"))
+        });
+        // Twice, as an impatient user would: fio's client does not give up.
+        for _ in 0..2 {
+            // SAFETY: kill(2) on our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let status = rbench_tests::wait_output_bounded(child, LIMIT).status;
+        let o = std::fs::read_to_string(&out_path).unwrap_or_default();
+        assert!(started, "{o}");
+        assert_eq!(status.code(), Some(0), "{o}");
+        assert!(o.contains("\nlong: (groupid=0, jobs=1): err= 0"), "{o}");
+        let run_ms: u64 = o
+            .split("run=")
+            .nth(1)
+            .and_then(|r| r.split('-').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(u64::MAX);
+        assert!(run_ms < 30_000, "ran its whole runtime:\n{o}");
+    }
+}
