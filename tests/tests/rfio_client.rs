@@ -207,7 +207,7 @@ fn json_has_fio_clients_keys_hostname_and_port() {
         let (t, o) = (text(&to), text(&oo));
         let ((tpre, tv), (opre, ov)) = (fio_json_parts(&t), fio_json_parts(&o));
         // The servers' text still comes first, `<host>`-prefixed.
-        let mut lines = |s: &str| {
+        let lines = |s: &str| {
             let mut v: Vec<String> = s.lines().map(String::from).collect();
             v.sort();
             v
