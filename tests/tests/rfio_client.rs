@@ -35,13 +35,23 @@ struct Server {
 
 impl Server {
     fn start(bin: &Path) -> Server {
+        Server::start_with(bin, &[], None)
+    }
+
+    /// With more server options; its stderr to `stderr` when given.
+    fn start_with(bin: &Path, extra: &[String], stderr: Option<&Path>) -> Server {
         for _ in 0..5 {
             let port = free_port();
+            let err = match stderr {
+                Some(p) => Stdio::from(std::fs::File::create(p).expect("stderr file")),
+                None => Stdio::null(),
+            };
             let child = Command::new(bin)
                 .arg(format!("--server=127.0.0.1,{port}"))
+                .args(extra)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(err)
                 .spawn()
                 .expect("spawn server");
             let mut s = Server { child, port };
@@ -374,5 +384,197 @@ fn interrupted_client_stops_the_servers_and_prints_what_ran() {
             .and_then(|n| n.parse().ok())
             .unwrap_or(u64::MAX);
         assert!(run_ms < 30_000, "ran its whole runtime:\n{o}");
+    }
+}
+
+/// rfio's server limits, refused as an error the client shows (fio's
+/// client and ours alike): the text `<host>`-prefixed, `client <host>:
+/// exited with error 1`, exit status 1, nothing run.
+fn refused(client: &Path, args: &[String], why: &str) {
+    let o = run(client, args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{}: {t}", client.display());
+    assert!(
+        t.contains(why),
+        "{}: wanted {why:?} in:\n{t}",
+        client.display()
+    );
+    assert!(
+        t.contains("client <127.0.0.1>: exited with error 1\n"),
+        "{t}"
+    );
+    assert!(!t.contains("(groupid="), "{t}");
+}
+
+fn clients() -> Vec<PathBuf> {
+    original("fio")
+        .into_iter()
+        .chain([our_bin("rfio")])
+        .collect()
+}
+
+#[test]
+fn server_allow_from_refuses_other_peers() {
+    let dir = TempDir::new("from");
+    let job = dir.file("cs.fio", JOB);
+    let err = dir.0.join("server.err");
+    let s = Server::start_with(
+        &our_bin("rfio"),
+        &["--server-allow-from=10.0.0.0/8".into()],
+        Some(&err),
+    );
+    for c in clients() {
+        refused(
+            &c,
+            &[s.host(), job.clone()],
+            "<127.0.0.1> rfio: server refuses connections from 127.0.0.1 (not in --server-allow-from)\n",
+        );
+    }
+    let ok = Server::start_with(
+        &our_bin("rfio"),
+        &["--server-allow-from=127.0.0.0/8".into()],
+        None,
+    );
+    let o = run(&our_bin("rfio"), &[ok.host(), job]);
+    assert!(
+        o.status.success() && text(&o).contains("\ncs: (groupid=0"),
+        "{}",
+        text(&o)
+    );
+    // A limited server prints no open-server notice.
+    let e = std::fs::read_to_string(&err).unwrap_or_default();
+    assert!(!e.contains("any host"), "{e}");
+    assert!(
+        Command::new(our_bin("rfio"))
+            .args(["--server=127.0.0.1,1", "--server-allow-from=10.0.0.0/40"])
+            .output()
+            .is_ok_and(|o| !o.status.success()
+                && String::from_utf8_lossy(&o.stderr).contains("bad --server-allow-from")),
+        "a bad network is refused at startup"
+    );
+}
+
+#[test]
+fn server_allow_dir_keeps_files_logs_and_job_files_inside() {
+    let dir = TempDir::new("dirs");
+    let inside = dir.0.join("inside");
+    std::fs::create_dir_all(&inside).expect("mkdir");
+    let outside = dir.0.join("outside-data");
+    let bad = dir.file(
+        "bad.fio",
+        &format!(
+            "[w]\nioengine=sync\nrw=write\nsize=64k\nfilename={}\n",
+            outside.display()
+        ),
+    );
+    let sneaky = dir.file(
+        "sneaky.fio",
+        &format!(
+            "[w]\nioengine=sync\nrw=write\nsize=64k\nfilename={}/../outside-data\n",
+            inside.display()
+        ),
+    );
+    let log = dir.file(
+        "log.fio",
+        &format!(
+            "[w]\nioengine=null\nsize=64k\nfilename={}/d\nwrite_bw_log={}/bw\n",
+            inside.display(),
+            dir.0.display()
+        ),
+    );
+    let good = dir.file(
+        "good.fio",
+        &format!(
+            "[w]\nioengine=sync\nrw=write\nsize=64k\nfilename={}/d\n",
+            inside.display()
+        ),
+    );
+    let s = Server::start_with(
+        &our_bin("rfio"),
+        &[format!("--server-allow-dir={}", inside.display())],
+        None,
+    );
+    for c in clients() {
+        refused(
+            &c,
+            &[s.host(), bad.clone()],
+            "(outside every --server-allow-dir)\n",
+        );
+        refused(
+            &c,
+            &[s.host(), sneaky.clone()],
+            "(outside every --server-allow-dir)\n",
+        );
+        refused(&c, &[s.host(), log.clone()], "rfio: server refuses log '");
+        refused(
+            &c,
+            &[s.host(), "--remote-config=/etc/passwd".into()],
+            "rfio: server refuses job file '/etc/passwd' (outside every --server-allow-dir)\n",
+        );
+        let o = run(&c, &[s.host(), good.clone()]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("\nw: (groupid=0"), "{}", text(&o));
+    }
+    assert!(!outside.exists(), "a refused job wrote outside");
+    assert_eq!(
+        std::fs::metadata(inside.join("d")).map(|m| m.len()).ok(),
+        Some(65536)
+    );
+}
+
+#[test]
+fn server_no_exec_refuses_options_that_run_programs() {
+    let dir = TempDir::new("exec");
+    let mark = dir.0.join("ran");
+    let job = dir.file(
+        "ex.fio",
+        &format!(
+            "[x]\nioengine=null\nsize=64k\nexec_prerun=touch {}\n",
+            mark.display()
+        ),
+    );
+    let s = Server::start_with(&our_bin("rfio"), &["--server-no-exec".into()], None);
+    for c in clients() {
+        refused(
+            &c,
+            &[s.host(), job.clone()],
+            "(--server-no-exec: no option that runs a program)\n",
+        );
+    }
+    assert!(!mark.exists());
+}
+
+#[test]
+fn an_open_server_says_once_who_may_run_jobs() {
+    let dir = TempDir::new("notice");
+    let job = dir.file("cs.fio", JOB);
+    let err = dir.0.join("server.err");
+    let s = Server::start_with(&our_bin("rfio"), &[], Some(&err));
+    for _ in 0..2 {
+        assert!(run(&our_bin("rfio"), &[s.host(), job.clone()])
+            .status
+            .success());
+    }
+    let e = std::fs::read_to_string(&err).unwrap_or_default();
+    assert_eq!(
+        e.matches("any host that can reach this port may run jobs")
+            .count(),
+        1,
+        "{e}"
+    );
+    assert!(e.contains("--server-allow-from=CIDR"), "{e}");
+}
+
+#[test]
+fn remote_config_loads_a_job_file_on_the_server() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("remote");
+    let job = dir.file("cs.fio", JOB);
+    for server_bin in [fio.clone(), our_bin("rfio")] {
+        let s = Server::start(&server_bin);
+        let args = vec![s.host(), format!("--remote-config={job}")];
+        let (t, o) = (run(&fio, &args), run(&our_bin("rfio"), &args));
+        assert!(o.status.success(), "{}", text(&o));
+        assert_eq!(fio_layout(&text(&o)), fio_layout(&text(&t)));
     }
 }
