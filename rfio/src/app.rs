@@ -356,6 +356,9 @@ pub fn main(args: &[String]) -> i32 {
     if crate::remote::client::wanted(args) {
         return crate::remote::client::main(args);
     }
+    if crate::merge::wanted(args) {
+        return crate::merge::main(args);
+    }
     let plan: Plan = match read_plan(args) {
         Ok(p) => p,
         Err(f) => return fail(f),
