@@ -370,6 +370,7 @@ struct Run<'a> {
     disk_util: Vec<J>,
     error_clients: u32,
     eta: Option<EtaRound>,
+    eta_state: EtaState,
 }
 
 /// ETA replies of one request round.
@@ -419,6 +420,7 @@ pub fn main(args: &[String]) -> i32 {
         disk_util: Vec::new(),
         error_clients: 0,
         eta: None,
+        eta_state: EtaState::default(),
     };
     send_jobs(&mut run, &mut clients);
     if clients.is_empty() {
@@ -1008,7 +1010,7 @@ fn eta_reply(run: &mut Run<'_>, je: Option<p::JobsEta>) {
     if round.pending == 0 {
         let sum = run.eta.take().map(|r| r.sum).unwrap_or_default();
         if !run.setup.json {
-            let line = eta_line(&sum);
+            let line = eta_line(&sum, &mut run.eta_state);
             run.say(&line);
         }
     }
@@ -1031,62 +1033,96 @@ fn sum_eta(dst: &mut p::JobsEta, je: &p::JobsEta) {
     dst.elapsed_sec += je.elapsed_sec;
     dst.eta_sec = dst.eta_sec.max(je.eta_sec);
     dst.nr_threads += je.nr_threads;
-    dst.is_pow2 = je.is_pow2;
-    dst.unit_base = je.unit_base;
-    dst.sig_figs = je.sig_figs;
+    // fio's sum keeps is_pow2, unit_base and sig_figs at 0: its client
+    // prints rates as plain SI numbers (`r=15.9G`) and limits as `0B/s`.
     dst.run_str = je.run_str.clone();
 }
 
+/// What `display_thread_status` keeps between lines.
+#[derive(Default)]
+struct EtaState {
+    /// A percentage was shown once (then 0 s left shows 100.0%).
+    good: bool,
+    /// The last line's length: a shorter one is padded over it.
+    last_len: usize,
+}
+
+/// num2str's unit from its number (fio's `N2S_*`).
+fn n2s_unit(n: u32) -> rbench_common::units::fio::N2sUnit {
+    use rbench_common::units::fio::N2sUnit::*;
+    match n {
+        1 => PerSec,
+        2 => Byte,
+        3 => Bit,
+        4 => BytePerSec,
+        5 => BitPerSec,
+        _ => None,
+    }
+}
+
 /// fio's `display_thread_status` line, ending in `\r`.
-fn eta_line(je: &p::JobsEta) -> String {
+fn eta_line(je: &p::JobsEta, st: &mut EtaState) -> String {
     use rbench_common::units::fio::{num2str, N2sUnit};
     let mut s = format!("Jobs: {} (f={})", je.nr_running, je.files_open);
-    let known = je.eta_sec != i32::MAX as u64 && je.eta_sec != u64::from(u32::MAX);
-    if known && je.nr_running > 0 {
-        let perc = if je.elapsed_sec > 0 {
-            je.elapsed_sec as f64 * 100.0 / (je.elapsed_sec + je.eta_sec) as f64
-        } else {
-            0.0
-        };
-        let perc = if je.eta_sec == 0 || je.nr_ramp == je.nr_running {
+    let pow2 = je.is_pow2 != 0;
+    let sig = je.sig_figs as usize;
+    let sum = |v: &[u64; 3]| v.iter().sum::<u64>();
+    let sum32 = |v: &[u32; 3]| v.iter().map(|&x| u64::from(x)).sum::<u64>();
+    if sum(&je.m_rate) > 0 || sum(&je.t_rate) > 0 {
+        let r = |v| num2str(v, sig, 1, pow2, N2sUnit::BytePerSec);
+        s.push_str(&format!(", {}-{}", r(sum(&je.m_rate)), r(sum(&je.t_rate))));
+    } else if sum32(&je.m_iops) > 0 || sum32(&je.t_iops) > 0 {
+        s.push_str(&format!(
+            ", {}-{} IOPS",
+            sum32(&je.m_iops),
+            sum32(&je.t_iops)
+        ));
+    }
+    // fio's INT_MAX: unknown, no progress part.
+    let unknown = je.eta_sec as u32 == i32::MAX as u32;
+    if !unknown && je.nr_running > 0 {
+        let perc_str = if (je.eta_sec == 0 && !st.good)
+            || je.nr_ramp == je.nr_running
+            || je.eta_sec as u32 == u32::MAX
+        {
             "-.-%".to_string()
         } else {
+            let mut perc = if je.elapsed_sec > 0 {
+                je.elapsed_sec as f64 / (je.elapsed_sec + je.eta_sec) as f64
+            } else {
+                0.0
+            };
+            let mut mult = 100.0;
+            if je.nr_setting_up > 0 {
+                mult *= 1.0 - f64::from(je.nr_setting_up) / f64::from(je.nr_running);
+            }
+            st.good = true;
+            perc *= mult;
             format!("{perc:3.1}%")
         };
-        s.push_str(&format!(": [{}][{perc}]", je.run_str));
-        let unit = if je.unit_base == 5 {
-            N2sUnit::BitPerSec
-        } else {
-            N2sUnit::BytePerSec
-        };
+        let mut l = format!(": [{}][{perc_str}]", je.run_str);
         let has: Vec<usize> = (0..3)
             .filter(|&d| je.rate[d] != 0 || je.iops[d] != 0)
             .collect();
         if !has.is_empty() {
             let c = ['r', 'w', 't'];
-            let rate: Vec<String> = has
-                .iter()
-                .map(|&d| {
-                    format!(
-                        "{}={}",
-                        c[d],
-                        num2str(je.rate[d], 4, 1024, je.is_pow2 != 0, unit)
-                    )
-                })
-                .collect();
-            let iops: Vec<String> = has
-                .iter()
-                .map(|&d| {
-                    format!(
-                        "{}={}",
-                        c[d],
-                        num2str(u64::from(je.iops[d]), 4, 1, false, N2sUnit::None)
-                    )
-                })
-                .collect();
-            s.push_str(&format!("[{}][{} IOPS]", rate.join(","), iops.join(",")));
+            let unit = n2s_unit(je.unit_base);
+            let part = |f: &dyn Fn(usize) -> String| {
+                has.iter()
+                    .map(|&d| format!("{}={}", c[d], f(d)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let rate = part(&|d| num2str(je.rate[d], 4, 1024, pow2, unit));
+            let iops = part(&|d| num2str(u64::from(je.iops[d]), 4, 1, false, N2sUnit::None));
+            l.push_str(&format!("[{rate}][{iops} IOPS]"));
         }
-        s.push_str(&format!("[eta {}]", crate::run::eta::eta_text(je.eta_sec)));
+        l.push_str(&format!("[eta {}]", crate::run::eta::eta_text(je.eta_sec)));
+        s.push_str(&l);
+        if s.len() < st.last_len {
+            s.push_str(&" ".repeat(st.last_len - s.len()));
+        }
+        st.last_len = s.len();
     }
     s.push('\r');
     s
