@@ -1149,3 +1149,123 @@ fn json_document(run: &mut Run<'_>, time: &str, stamp: u64) -> String {
     ]);
     format!("\n{}\n", doc.render())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        std::iter::once("rfio")
+            .chain(list.iter().copied())
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn host_forms() {
+        let h = parse_host("127.0.0.1,9000").unwrap();
+        assert_eq!(h.hostname, "127.0.0.1");
+        assert_eq!(h.target, Target::Tcp("127.0.0.1:9000".parse().unwrap()));
+        assert_eq!(parse_host("ip:127.0.0.1").unwrap().port, p::DEFAULT_PORT);
+        let v6 = parse_host("ip6:::1,9001").unwrap();
+        assert_eq!(v6.target, Target::Tcp("[::1]:9001".parse().unwrap()));
+        assert_eq!(
+            parse_host("sock:/tmp/f.sock").unwrap().target,
+            Target::Unix("/tmp/f.sock".into())
+        );
+        assert_eq!(
+            parse_host("127.0.0.1,0").unwrap_err(),
+            "fio: bad server port 0\n"
+        );
+        assert!(parse_host("127.0.0.1,70000").is_err());
+    }
+
+    #[test]
+    fn job_files_follow_their_host_and_the_rest_are_shared() {
+        let s = parse_args(&args(&[
+            "--client=127.0.0.1,1",
+            "a.fio",
+            "b.fio",
+            "--client=127.0.0.1,2",
+            "--output-format=json",
+            "c.fio",
+        ]))
+        .unwrap();
+        assert_eq!(s.hosts.len(), 2);
+        let files = |i: usize| {
+            s.hosts[i]
+                .files
+                .iter()
+                .map(|f| f.0.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(files(0), ["a.fio", "b.fio"]);
+        assert!(files(1).is_empty());
+        assert_eq!(s.shared, ["c.fio"]);
+        assert!(s.json && !s.normal);
+        // A host with no options of its own gets the next host's.
+        assert_eq!(s.hosts[0].argv, ["--output-format=json"]);
+        assert_eq!(s.hosts[1].argv, ["--output-format=json"]);
+    }
+
+    #[test]
+    fn options_before_any_host_stay_local() {
+        let s = parse_args(&args(&[
+            "--eta=never",
+            "--client=127.0.0.1,1",
+            "--remote-config=/srv/j.fio",
+        ]))
+        .unwrap();
+        assert!(s.eta_never);
+        assert!(s.hosts[0].argv.is_empty());
+        assert_eq!(s.hosts[0].files, [("/srv/j.fio".to_string(), true)]);
+        assert!(parse_args(&args(&["--remote-config=x"])).is_err());
+        assert!(parse_args(&args(&["--client=127.0.0.1", "--server"])).is_err());
+        assert!(parse_args(&args(&["--client=127.0.0.1", "--output-format=xml"])).is_err());
+    }
+
+    #[test]
+    fn eta_line_as_fio_draws_it() {
+        let mut st = EtaState::default();
+        let je = p::JobsEta {
+            nr_running: 1,
+            files_open: 1,
+            eta_sec: i32::MAX as u64,
+            ..Default::default()
+        };
+        assert_eq!(eta_line(&je, &mut st), "Jobs: 1 (f=1)\r");
+        let je = p::JobsEta {
+            nr_running: 1,
+            files_open: 1,
+            elapsed_sec: 1,
+            eta_sec: 1,
+            // KiB/s, as fio keeps it: num2str starts from base 1024.
+            rate: [2_000_000, 0, 0],
+            iops: [500_000, 0, 0],
+            run_str: "R".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            eta_line(&je, &mut st),
+            "Jobs: 1 (f=1): [R][50.0%][r=2000M][r=500k IOPS][eta 00m:01s]\r"
+        );
+        // Shorter than the last: padded over it.
+        let je = p::JobsEta {
+            nr_running: 1,
+            files_open: 1,
+            elapsed_sec: 2,
+            eta_sec: 0,
+            run_str: "R".into(),
+            ..Default::default()
+        };
+        let l = eta_line(&je, &mut st);
+        assert!(
+            l.starts_with("Jobs: 1 (f=1): [R][100.0%][eta 00m:00s]   "),
+            "{l:?}"
+        );
+        assert_eq!(
+            l.len(),
+            "Jobs: 1 (f=1): [R][50.0%][r=2000M][r=500k IOPS][eta 00m:01s]\r".len()
+        );
+    }
+}
