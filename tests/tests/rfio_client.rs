@@ -578,3 +578,49 @@ fn remote_config_loads_a_job_file_on_the_server() {
         assert_eq!(fio_layout(&text(&o)), fio_layout(&text(&t)));
     }
 }
+
+#[test]
+fn a_server_killed_mid_run_is_reported_and_the_other_host_prints() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("killed");
+    let long = dir.file("long.fio", LONG);
+    let short = dir.file("cs.fio", JOB2);
+    for dying_bin in [our_bin("rfio"), fio.clone()] {
+        for client in [fio.clone(), our_bin("rfio")] {
+            let dying = Server::start(&dying_bin);
+            let other = Server::start(&fio);
+            let out_path = dir.0.join("out.txt");
+            let out = std::fs::File::create(&out_path).expect("out");
+            let child = Command::new(&client)
+                .args([dying.host(), long.clone(), other.host(), short.clone()])
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn client");
+            // The other host's report is in (it quit); the long job runs on.
+            let reported = wait_for(Duration::from_secs(30), || {
+                std::fs::read_to_string(&out_path)
+                    .is_ok_and(|s| s.contains("\ncs: (groupid=0, jobs=1)"))
+            });
+            // The server and its connection's process (fio's forks one that
+            // outlives its parent).
+            let pid = dying.child.id();
+            for p in rbench_tests::descendants(pid).into_iter().chain([pid]) {
+                // SAFETY: kill(2) on processes this test started.
+                unsafe { libc::kill(p as i32, libc::SIGKILL) };
+            }
+            let status = rbench_tests::wait_output_bounded(child, LIMIT).status;
+            let o = std::fs::read_to_string(&out_path).unwrap_or_default();
+            let who = format!("{} -> {}", client.display(), dying_bin.display());
+            assert!(reported, "{who}:\n{o}");
+            assert_eq!(status.code(), Some(1), "{who}:\n{o}");
+            assert!(
+                o.contains("client: host=127.0.0.1 disconnected\n"),
+                "{who}:\n{o}"
+            );
+            assert!(!o.contains("\nlong: (groupid="), "{who}:\n{o}");
+            assert!(!o.contains("All clients"), "{who}:\n{o}");
+        }
+    }
+}
