@@ -331,14 +331,23 @@ fn an_unreachable_host_fails_as_with_fio() {
     let dir = TempDir::new("refused");
     let job = dir.file("cs.fio", JOB);
     let port = free_port();
-    let args = vec![format!("--client=127.0.0.1,{port}"), job];
-    let (t, o) = (run(&fio, &args), run(&our_bin("rfio"), &args));
-    assert_eq!(o.status.code(), t.status.code());
-    assert_eq!(
-        String::from_utf8_lossy(&o.stderr),
-        String::from_utf8_lossy(&t.stderr)
-    );
-    assert_eq!(text(&o), text(&t));
+    for host in [
+        format!("127.0.0.1,{port}"),
+        "127.0.0.1,0".into(),
+        "127.0.0.1,99999".into(),
+        "no-such-host.invalid".into(),
+    ] {
+        let args = vec![format!("--client={host}"), job.clone()];
+        let (t, o) = (run(&fio, &args), run(&our_bin("rfio"), &args));
+        assert_eq!(o.status.code(), t.status.code(), "{host}");
+        assert_eq!(o.status.code(), Some(1), "{host}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            String::from_utf8_lossy(&t.stderr),
+            "{host}"
+        );
+        assert_eq!(text(&o), text(&t), "{host}");
+    }
 }
 
 #[test]

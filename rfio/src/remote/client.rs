@@ -273,6 +273,11 @@ fn add_client(s: &mut Setup, group: &mut Vec<usize>, v: &str) -> Result<(), Fail
         match parse_host(&name) {
             Ok(h) => s.hosts.push(h),
             Err(m) => {
+                // fio cut the argument at its comma before failing.
+                let name = match name.strip_prefix("sock:") {
+                    Some(_) => name.as_str(),
+                    None => name.split(',').next().unwrap_or(&name),
+                };
                 let tail = if from_file {
                     format!("fio: failed adding client {name} from file {v}\n")
                 } else {
