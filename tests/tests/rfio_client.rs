@@ -633,3 +633,68 @@ fn a_server_killed_mid_run_is_reported_and_the_other_host_prints() {
         }
     }
 }
+
+/// Two reporting groups: a group_reporting unit of two clones (mixed
+/// directions), then a stonewalled job with a description.
+const MULTI: &str = "[global]\nioengine=null\nsize=8M\nbs=4k\n\
+    [a]\nrw=randrw\nnumjobs=2\ngroup_reporting\n\
+    [b]\nstonewall\nrw=write\ndescription=second job\n";
+
+#[test]
+fn groups_clones_and_job_options_as_fio_client() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("multi");
+    let job = dir.file("multi.fio", MULTI);
+    for server_bin in [fio.clone(), our_bin("rfio")] {
+        let s = Server::start(&server_bin);
+        let normal = vec![s.host(), job.clone()];
+        let (t, o) = (
+            text(&run(&fio, &normal)),
+            text(&run(&our_bin("rfio"), &normal)),
+        );
+        assert_eq!(fio_layout(&o), fio_layout(&t), "ours:\n{o}\nfio's:\n{t}");
+        // Two units from one host: fio's client sums them too.
+        assert!(o.contains("All clients: (groupid=1, jobs=2)"), "{o}");
+        let json = vec!["--output-format=json".into(), s.host(), job.clone()];
+        let (t, o) = (text(&run(&fio, &json)), text(&run(&our_bin("rfio"), &json)));
+        let ((_, tv), (_, ov)) = (fio_json_parts(&t), fio_json_parts(&o));
+        assert_eq!(ov["global options"], tv["global options"]);
+        let opts = |v: &serde_json::Value| {
+            v["client_stats"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|u| (u["jobname"].clone(), u["job options"].clone()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        };
+        assert_eq!(opts(&ov), opts(&tv), "ours:\n{o}\nfio's:\n{t}");
+        assert_eq!(ov["client_stats"][1]["desc"], "second job");
+    }
+}
+
+#[test]
+fn unix_socket_servers_as_fio_client() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("sock");
+    let job = dir.file("cs.fio", JOB);
+    for (k, server_bin) in [fio.clone(), our_bin("rfio")].iter().enumerate() {
+        let path = dir.0.join(format!("s{k}.sock"));
+        let child = Command::new(server_bin)
+            .arg(format!("--server=sock:{}", path.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn server");
+        let _guard = Server { child, port: 0 };
+        assert!(wait_for(Duration::from_secs(10), || {
+            std::os::unix::net::UnixStream::connect(&path).is_ok()
+        }));
+        let args = vec![format!("--client=sock:{}", path.display()), job.clone()];
+        let (t, o) = (run(&fio, &args), run(&our_bin("rfio"), &args));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(fio_layout(&text(&o)), fio_layout(&text(&t)));
+    }
+}
