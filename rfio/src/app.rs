@@ -353,7 +353,7 @@ fn agg_report_sample(
 }
 
 pub fn main(args: &[String]) -> i32 {
-    if crate::remote::client::wanted(args) {
+    if crate::remote::hosts::wanted(args) {
         return crate::remote::client::main(args);
     }
     if crate::merge::wanted(args) {

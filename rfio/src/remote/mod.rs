@@ -5,6 +5,7 @@
 //! - `server.rs`: `--server`: sockets, the job's parse and run, the report
 //!   sent as frames. Uses protocol, app, job, run, result, report.
 //! - `client.rs`: `--client`: connects, sends jobs, prints what servers send.
+//! - `hosts.rs`: the `--client` command line: hosts, their job files, options.
 //! - `policy.rs`: what `--server-allow-*`/`--server-no-exec` let a client do.
 //! - `view.rs`: a server's TS and GS payloads as rfio's report types.
 //! - `tsconv.rs`: rfio's measurements as fio's TS and GS payloads.
@@ -13,6 +14,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod client;
+pub mod hosts;
 pub mod policy;
 pub mod protocol;
 pub mod server;
