@@ -698,3 +698,64 @@ fn unix_socket_servers_as_fio_client() {
         assert_eq!(fio_layout(&text(&o)), fio_layout(&text(&t)));
     }
 }
+
+#[test]
+fn job_logs_from_a_fio_server_are_written_here_as_fio_client_writes_them() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("logs");
+    let lat = dir.file(
+        "lg.fio",
+        "[lg]\nioengine=null\nsize=16M\nrw=read\nbs=4k\nwrite_bw_log=lg\nwrite_lat_log=lg\n",
+    );
+    // log_offset rows are 40 bytes: fio's client writes nr_samples x 32
+    // bytes' worth of them (204 of 256).
+    let off = dir.file(
+        "lo.fio",
+        "[lo]\nioengine=null\nsize=1M\nrw=randread\nbs=4k\nwrite_iops_log=lo\nlog_offset=1\n",
+    );
+    let s = Server::start(&fio);
+    let mut listings = Vec::new();
+    for (k, client) in [fio.clone(), our_bin("rfio")].iter().enumerate() {
+        let cwd = dir.0.join(format!("c{k}"));
+        std::fs::create_dir_all(&cwd).expect("mkdir");
+        for job in [&lat, &off] {
+            let o = run_bounded(
+                Command::new(client)
+                    .current_dir(&cwd)
+                    .args(["--eta=never", &s.host(), job]),
+                LIMIT,
+            );
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        let mut files: Vec<(String, usize, Vec<usize>)> = std::fs::read_dir(&cwd)
+            .expect("list")
+            .filter_map(|e| e.ok())
+            .map(|e| {
+                let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                let mut widths: Vec<usize> = text.lines().map(|l| l.split(", ").count()).collect();
+                widths.dedup();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    text.lines().count(),
+                    widths,
+                )
+            })
+            .collect();
+        files.sort();
+        listings.push(files);
+    }
+    assert_eq!(listings[1], listings[0]);
+    let names: Vec<&str> = listings[0].iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "lg_bw.1.log.127.0.0.1",
+            "lg_clat.1.log.127.0.0.1",
+            "lg_lat.1.log.127.0.0.1",
+            "lg_slat.1.log.127.0.0.1",
+            "lo_iops.1.log.127.0.0.1"
+        ]
+    );
+    assert_eq!(listings[0][0].1, 4096);
+    assert_eq!(listings[0][4].1, 204);
+}

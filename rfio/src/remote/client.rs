@@ -468,12 +468,50 @@ fn handle(run: &mut Run<'_>, c: &mut Client, cmd: Command) -> Option<Flow> {
                 eta_reply(run, p::JobsEta::decode(&cmd.payload).ok());
             }
         }
-        // Logs and triggers: not kept by this client.
-        Some(Op::IoLog) | Some(Op::AddJob) | Some(Op::UpdateJob) | Some(Op::VTrigger) => {}
+        Some(Op::IoLog) => iolog(c, &cmd.payload),
+        // Triggers and gfio's job updates: not kept by this client.
+        Some(Op::AddJob) | Some(Op::UpdateJob) | Some(Op::VTrigger) => {}
         Some(o) => eprintln!("fio: unknown client op: {}", o.name()),
         None => eprintln!("fio: unknown client op: {}", cmd.opcode),
     }
     None
+}
+
+/// IOLOG: a job's log, written here as `NAME.HOST` (fio's client): rows
+/// as text, a log stored compressed (`log_store_compressed`) as it came.
+/// fio's server may end the command early (an empty fragment ends a
+/// command, and its deflate output can be empty): the stream is inflated
+/// as far as it goes, as fio's client does, and a fragment too short to
+/// be a log is dropped. Histogram logs are not written.
+fn iolog(c: &Client, payload: &[u8]) {
+    const XMIT_COMPRESSED: u32 = 1;
+    const STORE_COMPRESSED: u32 = 2;
+    const LOG_TYPE_HIST: u32 = 6;
+    let Ok((h, samples)) = p::IoLogHeader::decode(payload) else {
+        return;
+    };
+    if h.log_type == LOG_TYPE_HIST && h.compressed != STORE_COMPRESSED {
+        return;
+    }
+    use crate::run::logs::logzip;
+    let bytes = match h.compressed {
+        STORE_COMPRESSED => samples.to_vec(),
+        z => {
+            let mut raw = if z == XMIT_COMPRESSED {
+                logzip::inflate_raw(samples)
+            } else {
+                samples.to_vec()
+            };
+            // fio's client sizes the rows as nr_samples plain records (32
+            // bytes): with log_offset's 40-byte rows it writes fewer.
+            raw.truncate((h.nr_samples as usize).saturating_mul(32));
+            logzip::samples_text(&raw).into_bytes()
+        }
+    };
+    let path = format!("{}.{}", h.name, c.host.hostname);
+    if let Err(e) = std::fs::write(&path, bytes) {
+        eprintln!("fio: fopen log {path} : {}", strerror(&e));
+    }
 }
 
 fn probe(run: &mut Run<'_>, c: &mut Client, r: &p::ProbeReply) {
