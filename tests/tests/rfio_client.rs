@@ -759,3 +759,33 @@ fn job_logs_from_a_fio_server_are_written_here_as_fio_client_writes_them() {
     assert_eq!(listings[0][0].1, 4096);
     assert_eq!(listings[0][4].1, 204);
 }
+
+#[test]
+fn job_options_on_the_command_line_make_a_local_job_as_fio_client() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("local");
+    let job = dir.file("cs.fio", JOB);
+    let s = Server::start(&fio);
+    for args in [
+        // No host gets a job: its line, exit 1.
+        vec![s.host(), "--name=x".into(), "--ioengine=null".into()],
+        // The host's job runs; the local one is only printed, then fio's
+        // version line.
+        vec![
+            s.host(),
+            job.clone(),
+            "--name=y".into(),
+            "--ioengine=null".into(),
+        ],
+    ] {
+        let (t, o) = (run(&fio, &args), run(&our_bin("rfio"), &args));
+        assert_eq!(o.status.code(), t.status.code(), "{args:?}");
+        assert_eq!(
+            fio_layout(&text(&o)),
+            fio_layout(&text(&t)),
+            "{args:?}:\nours:\n{}\nfio's:\n{}",
+            text(&o),
+            text(&t)
+        );
+    }
+}

@@ -90,6 +90,7 @@ pub fn main(args: &[String]) -> i32 {
         },
         None => Box::new(std::io::stdout()),
     };
+    local_job_lines(&setup);
     install_signals();
     let mut clients = connect_all(&setup);
     if clients.is_empty() {
@@ -114,6 +115,10 @@ pub fn main(args: &[String]) -> i32 {
     if clients.is_empty() {
         return 1;
     }
+    // fio's version line ends the reading of a command line with a job.
+    if !setup.local_job.is_empty() && setup.normal {
+        run.say("fio-3.33\n");
+    }
     for c in &mut clients {
         let _ = send(c, Op::Run, 0, &[]);
     }
@@ -127,6 +132,23 @@ pub fn main(args: &[String]) -> i32 {
         run.say(&doc);
     }
     i32::from(retval || run.error_clients > 0)
+}
+
+/// fio adds the command line's own job as it reads it (printing its line)
+/// though no host gets it.
+fn local_job_lines(setup: &Setup) {
+    if setup.local_job.is_empty() || !setup.normal {
+        return;
+    }
+    let mut argv = vec!["fio".to_string()];
+    argv.extend(setup.local_job.iter().cloned());
+    let lines = crate::app::read_plan(&argv)
+        .and_then(|plan| crate::job::expand(&plan))
+        .map(|jobs| crate::report::normal::job_lines(&jobs));
+    if let Ok(l) = lines {
+        print!("{l}");
+        let _ = std::io::stdout().flush();
+    }
 }
 
 fn emit_failure(f: Failure) -> i32 {

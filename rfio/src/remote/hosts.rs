@@ -39,6 +39,9 @@ pub struct Setup {
     pub terse_version: u32,
     pub eta_never: bool,
     pub output: Option<String>,
+    /// Job options given on the command line: fio parses them into a job
+    /// of its own (printing its line) that no host gets.
+    pub local_job: Vec<String>,
 }
 
 /// True when the command line asks for client mode.
@@ -229,6 +232,9 @@ pub fn parse_args(args: &[String]) -> Result<Setup, Failure> {
                     inline.clone()
                 };
                 local_option(&mut s, name, v.as_deref())?;
+                if !FORWARDED.contains(&name) && crate::options::find(name).is_some() {
+                    s.local_job.push(arg.clone());
+                }
                 if FORWARDED.contains(&name) && !s.hosts.is_empty() {
                     let text = match (&inline, &v) {
                         (None, Some(v)) => vec![arg.clone(), v.clone()],
