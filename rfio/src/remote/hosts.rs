@@ -45,11 +45,19 @@ pub struct Setup {
 }
 
 /// True when the command line asks for client mode.
+/// A `--version`, `--help`, `--cmdhelp` or `--enghelp` before any
+/// `--client` answers and exits as without one (fio acts on it at once).
 pub fn wanted(args: &[String]) -> bool {
-    args.iter().skip(1).any(|a| {
-        let b = a.trim_start_matches('-');
-        a.starts_with('-') && (b == "client" || b.starts_with("client="))
-    })
+    fn name(a: &str) -> Option<&str> {
+        a.starts_with('-')
+            .then(|| a.trim_start_matches('-').split('=').next().unwrap_or(""))
+    }
+    let first = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| name(a))
+        .find(|n| matches!(*n, "client" | "version" | "help" | "cmdhelp" | "enghelp"));
+    first == Some("client")
 }
 
 /// fio's `fio_server_parse_string` for a client: `sock:PATH`,
@@ -339,6 +347,16 @@ mod tests {
             .map(String::from)
             .collect()
     }
+    #[test]
+    fn client_mode_unless_help_or_version_comes_first() {
+        assert!(wanted(&args(&["--client=h", "j.fio"])));
+        assert!(wanted(&args(&["-client", "h", "--version"])));
+        assert!(!wanted(&args(&["--version", "--client=h"])));
+        assert!(!wanted(&args(&["--cmdhelp=bs", "--client=h"])));
+        assert!(!wanted(&args(&["--clients=h"])));
+        assert!(!wanted(&args(&["client.fio"])));
+    }
+
     #[test]
     fn host_forms() {
         let h = parse_host("127.0.0.1,9000").unwrap();
