@@ -17,7 +17,7 @@ const JOB: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\n";
 /// For two hosts: long enough that both have said how many reports they
 /// will send (START) before the first report comes in, as fio's client
 /// needs to sum them (`All clients`).
-const JOB2: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=1\n";
+const JOB2: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=2\n";
 /// Runs until stopped (the interrupt test), bounded by its runtime.
 const LONG: &str = "[long]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=30\n";
 const LIMIT: Duration = Duration::from_secs(60);
@@ -284,7 +284,7 @@ fn hangs_up() -> (u16, std::thread::JoinHandle<()>) {
             let Ok((mut s, _)) = l.accept() else { return };
             // Everything the client sends (probe, job, run), then quiet:
             // hanging up earlier kills fio's client with SIGPIPE.
-            let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+            let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
             let mut b = [0u8; 4096];
             while matches!(s.read(&mut b), Ok(n) if n > 0) {}
         }
