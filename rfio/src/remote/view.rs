@@ -88,8 +88,14 @@ fn dir_report(t: &ThreadStat, d: usize, pct: &[f64], plus: bool) -> DirReport {
         &t.plat[at..at + PLAT_NR]
     };
     let on = |flag: u32| (flag != 0).then_some(pct);
-    let mean_kib = t.bw[d].mean;
-    let agg_kib = t.rs.agg[d] as f64 / 1024.0;
+    // fio's convert_agg_kbytes_percent: the mean (cut to an int) over the
+    // group's rate in KiB/s, 100% at most and for a group under 1 KiB/s.
+    let agg = t.rs.agg[d];
+    let p_of_agg = if agg > 1024 {
+        (f64::from(t.bw[d].mean as i32) * 100.0 / (agg as f64 / 1024.0)).min(100.0)
+    } else {
+        100.0
+    };
     DirReport {
         io_bytes: t.io_bytes[d],
         bw_bytes: (t.io_bytes[d] * 1000).checked_div(rt).unwrap_or(0),
@@ -105,13 +111,7 @@ fn dir_report(t: &ThreadStat, d: usize, pct: &[f64], plus: bool) -> DirReport {
         clat: lat_report(&t.clat[d], plat(1), on(t.clat_percentiles), plus),
         lat: lat_report(&t.lat[d], plat(2), on(t.lat_percentiles), plus),
         bw: sample_report(&t.bw[d]),
-        bw_agg: if t.bw[d].samples == 0 {
-            0.0
-        } else if agg_kib <= 1.0 {
-            100.0
-        } else {
-            (mean_kib / agg_kib * 100.0).min(100.0)
-        },
+        bw_agg: if t.bw[d].samples == 0 { 0.0 } else { p_of_agg },
         iops_samples: sample_report(&t.iops[d]),
     }
 }
@@ -328,5 +328,90 @@ pub fn sum_group(dst: &mut GroupRunStats, src: &GroupRunStats) {
     }
     if dst.sig_figs == 0 {
         dst.sig_figs = src.sig_figs;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(mean_kib: f64, agg: u64, clat: &[(u64, u64)]) -> ThreadStat {
+        let mut t = ThreadStat {
+            name: "j".into(),
+            members: 1,
+            kb_base: 1024,
+            unit_base: 4,
+            sig_figs: 4,
+            latency_depth: 1,
+            clat_percentiles: 1,
+            ..ThreadStat::default()
+        };
+        t.percentile_list[..3].copy_from_slice(&[50.0, 90.0, 99.0]);
+        t.bw[0] = IoStat {
+            max: 2000,
+            min: 1000,
+            samples: 2,
+            mean: mean_kib,
+            s: 0.0,
+        };
+        t.rs.agg[0] = agg;
+        let n: u64 = clat.iter().map(|c| c.1).sum();
+        t.clat[0] = IoStat {
+            max: clat.iter().map(|c| c.0).max().unwrap_or(0),
+            min: clat.iter().map(|c| c.0).min().unwrap_or(0),
+            samples: n,
+            mean: 0.0,
+            s: 0.0,
+        };
+        for &(v, c) in clat {
+            t.plat_mut(1, 0)[rbench_common::histogram::bucket_index(v)] += c;
+        }
+        t.io_bytes[0] = n * 4096;
+        t.total_io_u[0] = n;
+        t.runtime[0] = 1000;
+        t
+    }
+
+    #[test]
+    fn share_of_the_group_as_fio_computes_it() {
+        // The mean cut to 1500 KiB/s over a 2048 KiB/s group.
+        let u = unit(&ts(1500.7, 2048 * 1024, &[]), Vec::new(), false, "");
+        assert_eq!(u.dirs[0].bw_agg, 1500.0 * 100.0 / 2048.0);
+        let u = unit(&ts(1500.7, 1000 * 1024, &[]), Vec::new(), false, "");
+        assert_eq!(u.dirs[0].bw_agg, 100.0);
+        let u = unit(&ts(1500.7, 1000, &[]), Vec::new(), false, "");
+        assert_eq!(u.dirs[0].bw_agg, 100.0);
+    }
+
+    #[test]
+    fn percentiles_and_the_sum_of_two_hosts_come_from_the_buckets() {
+        let a = ts(100.0, 4096 * 1024, &[(10, 50), (20, 50)]);
+        let b = ts(100.0, 4096 * 1024, &[(30, 100)]);
+        let p = |t: &ThreadStat| {
+            unit(t, Vec::new(), false, "").dirs[0]
+                .clat
+                .percentiles
+                .clone()
+                .unwrap_or_default()
+        };
+        assert_eq!(p(&a), [(50.0, 10), (90.0, 20), (99.0, 20)]);
+        let mut sum = ThreadStat::default();
+        sum_into(&mut sum, &a);
+        sum_into(&mut sum, &b);
+        assert_eq!(sum.clat[0].samples, 200);
+        assert_eq!((sum.clat[0].min, sum.clat[0].max), (10, 30));
+        assert_eq!(sum.total_io_u[0], 200);
+        // The sum prints no percentiles (fio's client_ts has none on)...
+        assert!(unit(&sum, Vec::new(), false, "").dirs[0]
+            .clat
+            .percentiles
+            .is_none());
+        // ...though its buckets hold both hosts.
+        sum.clat_percentiles = 1;
+        sum.percentile_list = a.percentile_list;
+        assert_eq!(p(&sum), [(50.0, 20), (90.0, 30), (99.0, 30)]);
+        // bw and iops samples add up as fio's pure sums.
+        assert_eq!(sum.bw[0].mean, 200.0);
+        assert_eq!(sum.bw[0].min, 2000);
     }
 }
