@@ -215,13 +215,30 @@ pub fn read_plan(args: &[String]) -> Result<Plan, Failure> {
     }
 }
 
+/// `--server-allow-from`, `--server-allow-dir`, `--server-no-exec`.
+fn server_policy(p: &cli::Program) -> Result<crate::remote::policy::Policy, Failure> {
+    use crate::remote::policy::{Cidr, Policy};
+    Ok(Policy {
+        allow_from: p
+            .server_allow_from
+            .iter()
+            .map(|c| Cidr::parse(c))
+            .collect::<Result<_, _>>()
+            .map_err(Failure::stderr)?,
+        allow_dirs: p.server_allow_dirs.iter().map(Into::into).collect(),
+        no_exec: p.server_no_exec,
+    })
+}
+
 /// What comes before any job runs: --plot-from, --showcmd, the jobs
 /// expanded and checked (with their warnings), --parse-only. Err: the exit
 /// code when rfio stops here.
 fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     let p = &plan.program;
     if let Some(arg) = &p.server {
-        return Err(match crate::remote::server::serve(arg, &plan.prog) {
+        let served = server_policy(p)
+            .and_then(|policy| crate::remote::server::serve(arg, &plan.prog, &policy));
+        return Err(match served {
             Ok(()) => 0,
             Err(f) => fail(f),
         });
@@ -393,6 +410,12 @@ fn agg_report_sample(
 }
 
 pub fn main(args: &[String]) -> i32 {
+    if crate::remote::hosts::wanted(args) {
+        return crate::remote::client::main(args);
+    }
+    if crate::merge::wanted(args) {
+        return crate::merge::main(args);
+    }
     let plan: Plan = match read_plan(args) {
         Ok(p) => p,
         Err(f) => return fail(f),

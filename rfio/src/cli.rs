@@ -40,6 +40,13 @@ pub struct Program {
     pub bandwidth_log: bool,
     /// `--server[=ARGS]`: serve fio clients instead of running jobs.
     pub server: Option<String>,
+    // --- h4: client/server ---
+    /// `--server-allow-dir=DIR` (rfio only, repeatable).
+    pub server_allow_dirs: Vec<String>,
+    /// `--server-allow-from=CIDR` (rfio only, repeatable).
+    pub server_allow_from: Vec<String>,
+    /// `--server-no-exec` (rfio only).
+    pub server_no_exec: bool,
 }
 
 impl Default for Program {
@@ -65,6 +72,9 @@ impl Default for Program {
             plot_from: Vec::new(),
             bandwidth_log: false,
             server: None,
+            server_allow_dirs: Vec::new(),
+            server_allow_from: Vec::new(),
+            server_no_exec: false,
         }
     }
 }
@@ -126,6 +136,9 @@ const PROGRAM_WITH_VALUE: &[&str] = &[
     "plot",
     "plot-from",
     "inflate-log",
+    // --- h4: client/server ---
+    "server-allow-dir",
+    "server-allow-from",
 ];
 
 /// getopt's complaint (prefixed with argv[0]) and then fio's own.
@@ -154,6 +167,8 @@ const PROGRAM_FLAGS: &[&str] = &[
     "name",
     "bandwidth-log",
     "server",
+    // --- h4: client/server ---
+    "server-no-exec",
 ];
 
 /// getopt's long-option abbreviations: an exact name wins, a unique prefix
@@ -322,6 +337,7 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
             "bandwidth-log" => p.bandwidth_log = true,
             // An optional value, given only as `--server=ARGS` (getopt).
             "server" => p.server = Some(inline.clone().unwrap_or_default()),
+            "server-no-exec" => p.server_no_exec = true,
             _ if takes_value => {
                 let v = program_value()?;
                 if inline.is_none() {
@@ -428,6 +444,9 @@ fn valued_option(p: &mut Program, name: &str, v: String) -> Result<(), Stop> {
         "output" => p.output = Some(v),
         "plot" => p.plot = Some(v),
         "plot-from" => p.plot_from.push(v),
+        // --- h4: client/server ---
+        "server-allow-dir" => p.server_allow_dirs.push(v),
+        "server-allow-from" => p.server_allow_from.push(v),
         // fio inflates the log to stdout and exits at once.
         "inflate-log" => return Err(Stop::InflateLog(v)),
         "output-format" => set_output_format(p, &v)?,

@@ -111,6 +111,37 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         Value::Optional,
         "Start a backend fio server ([ip:|ip6:|sock:]host[,port])",
     ),
+    // --- h4: client/server ---
+    (
+        "client",
+        Value::Required,
+        "Talk to remote backend(s) fio server at hostname (or a file of hosts)",
+    ),
+    (
+        "remote-config",
+        Value::Required,
+        "Tell fio server to load this local job file",
+    ),
+    (
+        "server-allow-from",
+        Value::Required,
+        "rfio: with --server, serve only peers in this network (CIDR)",
+    ),
+    (
+        "server-allow-dir",
+        Value::Required,
+        "rfio: with --server, jobs' files and logs only under this directory",
+    ),
+    (
+        "server-no-exec",
+        Value::None,
+        "rfio: with --server, refuse options that run a program",
+    ),
+    (
+        "merge",
+        Value::None,
+        "rfio: merge json+ reports into one unit with exact percentiles",
+    ),
     ("readonly", Value::None, "Turn on safety read-only checks"),
     ("minimal", Value::None, "Minimal (terse) output"),
     (
@@ -137,7 +168,9 @@ pub fn spec() -> Spec {
         .map(|&(name, value, help)| {
             let o = Opt::new(None, Some(name), value, help);
             match name {
-                "output" | "inflate-log" => o.file(),
+                "output" | "inflate-log" | "client" | "remote-config" | "server-allow-dir" => {
+                    o.file()
+                }
                 "output-format" => o.choices(
                     ["normal", "terse", "json", "json+", "csv"]
                         .iter()

@@ -8,6 +8,7 @@ mod engine;
 mod failure;
 mod job;
 mod man;
+mod merge;
 mod options;
 mod parse_check;
 mod plot;

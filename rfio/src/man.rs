@@ -94,6 +94,33 @@ pub fn render() -> String {
          fio\\-3.33, exactly fio's line (scripts cut it).\n.TP\n\\fB\\-\\-rbench\\-version\\fR\n\
          Print rfio's own version: rfio VERSION (rbench).\n",
     );
+    // --- h4: client/server ---
+    s.push_str(
+        ".TP\n\\fB\\-\\-server\\fR[=[\\fIip:\\fR|\\fIip6:\\fR|\\fIsock:\\fR]\\fIhost\\fR[,\\fIport\\fR]]\n\
+         Serve fio 3.33 clients (port 8765 by default): each connection runs the jobs it \
+         sends and gets fio's report frames. Any host that reaches the port may run jobs \
+         as this user unless limited below; the server says so once when it starts.\n.TP\n\
+         \\fB\\-\\-server\\-allow\\-from\\fR=\\fIaddr\\fR[/\\fIbits\\fR]\nrfio only: serve only peers \
+         in this network (repeatable). Others get the refusal as text and exit 1.\n.TP\n\
+         \\fB\\-\\-server\\-allow\\-dir\\fR=\\fIdir\\fR\nrfio only: jobs' files and logs, and job \
+         files loaded with \\-\\-remote\\-config, must lie under \\fIdir\\fR (repeatable; \
+         \\fB..\\fR is folded first).\n.TP\n\\fB\\-\\-server\\-no\\-exec\\fR\nrfio only: refuse \
+         options that run a program (exec_prerun, exec_postrun, ioengine=exec or external, \
+         trigger).\n.TP\n\\fB\\-\\-client\\fR=[\\fIip:\\fR|\\fIip6:\\fR|\\fIsock:\\fR]\\fIhost\\fR[,\\fIport\\fR]\n\
+         Run jobs on a fio or rfio server, as fio's client: job files right after it go to \
+         that host only; other job files go to every host without its own; program options \
+         after it (output format, eta, ...) are sent to it. Repeatable, in any mix of fio and \
+         rfio servers; with two or more hosts an All clients sum follows. A readable file \
+         names hosts, one a line, which all get the same job. Ctrl\\-C asks every server to \
+         stop and prints what ran; a server that goes away is reported (client: \
+         host=H disconnected, exit 1) and the others still print.\n.TP\n\
+         \\fB\\-\\-remote\\-config\\fR=\\fIfile\\fR\nWith \\-\\-client: the server reads this job \
+         file on its own side.\n.TP\n\\fB\\-\\-merge\\fR \\fIfile\\fR...\nrfio only: read json+ \
+         reports (of fio or rfio, local or \\-\\-client ones, whose All clients sum is left \
+         out) and print one JSON unit per direction whose latency bins are the union of \
+         theirs, with the percentiles computed from those bins in fio's method (exact, \
+         where averaging percentiles is not).\n",
+    );
     s.push_str(&usage_not_described(&s));
     s.push_str(".SH JOB OPTIONS\n");
     s.push_str(&man_options());

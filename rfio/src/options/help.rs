@@ -162,6 +162,31 @@ pub const USAGE: &[(&str, &str)] = &[
     ),
     ("--showcmd", "Turn a job file into command line options"),
     ("--server=args", "Start a backend fio server"),
+    // --- h4: client/server ---
+    (
+        "--client=hostname",
+        "Talk to remote backend(s) fio server at hostname",
+    ),
+    (
+        "--remote-config=file",
+        "Tell fio server to load this local job file",
+    ),
+    (
+        "--server-allow-from=cidr",
+        "rfio: with --server, serve only peers in this network (repeatable)",
+    ),
+    (
+        "--server-allow-dir=dir",
+        "rfio: with --server, jobs' files, logs and remote job files only under dir (repeatable)",
+    ),
+    (
+        "--server-no-exec",
+        "rfio: with --server, refuse options that run a program",
+    ),
+    (
+        "--merge file...",
+        "rfio: merge json+ reports (bins) into one unit with exact percentiles",
+    ),
     (
         "--readonly",
         "Turn on safety read-only checks, preventing writes",

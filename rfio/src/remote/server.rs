@@ -5,6 +5,7 @@
 //! is served by a process of its own; a client that sends bad frames loses
 //! its connection, the server goes on.
 
+use super::policy::Policy;
 use super::protocol::{self as p, Command, Decoder, Op};
 use super::tsconv;
 use crate::failure::Failure;
@@ -86,14 +87,15 @@ impl Conn for std::os::unix::net::UnixStream {
     }
 }
 
-/// Takes the next connection.
-type Accept = dyn FnMut() -> std::io::Result<Box<dyn Conn>>;
+/// Takes the next connection, with its peer's address (none on a unix
+/// socket).
+type Accept = dyn FnMut() -> std::io::Result<(Box<dyn Conn>, Option<std::net::IpAddr>)>;
 
 /// Serve clients until killed. Each connection is served in a child
 /// process of its own, forked before any thread starts, as fio's server
 /// does: clients run side by side, and one that stalls or breaks affects
 /// only its own process.
-pub fn serve(arg: &str, prog: &str) -> Result<(), Failure> {
+pub fn serve(arg: &str, prog: &str, policy: &Policy) -> Result<(), Failure> {
     use std::os::fd::AsRawFd;
     let bind = parse_bind(arg).map_err(Failure::stderr)?;
     let err = |e: std::io::Error| Failure::stderr(format!("fio: bind: {e}\n"));
@@ -108,7 +110,10 @@ pub fn serve(arg: &str, prog: &str) -> Result<(), Failure> {
             ));
             (
                 l.as_raw_fd(),
-                Box::new(move || l.accept().map(|(s, _)| Box::new(s) as Box<dyn Conn>)),
+                Box::new(move || {
+                    l.accept()
+                        .map(|(s, a)| (Box::new(s) as Box<dyn Conn>, Some(a.ip())))
+                }),
             )
         }
         Bind::Unix(path) => {
@@ -117,12 +122,18 @@ pub fn serve(arg: &str, prog: &str) -> Result<(), Failure> {
             say(&format!("fio: server listening on {path}\n"));
             (
                 l.as_raw_fd(),
-                Box::new(move || l.accept().map(|(s, _)| Box::new(s) as Box<dyn Conn>)),
+                Box::new(move || {
+                    l.accept()
+                        .map(|(s, _)| (Box::new(s) as Box<dyn Conn>, None))
+                }),
             )
         }
     };
+    if let Some(n) = policy.notice() {
+        eprint!("{n}");
+    }
     loop {
-        let c = match accept() {
+        let (c, peer) = match accept() {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("fio: accept: {e}");
@@ -143,7 +154,7 @@ pub fn serve(arg: &str, prog: &str) -> Result<(), Failure> {
                     libc::close(fd);
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 }
-                let code = match handle(c, prog) {
+                let code = match handle(c, prog, policy, peer) {
                     Ok(()) => 0,
                     Err(m) => {
                         eprint!("{m}");
@@ -157,7 +168,7 @@ pub fn serve(arg: &str, prog: &str) -> Result<(), Failure> {
             }
             -1 => {
                 // No child: serve this one here.
-                if let Err(m) = handle(c, prog) {
+                if let Err(m) = handle(c, prog, policy, peer) {
                     eprint!("{m}");
                 }
             }
@@ -247,17 +258,128 @@ fn parse(prog: &str, args: &[String], job_text: &str) -> Result<Parsed, Failure>
 type Sender<'a> = dyn FnMut(Op, u64, &[u8]) -> Result<(), String> + 'a;
 
 /// One client, start to end; the connection is closed whatever happened.
-fn handle(conn: Box<dyn Conn>, prog: &str) -> Result<(), String> {
-    let out = conn.split().map_err(|e| format!("fio: {e}\n"))?;
+fn handle(
+    conn: Box<dyn Conn>,
+    prog: &str,
+    policy: &Policy,
+    peer: Option<std::net::IpAddr>,
+) -> Result<(), String> {
+    let mut out = conn.split().map_err(|e| format!("fio: {e}\n"))?;
     let closer = out.split();
-    let r = converse(conn, out, prog);
+    let r = match policy.check_peer(peer) {
+        Ok(()) => converse(conn, out, prog, policy),
+        Err(why) => {
+            eprint!("{why}");
+            let r = refuse(
+                &mut |op, tag, pdu| {
+                    out.write_all(&p::encode(op, tag, pdu))
+                        .map_err(|e| format!("fio: send: {e}\n"))
+                },
+                &why,
+            );
+            drain(conn);
+            r
+        }
+    };
     if let Ok(c) = closer {
         c.close();
     }
     r
 }
 
-fn converse(conn: Box<dyn Conn>, mut out: Box<dyn Conn>, prog: &str) -> Result<(), String> {
+/// The refusal as the client shows an error: the text (each line gets its
+/// `<host> `), a failing STOP and QUIT.
+fn refuse(send: &mut Sender<'_>, text: &str) -> Result<(), String> {
+    for l in text.split_inclusive('\n') {
+        send(Op::Text, 0, &now_text(l))?;
+    }
+    send(
+        Op::Stop,
+        0,
+        &p::Stop {
+            error: 1,
+            signal: 0,
+        }
+        .encode(),
+    )?;
+    send(Op::Quit, 0, &[])
+}
+
+/// Reads what the client still sends until it hangs up (bounded), so that
+/// its writes after a refusal do not meet a closed socket (SIGPIPE kills
+/// fio's client).
+fn drain(conn: Box<dyn Conn>) {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || read_commands(conn, tx));
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(Incoming::Cmd(_)) => {}
+            _ => return,
+        }
+    }
+}
+
+/// A job file's text (from JOB, or read here for LOAD_FILE): parsed and
+/// checked against the policy, its header lines and START sent; on failure
+/// the error is sent and the conversation ends (None).
+fn take_job(
+    send: &mut Sender<'_>,
+    prog: &str,
+    policy: &Policy,
+    args: &[String],
+    text: Result<String, String>,
+) -> Result<Option<Parsed>, String> {
+    let checked = text
+        .and_then(|t| policy.check_exec(&t, args).map(|()| t))
+        .map_err(Failure::stderr)
+        .and_then(|t| parse(prog, args, &t))
+        .and_then(|pj| {
+            policy
+                .check_jobs(&pj.jobs)
+                .map(|()| pj)
+                .map_err(Failure::stderr)
+        });
+    match checked {
+        Ok(pj) => {
+            if pj.plan.program.normal {
+                // One TEXT a line, as fio logs them: the client puts
+                // `<host> ` before each.
+                let lines = crate::report::normal::job_lines(&pj.jobs);
+                for l in lines.split_inclusive('\n') {
+                    send(Op::Text, 0, &now_text(l))?;
+                }
+            }
+            let start = p::Start {
+                jobs: pj.jobs.len() as u32,
+                stat_outputs: crate::result::unit_members(&pj.jobs).len() as u32,
+            };
+            send(Op::Start, 0, &start.encode())?;
+            Ok(Some(pj))
+        }
+        Err(f) => {
+            // Line by line (each gets its `<host> `), then the error, so
+            // the client exits non-zero as with fio.
+            for l in (f.stdout + &f.stderr).split_inclusive('\n') {
+                send(Op::Text, 0, &now_text(l))?;
+            }
+            let stop = p::Stop {
+                error: f.code.max(1) as u32,
+                signal: 0,
+            };
+            send(Op::Stop, 0, &stop.encode())?;
+            send(Op::Quit, 0, &[])?;
+            Ok(None)
+        }
+    }
+}
+
+fn converse(
+    conn: Box<dyn Conn>,
+    mut out: Box<dyn Conn>,
+    prog: &str,
+    policy: &Policy,
+) -> Result<(), String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || read_commands(conn, tx));
     let mut send = |op: Op, tag: u64, pdu: &[u8]| -> Result<(), String> {
@@ -293,37 +415,23 @@ fn converse(conn: Box<dyn Conn>, mut out: Box<dyn Conn>, prog: &str) -> Result<(
             }
             Some(Op::Job) => {
                 let j = p::JobFile::decode(&cmd.payload).map_err(|e| format!("{e}\n"))?;
-                match parse(prog, &args, &j.text) {
-                    Ok(pj) => {
-                        if pj.plan.program.normal {
-                            // One TEXT a line, as fio logs them: the client
-                            // puts `<host> ` before each.
-                            let lines = crate::report::normal::job_lines(&pj.jobs);
-                            for l in lines.split_inclusive('\n') {
-                                send(Op::Text, 0, &now_text(l))?;
-                            }
-                        }
-                        let start = p::Start {
-                            jobs: pj.jobs.len() as u32,
-                            stat_outputs: crate::result::unit_members(&pj.jobs).len() as u32,
-                        };
-                        send(Op::Start, 0, &start.encode())?;
-                        parsed = Some(pj);
-                    }
-                    Err(f) => {
-                        // Line by line (each gets its `<host> `), then the
-                        // error, so the client exits non-zero as with fio.
-                        for l in (f.stdout + &f.stderr).split_inclusive('\n') {
-                            send(Op::Text, 0, &now_text(l))?;
-                        }
-                        let stop = p::Stop {
-                            error: f.code.max(1) as u32,
-                            signal: 0,
-                        };
-                        send(Op::Stop, 0, &stop.encode())?;
-                        send(Op::Quit, 0, &[])?;
-                        return Ok(());
-                    }
+                match take_job(&mut send, prog, policy, &args, Ok(j.text))? {
+                    Some(pj) => parsed = Some(pj),
+                    None => return Ok(()),
+                }
+            }
+            Some(Op::LoadFile) => {
+                // --remote-config: a job file on this side.
+                let l = p::LoadFile::decode(&cmd.payload).map_err(|e| format!("{e}\n"))?;
+                let text = policy
+                    .check_path("job file", std::path::Path::new(&l.path))
+                    .and_then(|()| {
+                        std::fs::read_to_string(&l.path)
+                            .map_err(|_| format!("fio: unable to open '{}' job file\n", l.path))
+                    });
+                match take_job(&mut send, prog, policy, &args, text)? {
+                    Some(pj) => parsed = Some(pj),
+                    None => return Ok(()),
                 }
             }
             Some(Op::Run) => {

@@ -19,6 +19,13 @@ fn escape(s: &str) -> String {
 }
 
 impl J {
+    /// The value as fio prints it at the top level (no newline after).
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        self.write(&mut s, 0);
+        s
+    }
+
     fn write(&self, out: &mut String, level: usize) {
         let pad = "  ".repeat(level + 1);
         let end = "  ".repeat(level);
@@ -145,7 +152,8 @@ fn floats(keys: &[&str], vals: &[f64]) -> J {
     )
 }
 
-fn unit(u: &UnitReport, plus: bool) -> J {
+/// One unit's object (also the client's `client_stats` entries).
+pub fn unit(u: &UnitReport, plus: bool) -> J {
     const EDGES: [&str; 10] = [
         "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
     ];

@@ -130,10 +130,12 @@ pub fn percentile_block(s: &mut String, name: &str, pcts: &[(f64, u64)], prec: u
 
 fn dir_block(s: &mut String, u: &UnitReport, name: &str, r: &DirReport) {
     let pow2 = u.kb_base == 1024;
-    let rate_unit = if u.unit_base == 1 {
-        N2sUnit::BitPerSec
-    } else {
-        N2sUnit::BytePerSec
+    // unit_base 0: fio's client sum of every host (`All clients`), whose
+    // rates print as plain numbers.
+    let rate_unit = match u.unit_base {
+        1 => N2sUnit::BitPerSec,
+        0 => N2sUnit::None,
+        _ => N2sUnit::BytePerSec,
     };
     let rt = r.runtime_ms.max(1);
     let iops = r.total_ios * 1000 / rt;
@@ -280,11 +282,15 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
             crate::run::strerror(first)
         );
     }
-    let _ = writeln!(
-        s,
-        "     latency   : target=0, window=0, percentile=100.00%, depth={}",
-        u.iodepth
-    );
+    // fio leaves the line out where latency_depth is 0 (a job that never
+    // started, the client's `All clients` sum).
+    if u.iodepth > 0 {
+        let _ = writeln!(
+            s,
+            "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+            u.iodepth
+        );
+    }
     if let Some(ss) = &u.steadystate {
         ss_line(s, u, ss);
     }
@@ -314,7 +320,7 @@ fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::pacing::steadystate:
     );
 }
 
-fn group_block(s: &mut String, g: &GroupReport) {
+pub fn group_block(s: &mut String, g: &GroupReport) {
     let _ = writeln!(s, "\nRun status group {} (all jobs):", g.groupid);
     let pow2 = g.kb_base == 1024;
     let rate = if g.unit_base == 1 {

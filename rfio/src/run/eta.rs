@@ -94,7 +94,7 @@ pub fn running_letter(job: &Job) -> u8 {
     }
 }
 
-fn eta_text(secs: u64) -> String {
+pub fn eta_text(secs: u64) -> String {
     let (d, h, m, s) = (secs / 86400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
     if d > 0 {
         format!("{d}d:{h:02}h:{m:02}m:{s:02}s")

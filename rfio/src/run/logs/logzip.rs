@@ -237,6 +237,21 @@ fn streams(data: &[u8], mut chunk: impl FnMut(&[u8])) -> Result<(), ()> {
     Ok(())
 }
 
+/// The bytes of the zlib streams in `data`, as far as they inflate.
+pub fn inflate_raw(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = streams(data, |c| out.extend_from_slice(c));
+    out
+}
+
+/// fio's `flush_samples` over raw records (a server's IOLOG payload, as
+/// fio's client writes it).
+pub fn samples_text(records: &[u8]) -> String {
+    let mut out = String::new();
+    render(records, &mut out);
+    out
+}
+
 /// Inflate every stream of a `.fz` file into log text; a stream that
 /// fails is fio's `failed inflating log: -3` (what came out before it is
 /// kept).
