@@ -4,8 +4,11 @@
 pub mod buffers;
 pub mod errors;
 pub mod eta;
+pub mod exec;
 pub mod files;
+pub mod iolog;
 pub mod logs;
+pub mod numa;
 pub mod offsets;
 pub mod pacing;
 pub mod placement;
@@ -63,6 +66,17 @@ pub fn run_all(
     agg: Option<&logs::agglog::AggLog>,
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Vec<JobRun> {
+    // read_iolog: each replaying job as its log has it.
+    let replayed: Vec<Job>;
+    let jobs = if jobs.iter().any(|j| j.replay.is_some()) {
+        replayed = jobs
+            .iter()
+            .map(|j| iolog::prepare(j).unwrap_or_else(|| j.clone()))
+            .collect();
+        &replayed[..]
+    } else {
+        jobs
+    };
     let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
     let progress: Vec<eta::Progress> = jobs.iter().map(|_| eta::Progress::new()).collect();
     let done = AtomicBool::new(false);
@@ -90,6 +104,8 @@ pub fn run_all(
         // fio's exitall is program-wide: one job with it makes every job's
         // end stop the others (its exitall_on_terminate).
         let exitall_anywhere = jobs.iter().any(|j| j.exitall);
+        // exit_what=all: a job's end stops the segments after it too.
+        let stop_rest = AtomicBool::new(false);
         // fio sizes and lays out the files of every job, in thread order
         // (clones counting down, job::expand), before any job starts
         // (create_serialize): a later job (or clone) that needs a shared
@@ -97,7 +113,11 @@ pub fn run_all(
         let mut planned: Vec<Option<files::layout::Planned>> = jobs
             .iter()
             .enumerate()
-            .map(|(i, job)| plan_job(job, &mut runs[i], &progress[i], notice))
+            .map(|(i, job)| {
+                job.create_serialize
+                    .then(|| plan_job(job, &mut runs[i], &progress[i], notice))
+                    .flatten()
+            })
             .collect();
         let mut start = 0;
         while start < jobs.len() {
@@ -112,7 +132,7 @@ pub fn run_all(
                 &progress[start..end],
                 t0,
                 notice,
-                exitall_anywhere,
+                (exitall_anywhere, &stop_rest),
             );
             start = end;
             if rbench_common::stop::should_stop() {
@@ -179,6 +199,14 @@ fn plan_job(
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Option<files::layout::Planned> {
     let traits = engine::traits(&job.engine);
+    if let Some(r) = &job.replay {
+        // A replay lays out nothing: the log's files are used as they are.
+        let io_size = r.log.as_ref().map_or(0, |l| l.bytes.iter().sum());
+        if let Some(l) = &r.log {
+            notice(Stream::Stderr, &l.warnings);
+        }
+        return Some(files::layout::plan_replay(job, traits.diskless, io_size));
+    }
     let mut lines = Vec::new();
     let planned = files::layout::plan(job, traits.diskless, &mut lines);
     for (stream, l) in &lines {
@@ -257,9 +285,18 @@ fn run_segment(
     progress: &[eta::Progress],
     t0: std::time::Instant,
     notice: &mut dyn FnMut(Stream, &str),
-    exitall_anywhere: bool,
+    (exitall_anywhere, stop_rest): (bool, &AtomicBool),
 ) {
-    let exit_all = AtomicBool::new(false);
+    // exitall: one flag per job, raised by the jobs its end stops (all of
+    // them already where exit_what=all ended an earlier segment).
+    let stop_now = stop_rest.load(std::sync::atomic::Ordering::Relaxed);
+    let exits: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(stop_now)).collect();
+    // create_serialize=0: those jobs' files are set up as they start.
+    for (i, job) in jobs.iter().enumerate() {
+        if !job.create_serialize {
+            planned[i] = plan_job(job, &mut out[i], &progress[i], notice);
+        }
+    }
     // steadystate with group_reporting: the group's window, for its jobs.
     pacing::steadystate::register(jobs, progress, t0);
     let prepared = prepare(jobs, planned, out, progress, notice);
@@ -267,7 +304,7 @@ fn run_segment(
         let handles: Vec<_> = prepared
             .into_iter()
             .map(|(i, job, traits, eng, files)| {
-                let exit_all = &exit_all;
+                let exits = (&exits[..], stop_rest);
                 let all_progress = progress;
                 s.spawn(move || {
                     job_thread(
@@ -276,7 +313,7 @@ fn run_segment(
                         traits,
                         eng,
                         &files,
-                        (exit_all, exitall_anywhere),
+                        (exits, exitall_anywhere),
                         (jobs, all_progress, t0),
                     )
                 })
@@ -399,7 +436,7 @@ fn job_thread(
     traits: engine::Traits,
     eng: Box<dyn engine::Engine>,
     files: &files::layout::JobFiles,
-    (exit_all, exitall_anywhere): (&AtomicBool, bool),
+    ((exits, stop_rest), exitall_anywhere): ((&[AtomicBool], &AtomicBool), bool),
     (jobs, all_progress, t0): (&[Job], &[eta::Progress], std::time::Instant),
 ) -> Finished {
     let progress = &all_progress[i];
@@ -432,7 +469,17 @@ fn job_thread(
         eta::running_letter(job),
         std::sync::atomic::Ordering::Relaxed,
     );
-    let (stats, err, logs) = submitters::run(job, traits, eng, files, exit_all, progress);
+    // exec_prerun: a command that fails ends the job before its I/O,
+    // with no error (fio's goto err).
+    let prerun_ok = job
+        .exec_prerun
+        .as_ref()
+        .is_none_or(|c| exec::run(&job.name, c, "prerun"));
+    let (stats, err, logs) = if prerun_ok {
+        submitters::run(job, traits, eng, files, &exits[i], progress)
+    } else {
+        (Default::default(), None, None)
+    };
     let err = err.map(|e| errors::queue_site(e, &job.engine));
     // The final counts, for --bandwidth-log's next sample.
     progress.publish(
@@ -444,8 +491,11 @@ fn job_thread(
         .store(b'_', std::sync::atomic::Ordering::Relaxed);
     // fio's perror line for each log it cannot write.
     let log_error = logs.and_then(|l| l.write());
+    if let Some(c) = &job.exec_postrun {
+        exec::run(&job.name, c, "postrun");
+    }
     if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
-        exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
+        stop_others(jobs, i, exits, stop_rest);
     }
     if job.unlink {
         files::layout::unlink(&files.paths);
@@ -493,6 +543,22 @@ fn job_thread(
         err_paths.map(|e| (e, path, (logged, first_io))),
         log_error,
     )
+}
+
+/// exitall: what a job's end stops, by its exit_what (fio's
+/// fio_terminate_threads): its group's jobs, every job of its stonewall
+/// segment, or those and every later job too.
+fn stop_others(jobs: &[Job], i: usize, exits: &[AtomicBool], stop_rest: &AtomicBool) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let me = &jobs[i];
+    for (j, e) in jobs.iter().zip(exits) {
+        if me.exit_what != 0 || j.groupid == me.groupid {
+            e.store(true, Relaxed);
+        }
+    }
+    if me.exit_what == 2 {
+        stop_rest.store(true, Relaxed);
+    }
 }
 
 fn report_io_error(

@@ -145,6 +145,8 @@ struct Core<'a> {
     verifier: Option<crate::verify::Verifier<'a>>,
     filler: super::buffers::Filler,
     logs: Option<Logs>,
+    /// write_iolog: a line per I/O queued.
+    iolog: Option<super::iolog::writer::IoLogWriter>,
     st: ThreadStats,
     error: Option<IoError>,
     /// The units' memory (after the engine, which may still point into it).
@@ -283,6 +285,7 @@ impl<'a> Worker<'a> {
         progress: &'a super::eta::Progress,
     ) -> Result<Worker<'a>, Box<Ended>> {
         let (bufs, units, filler, mut picker) = start(job, traits, &mut *engine, files)?;
+        let iolog = open_iolog(job, files)?;
         let mut st = ThreadStats::default();
         let depth = units.len();
         let unit_len = job.max_bs() as usize;
@@ -369,6 +372,7 @@ impl<'a> Worker<'a> {
             verifier,
             filler,
             logs,
+            iolog,
             st,
             error: None,
             _bufs: bufs,
@@ -667,6 +671,7 @@ impl<'a> Worker<'a> {
             pace,
             verifier,
             mut logs,
+            iolog,
             mut st,
             mut error,
             ..
@@ -704,6 +709,14 @@ impl<'a> Worker<'a> {
         st.ctx = usage.2.saturating_sub(usage0.2);
         st.majf = usage.3.saturating_sub(usage0.3);
         st.minf = usage.4.saturating_sub(usage0.4);
+        // fill_device: the device filled up is the job done, no error
+        // (its `io_u error` line stays).
+        if error
+            .as_ref()
+            .is_some_and(|e| job.fill_device && matches!(e.errno, libc::ENOSPC | libc::EDQUOT))
+        {
+            error = None;
+        }
         if let Some(e) = &error {
             st.error = e.errno;
         }
@@ -712,6 +725,9 @@ impl<'a> Worker<'a> {
         }
         if let Some(ss) = &pace.steady {
             st.steadystate = Some(Box::new(ss.report()));
+        }
+        if let Some(l) = iolog {
+            l.close(p.ns(p.clock.now()) / 1000);
         }
         drop(engine);
         (st, error, logs)
@@ -770,6 +786,36 @@ fn start(
     }
     let picker = Picker::new(job, files.regions.clone(), seed);
     Ok((bufs, units, filler, picker))
+}
+
+/// read_iolog that could not be read, or write_iolog that cannot be
+/// opened: fio's init_iolog fails the job (EINVAL) before its first I/O.
+fn open_iolog(
+    job: &Job,
+    files: &JobFiles,
+) -> Result<Option<super::iolog::writer::IoLogWriter>, Box<Ended>> {
+    let fail = |note: String| {
+        let st = ThreadStats {
+            error: libc::EINVAL,
+            ..ThreadStats::default()
+        };
+        let e = IoError::at_site(
+            libc::EINVAL,
+            "iolog.c:795",
+            "failed initializing iolog",
+            note,
+        );
+        Box::new((st, Some(e), None))
+    };
+    if let Some(e) = job.replay.as_ref().and_then(|r| r.load_error.clone()) {
+        return Err(fail(e));
+    }
+    let Some(path) = &job.write_iolog else {
+        return Ok(None);
+    };
+    super::iolog::writer::IoLogWriter::create(path, &files.paths, 0)
+        .map(Some)
+        .map_err(fail)
 }
 
 impl<'a> Plan<'a> {
@@ -1196,6 +1242,9 @@ impl Core<'_> {
         }
         self.st.issued[issue_slot(io.kind)] += 1;
         io.issue = p.clock.now();
+        if let Some(l) = self.iolog.as_mut() {
+            l.io(p.ns(io.issue) / 1000, io);
+        }
         true
     }
 

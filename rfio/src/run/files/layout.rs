@@ -192,6 +192,28 @@ pub fn plan(
     })
 }
 
+/// read_iolog: the log's files as they are, none sized or laid out (fio
+/// skips both for a replay); one missing is created as the job opens it
+/// to write (`create_on_open`, job::prepare). Each region is the whole
+/// file: the log says where the I/O goes.
+pub fn plan_replay(job: &Job, diskless: bool, io_size: u64) -> Planned {
+    let mut files = JobFiles::default();
+    let existing: Vec<Option<(u64, bool)>> =
+        job.filenames.iter().map(|p| existing_size(p)).collect();
+    for e in &existing {
+        let size = e.map_or(0, |e| e.0);
+        files.regions.push((-1, 0, u64::MAX / 2));
+        files.sizes.push(size);
+    }
+    files.paths = job.filenames.clone();
+    files.io_size = io_size;
+    Planned {
+        files,
+        existing,
+        diskless,
+    }
+}
+
 /// One file's region: its offset (size=, offset=, offset_increment=),
 /// length and size once laid out, and whether it must be laid out (missing
 /// or too short). `per_file`: its share of the job's size.
