@@ -175,7 +175,7 @@ fn parse_line(
         2 => file_entry(log, name, act, delay),
         _ => {
             log.warnings
-                .push_str(&format!("bad iolog{version}: {line}"));
+                .push_str(&format!("bad iolog{version}: {line}\n"));
             return;
         }
     };
@@ -374,7 +374,7 @@ mod tests {
         let l = load_text(t, &mut replay("")).unwrap();
         assert_eq!(
             l.warnings,
-            "fio: bad iolog file action: jump\nbad iolog2: nonsense\n"
+            "fio: bad iolog file action: jump\nbad iolog2: nonsense\n\n"
         );
         assert_eq!(l.bytes[0], 512);
     }
