@@ -89,6 +89,27 @@ fn write_iolog_writes_fios_lines() {
             "--write_iolog=log",
             "--output-format=json",
         ][..],
+        // fio closes and opens the files between loops and around the
+        // verify phase, whose reads it logs too.
+        &[
+            "--name=v",
+            "--size=16k",
+            "--rw=write",
+            "--verify=md5",
+            "--loops=2",
+            "--filename=vf",
+            "--write_iolog=log",
+            "--output-format=json",
+        ][..],
+        &[
+            "--name=v",
+            "--size=16k",
+            "--rw=write",
+            "--io_size=32k",
+            "--nrfiles=2",
+            "--write_iolog=log",
+            "--output-format=json",
+        ][..],
     ] {
         let Some(((theirs, d1), (ours, d2))) = both(args, &|_| {}) else {
             return;

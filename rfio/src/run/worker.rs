@@ -595,17 +595,25 @@ impl<'a> Worker<'a> {
         // The held unit (next loop's first write) keeps its setup.
         let kept = c.q.held.map(|h| (h, self.units[h]));
         let reads0 = c.st.dir[0].ios;
+        // fio closes the files before it verifies; reading them back
+        // opens them again, which drops their cache.
+        c.picker.drop_caches(true);
+        if let Some(l) = c.iolog.as_mut() {
+            l.reopen(p.ns(p.clock.now()) / 1000);
+        }
         let mut log = crate::verify::ReadLog {
             logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
             base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
             per_io_rates: p.per_io_rates,
+            iolog: c.iolog.as_mut(),
         };
-        // fio closes the files before it verifies; reading them back
-        // opens them again, which drops their cache.
-        c.picker.drop_caches(true);
         let sync = p.traits.sync;
         if let Err(e) = v.final_pass(&mut *c.engine, &mut self.units, sync, &mut c.st, &mut log) {
             c.error = Some(e.into_io_error(sync));
+        }
+        // The next loop opens the files again.
+        if let Some(l) = c.iolog.as_mut() {
+            l.reopen(p.ns(p.clock.now()) / 1000);
         }
         // fio's number_ios counts the verify reads too.
         c.issued.ios += c.st.dir[0].ios.saturating_sub(reads0);
@@ -649,12 +657,16 @@ impl<'a> Worker<'a> {
             return;
         }
         p.progress.state.store(b'V', Ordering::Relaxed);
+        c.picker.drop_caches(true);
+        if let Some(l) = c.iolog.as_mut() {
+            l.reopen(p.ns(p.clock.now()) / 1000);
+        }
         let mut log = crate::verify::ReadLog {
             logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
             base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
             per_io_rates: p.per_io_rates,
+            iolog: c.iolog.as_mut(),
         };
-        c.picker.drop_caches(true);
         let sync = p.traits.sync;
         if let Err(e) = v.final_pass(&mut *c.engine, &mut self.units, sync, &mut c.st, &mut log) {
             c.error = Some(e.into_io_error(sync));
@@ -1139,7 +1151,11 @@ impl Core<'_> {
             // fio drops each file's cache as it starts over: one file (or a
             // random map) wraps in place, more files (and io_size rounds)
             // are closed and opened again.
-            picker.drop_caches(!time_based || (files.regions.len() > 1 && !job.pattern.random));
+            let reopened = !time_based || (files.regions.len() > 1 && !job.pattern.random);
+            picker.drop_caches(reopened);
+            if let Some(l) = self.iolog.as_mut().filter(|_| reopened) {
+                l.reopen(p.ns(p.clock.now()) / 1000);
+            }
             got = picker.next(io);
         }
         if got {
@@ -1172,6 +1188,9 @@ impl Core<'_> {
             // fio closes the files between loops; its next I/O opens them
             // again, which drops their cache.
             picker.drop_caches(true);
+            if let Some(l) = self.iolog.as_mut() {
+                l.reopen(p.ns(p.clock.now()) / 1000);
+            }
             got = picker.next(io);
         }
         Ok(got)

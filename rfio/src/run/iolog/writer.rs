@@ -16,6 +16,8 @@ pub const VERSION2: &str = "fio version 2 iolog";
 /// An open write_iolog.
 pub struct IoLogWriter {
     out: BufWriter<std::fs::File>,
+    /// rbench's monotonic ns when the log started (for [`Self::io_now`]).
+    t0_ns: u64,
     names: Vec<String>,
     /// Files whose `open` line is written (fio opens them on first use).
     opened: Vec<bool>,
@@ -47,6 +49,7 @@ impl IoLogWriter {
         let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
         let mut w = IoLogWriter {
             out: BufWriter::with_capacity(8192, f),
+            t0_ns: rbench_common::clock::now_ns().saturating_sub(usec * 1000),
             opened: vec![false; names.len()],
             last_offset: vec![0; names.len()],
             names,
@@ -81,12 +84,30 @@ impl IoLogWriter {
         let _ = writeln!(self.out, "{usec} {name} {} {offset} {len}", action(io.kind));
     }
 
-    /// The `close` line of each file opened, then the rest of the buffer
-    /// out.
-    pub fn close(mut self, usec: u64) {
+    /// [`Self::io`] timed now (the verify phase's reads, issued beside
+    /// the job loop's clock).
+    pub fn io_now(&mut self, io: &IoUnit) {
+        let usec = rbench_common::clock::now_ns().saturating_sub(self.t0_ns) / 1000;
+        self.io(usec, io);
+    }
+
+    /// fio closes the files between loops and before its verify phase:
+    /// `close` lines now, `open` lines again at each file's next I/O.
+    pub fn reopen(&mut self, usec: u64) {
+        self.close_lines(usec);
+        self.opened.fill(false);
+    }
+
+    fn close_lines(&mut self, usec: u64) {
         for (n, _) in self.names.iter().zip(&self.opened).filter(|(_, o)| **o) {
             let _ = writeln!(self.out, "{usec} {n} close");
         }
+    }
+
+    /// The `close` line of each file opened, then the rest of the buffer
+    /// out.
+    pub fn close(mut self, usec: u64) {
+        self.close_lines(usec);
         let _ = self.out.flush();
     }
 }
