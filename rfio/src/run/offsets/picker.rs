@@ -455,18 +455,6 @@ impl Picker {
     pub fn next(&mut self, io: &mut IoUnit) -> bool {
         // trimwrite: the write of the block just trimmed.
         self.followup = false;
-        if let Some(c) = self.replay.as_mut() {
-            let Some((kind, file, off, len)) = c.next() else {
-                return false;
-            };
-            let file = file.min(self.regions.len().saturating_sub(1));
-            io.kind = kind;
-            io.file = file;
-            io.fd = self.regions.get(file).map_or(-1, |r| r.fd);
-            io.offset = off;
-            io.len = len as usize;
-            return !self.regions.is_empty();
-        }
         if let Some((d, len)) = self.plain {
             // The next block of the map, whole (every block fits: the
             // region holds len / grain of them and grain is the block).
@@ -482,6 +470,19 @@ impl Picker {
                     false
                 }
             };
+        }
+        // read_iolog: the log says what comes next.
+        if let Some(c) = self.replay.as_mut() {
+            let Some((kind, file, off, len)) = c.next() else {
+                return false;
+            };
+            let file = file.min(self.regions.len().saturating_sub(1));
+            io.kind = kind;
+            io.file = file;
+            io.fd = self.regions.get(file).map_or(-1, |r| r.fd);
+            io.offset = off;
+            io.len = len as usize;
+            return !self.regions.is_empty();
         }
         if let Some((f, off, l)) = self.write_after_trim.take() {
             self.followup = true;
