@@ -409,32 +409,48 @@ fn fill_device_ends_at_enospc_without_error() {
     let Some(m) = Mount::tmpfs("rfio-fill", "2m") else {
         return;
     };
-    let args = [
-        "--name=fill",
-        "--filename=df",
-        "--rw=write",
-        "--bs=64k",
-        "--fill_device=1",
-        "--output-format=json",
-    ];
-    let mut seen = Vec::new();
-    for (tag, bin) in [("fio", fio), ("rfio", our_bin("rfio"))] {
-        let d = m.sub(tag);
-        let r = SUITE.run_in(&bin, &d, &args);
-        let len = std::fs::metadata(d.join("df"))
-            .map(|m| m.len())
-            .unwrap_or(0);
-        let _ = std::fs::remove_file(d.join("df"));
-        let jobs = per_job(&json(&r));
-        seen.push((r.code, r.stderr, jobs, len));
+    // A writer fills the device with its I/O (at depth 8 every write in
+    // flight fails and has its line, as fio's); a reader's layout fills
+    // it and the job reads that back.
+    for (rw, engine) in [
+        ("--rw=write", "--ioengine=psync"),
+        ("--rw=write", "--ioengine=libaio"),
+        ("--rw=read", "--ioengine=psync"),
+    ] {
+        let mut args = vec![
+            "--name=fill",
+            "--filename=df",
+            rw,
+            engine,
+            "--bs=64k",
+            "--fill_device=1",
+            "--output-format=json",
+        ];
+        if engine.ends_with("libaio") {
+            args.push("--iodepth=8");
+        }
+        let mut seen = Vec::new();
+        for (tag, bin) in [("fio", fio.clone()), ("rfio", our_bin("rfio"))] {
+            let d = m.sub(tag);
+            let r = SUITE.run_in(&bin, &d, &args);
+            let len = std::fs::metadata(d.join("df"))
+                .map(|m| m.len())
+                .unwrap_or(0);
+            let _ = std::fs::remove_file(d.join("df"));
+            let jobs = per_job(&json(&r));
+            seen.push((r.code, r.stderr, jobs, len));
+        }
+        assert_eq!(seen[0].0, 0, "{rw} {engine}");
+        assert!(seen[0].3 > 1 << 20, "{rw} {engine}: {:?}", seen[0]);
+        if rw == "--rw=write" {
+            assert!(
+                seen[0].1.contains("No space left on device"),
+                "{}",
+                seen[0].1
+            );
+        }
+        assert_eq!(seen[0], seen[1], "{rw} {engine}");
     }
-    assert_eq!(seen[0].0, 0);
-    assert!(
-        seen[0].1.contains("No space left on device"),
-        "{}",
-        seen[0].1
-    );
-    assert_eq!(seen[0], seen[1]);
 }
 
 #[test]
