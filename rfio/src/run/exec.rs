@@ -5,6 +5,22 @@
 use std::io::Write;
 use std::process::Command;
 
+/// exec_prerun, as the job starts: false when it failed, which ends the
+/// job before its I/O with no error (fio's goto err).
+pub fn prerun(job: &crate::job::Job) -> bool {
+    job.exec_prerun
+        .as_ref()
+        .is_none_or(|c| run(&job.name, c, "prerun"))
+}
+
+/// exec_postrun, once the job's I/O and logs are done (its result is not
+/// looked at, as fio's).
+pub fn postrun(job: &crate::job::Job) {
+    if let Some(c) = &job.exec_postrun {
+        run(&job.name, c, "postrun");
+    }
+}
+
 /// Run `cmd` for job `name` (`mode`: prerun or postrun), saying where its
 /// output goes as fio does; true when the shell exited 0.
 pub fn run(name: &str, cmd: &str, mode: &str) -> bool {

@@ -469,13 +469,7 @@ fn job_thread(
         eta::running_letter(job),
         std::sync::atomic::Ordering::Relaxed,
     );
-    // exec_prerun: a command that fails ends the job before its I/O,
-    // with no error (fio's goto err).
-    let prerun_ok = job
-        .exec_prerun
-        .as_ref()
-        .is_none_or(|c| exec::run(&job.name, c, "prerun"));
-    let (stats, err, logs) = if prerun_ok {
+    let (stats, err, logs) = if exec::prerun(job) {
         submitters::run(job, traits, eng, files, &exits[i], progress)
     } else {
         (Default::default(), None, None)
@@ -491,9 +485,7 @@ fn job_thread(
         .store(b'_', std::sync::atomic::Ordering::Relaxed);
     // fio's perror line for each log it cannot write.
     let log_error = logs.and_then(|l| l.write());
-    if let Some(c) = &job.exec_postrun {
-        exec::run(&job.name, c, "postrun");
-    }
+    exec::postrun(job);
     if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
         stop_others(jobs, i, exits, stop_rest);
     }
