@@ -62,8 +62,9 @@ fn fail(f: Failure) -> i32 {
 /// Values fio reads from garbage without a word (`bs=4q`), read as fio
 /// reads them: a warning each on stderr; with --warnings-fatal they end
 /// the run (exit 1) before any job starts.
-fn read_as_warnings(fatal: bool) -> Result<(), i32> {
-    let lines = crate::options::value::take_read_as_warnings();
+fn read_as_warnings(fatal: bool, jobs: &[crate::job::Job]) -> Result<(), i32> {
+    let mut lines = crate::options::value::take_read_as_warnings();
+    lines.extend(not_applied(jobs));
     for line in &lines {
         warn(line);
     }
@@ -71,6 +72,33 @@ fn read_as_warnings(fatal: bool) -> Result<(), i32> {
         return Err(1);
     }
     Ok(())
+}
+
+/// Options rfio reads as fio does but does not carry out, one warning per
+/// option and value (an error under --warnings-fatal).
+fn not_applied(jobs: &[crate::job::Job]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for j in jobs {
+        let (mode, _) = j.opts.choice("lockfile");
+        let line = format!(
+            "rfio: warning: lockfile={mode} is read but not applied: rfio does not serialize I/O to a file across jobs\n"
+        );
+        if mode != "none" && !out.contains(&line) {
+            out.push(line);
+        }
+        if let (true, (word, _)) = (
+            j.opts.is_set("sync_file_range"),
+            j.opts.choice("sync_file_range"),
+        ) {
+            let line = format!(
+                "rfio: warning: sync_file_range={word} is read but not applied: rfio issues no sync_file_range calls\n"
+            );
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+    }
+    out
 }
 
 /// A parse-time notice on stderr that does not stop the run.
@@ -240,10 +268,20 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         Ok(j) => j,
         Err(f) => return Err(fail(f)),
     };
-    read_as_warnings(p.warnings_fatal)?;
-    // --parse-only runs none of fio's job fixups, which say the rest.
+    read_as_warnings(p.warnings_fatal, &jobs)?;
+    // --parse-only runs none of fio's job fixups, which say the rest
+    // (nor opendir's walk).
     if p.parse_only {
         return Err(0);
+    }
+    if let Some(j) = jobs.iter().find(|j| j.opts.is_set("profile")) {
+        return Err(fail(Failure::stderr(format!(
+            "rfio: profile={} is not supported: rfio has no built-in profiles (fio 3.33's tiobench and act)\n",
+            j.opts.choice("profile").0
+        ))));
+    }
+    if let Err(f) = opendir_notices(&jobs, p.normal) {
+        return Err(fail(f));
     }
     // fio's job fixup turns randommap off for blockalign= (and says so
     // unless norandommap already did).
@@ -274,6 +312,25 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         return Err(fail(Failure::stderr(m)));
     }
     Ok(jobs)
+}
+
+/// opendir=: fio's count of the files it added, once per job section, as
+/// it reads the job (stdout under normal output; stderr otherwise, so the
+/// JSON and terse documents stay whole).
+fn opendir_notices(jobs: &[crate::job::Job], normal: bool) -> Result<(), Failure> {
+    for j in jobs.iter().filter(|j| j.clone == 0) {
+        if let Some(dir) = j.opts.text("opendir") {
+            crate::job::opendir_files(&dir)?;
+            let to = if normal {
+                Stream::Stdout
+            } else {
+                Stream::Stderr
+            };
+            let line = format!("fio: opendir added {} files\n", j.filenames.len());
+            Out { file: None }.put(to, &line);
+        }
+    }
+    Ok(())
 }
 
 /// A job run's end: devices, the signal line, the report, aggregate logs,
@@ -383,7 +440,7 @@ pub fn main(args: &[String]) -> i32 {
     let started = std::time::SystemTime::now();
     let disk_paths: Vec<std::path::PathBuf> = jobs
         .iter()
-        .filter(|j| !crate::engine::traits(&j.engine).diskless)
+        .filter(|j| !crate::engine::traits(&j.engine).diskless && j.opts.flag("disk_util"))
         .flat_map(|j| j.filenames.iter().cloned())
         .collect();
     let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));

@@ -433,8 +433,10 @@ fn build(
         exitall: o.flag("exitall"),
         wait_for: o.text("wait_for"),
         exitall_on_error: o.flag("exitall_on_error"),
-        randrepeat: o.flag("randrepeat"),
-        randseed: o.is_set("randseed").then(|| o.int("randseed") as u64),
+        // allrandrepeat: every generator repeatable, randseed aside.
+        randrepeat: o.flag("randrepeat") || o.flag("allrandrepeat"),
+        randseed: (o.is_set("randseed") && !o.flag("allrandrepeat"))
+            .then(|| o.int("randseed") as u64),
         norandommap: o.flag("norandommap"),
         blockalign: o.is_set("ba").then(|| o.int("ba") as u64),
         thinktime_us: o.time_us("thinktime"),
@@ -549,6 +551,10 @@ fn settle(mut job: Job, o: &JobOptions) -> Result<Job, Failure> {
     {
         job.blockalign = None;
     }
+    // pre_read fills the cache on purpose: fio drops no cache then.
+    if o.flag("pre_read") {
+        job.invalidate = false;
+    }
     crate::run::pacing::throttle::validate(&job).map_err(Failure::stderr)?;
     job.verify = crate::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
     let min_write = job.bssplit[1]
@@ -611,7 +617,52 @@ fn rw_postfix(
 
 /// filename= (split at its colons), or the names filename_format makes
 /// in directory= (one directory per clone, round robin).
+/// opendir=DIR: every regular file under DIR, in readdir order, depth
+/// first (fio's add_dir_files); fio's parse error for a directory it
+/// cannot read.
+pub fn opendir_files(dir: &str) -> Result<Vec<PathBuf>, Failure> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            format!(
+                "fio: file:filesetup.c:1977, func=opendir({}), error={}\n",
+                dir.display(),
+                crate::run::strerror(e.raw_os_error().unwrap_or(libc::EIO))
+            )
+        })?;
+        for e in entries.flatten() {
+            let p = dir.join(e.file_name());
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_file() => out.push(p),
+                Ok(m) if m.is_dir() => walk(&p, out)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(std::path::Path::new(dir), &mut out).map_err(|m| Failure {
+        stdout: m,
+        stderr: format!("fio: failed parsing opendir={dir}\n"),
+        code: 1,
+    })?;
+    Ok(out)
+}
+
 fn filenames(def: &JobDef, clone: usize) -> Vec<PathBuf> {
+    let mut names = named_files(def, clone);
+    if let Some(dir) = def.opts.text("opendir") {
+        // Checked (and its failure reported) when the job was read.
+        let found = opendir_files(&dir).unwrap_or_default();
+        if def.opts.text("filename").is_none() {
+            names = found;
+        } else {
+            names.extend(found);
+        }
+    }
+    names
+}
+
+fn named_files(def: &JobDef, clone: usize) -> Vec<PathBuf> {
     let o = &def.opts;
     let nrfiles = o.int("nrfiles").max(1) as usize;
     match o.text("filename") {

@@ -418,6 +418,11 @@ pub fn build(
     // fio's JSON and terse output; normal output leaves them out.
     for members in unit_members(jobs) {
         let first = members.start;
+        // stats=0: fio collects nothing of the job and reports no unit
+        // for it (its own JSON then shows an empty entry, or breaks).
+        if !jobs[first].opts.flag("stats") {
+            continue;
+        }
         let st = unit_stats(jobs, runs, members.clone());
         units.push(unit_report(
             &jobs[first],

@@ -1,7 +1,7 @@
 //! `--cmdhelp`, the valid-value lists and the usage text, all generated from
 //! the option table.
 
-use super::table::{find, OptDef, OPTIONS};
+use super::table::{find_listed, OptDef, OPTIONS};
 use super::value::Kind;
 use crate::failure::Failure;
 
@@ -68,7 +68,7 @@ pub fn cmdhelp(which: &str) -> Failure {
         }
         return Failure::done(s);
     }
-    match find(which) {
+    match find_listed(which) {
         Some(o) => Failure::done(describe(o)),
         None => Failure {
             stdout: "\n".into(),

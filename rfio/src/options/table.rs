@@ -275,6 +275,58 @@ const URING: &[&str] = &["io_uring"];
 const URING_PV2: &[&str] = &["io_uring", "pvsync2"];
 
 /// Every job option, in fio's `--cmdhelp=all` order where it matters.
+const MEM_TYPES: &[(&str, &str)] = &[
+    ("malloc", "Use malloc(3) for IO buffers"),
+    ("shm", "Use shared memory segments for IO buffers"),
+    ("shmhuge", "Like shm, but use huge pages"),
+    ("mmap", "Use mmap(2) (file or anon) for IO buffers"),
+    ("mmapshared", "Like mmap, but use the shared flag"),
+    ("mmaphuge", "Like mmap, but use huge pages"),
+];
+
+const FADVISE_HINTS: &[(&str, &str)] = &[
+    ("0", "Don't issue fadvise/madvise"),
+    ("1", "Advise using fio IO pattern"),
+    ("random", "Advise using FADV_RANDOM"),
+    ("sequential", "Advise using FADV_SEQUENTIAL"),
+];
+
+const WRITE_HINTS: &[(&str, &str)] = &[
+    ("none", ""),
+    ("short", ""),
+    ("medium", ""),
+    ("long", ""),
+    ("extreme", ""),
+];
+
+const LOCKFILE_MODES: &[(&str, &str)] = &[
+    ("none", "No file locking"),
+    ("exclusive", "Exclusive file lock"),
+    ("readwrite", "Read vs write lock"),
+];
+
+const RW_SEQUENCERS: &[(&str, &str)] = &[
+    ("sequential", "Generate sequential offsets"),
+    ("identical", "Generate identical offsets"),
+];
+
+const CLOCKSOURCES: &[(&str, &str)] = &[
+    ("gettimeofday", "Use gettimeofday(2) for timing"),
+    ("clock_gettime", "Use clock_gettime(2) for timing"),
+    ("cpu", "Use CPU private clock"),
+];
+
+const SYNC_FILE_RANGE: &[(&str, &str)] = &[
+    ("wait_before", "SYNC_FILE_RANGE_WAIT_BEFORE"),
+    ("write", "SYNC_FILE_RANGE_WRITE"),
+    ("wait_after", "SYNC_FILE_RANGE_WAIT_AFTER"),
+];
+
+const PROFILES: &[(&str, &str)] = &[
+    ("tiobench", "tiotest/tiobench benchmark"),
+    ("act", "ACT Aerospike like benchmark"),
+];
+
 pub static OPTIONS: &[OptDef] = &[
     opt(
         "description",
@@ -1591,6 +1643,309 @@ pub static OPTIONS: &[OptDef] = &[
         ),
         URING,
     ),
+    // --- main: files, memory, process and accounting options ---
+    opt(
+        "allow_file_create",
+        Kind::Bool,
+        Some("1"),
+        "Files",
+        "Permit fio to create files, if they don't exist",
+    ),
+    opt(
+        "create_only",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "Only perform file creation phase",
+    ),
+    opt(
+        "create_fsync",
+        Kind::Bool,
+        Some("1"),
+        "Files",
+        "fsync file after creation",
+    ),
+    opt(
+        "create_serialize",
+        Kind::Bool,
+        Some("1"),
+        "Files",
+        "Serialize creation of job files",
+    ),
+    opt(
+        "file_append",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "IO will start at the end of the file(s)",
+    ),
+    opt(
+        "pre_read",
+        Kind::Bool,
+        Some("0"),
+        "Files",
+        "Pre-read files before starting official testing",
+    ),
+    opt(
+        "unique_filename",
+        Kind::Bool,
+        Some("1"),
+        "Files",
+        "For network clients, prefix file with source IP",
+    ),
+    opt(
+        "openfiles",
+        UNBOUNDED,
+        None,
+        "Files",
+        "Number of files to keep open at the same time",
+    ),
+    opt(
+        "opendir",
+        Kind::Text,
+        None,
+        "Files",
+        "Recursively add files from this directory and down",
+    ),
+    shown(
+        opt(
+            "fadvise_hint",
+            Kind::Choice(FADVISE_HINTS),
+            Some("1"),
+            "Files",
+            "Use fadvise() to advise the kernel on IO pattern",
+        ),
+        "string (opt=bla)",
+        None,
+    ),
+    shown(
+        opt(
+            "sync_file_range",
+            Kind::Choice(SYNC_FILE_RANGE),
+            None,
+            "Files",
+            "Use sync_file_range()",
+        ),
+        "string with possible k/m/g postfix (opt=4k)",
+        None,
+    ),
+    opt(
+        "write_hint",
+        Kind::Choice(WRITE_HINTS),
+        None,
+        "Files",
+        "Set expected write life time",
+    ),
+    opt(
+        "lockfile",
+        Kind::Choice(LOCKFILE_MODES),
+        Some("none"),
+        "Files",
+        "Lock file when doing IO to it",
+    ),
+    opt(
+        "ioscheduler",
+        Kind::Text,
+        None,
+        "Files",
+        "Use this IO scheduler on the backing device",
+    ),
+    opt(
+        "atomic",
+        Kind::Bool,
+        Some("0"),
+        "I/O type",
+        "Use Atomic IO with O_DIRECT (implies O_DIRECT)",
+    ),
+    opt(
+        "write_barrier",
+        UNBOUNDED,
+        Some("0"),
+        "I/O type",
+        "Make every Nth write a barrier write",
+    ),
+    opt(
+        "offset_align",
+        UNBOUNDED,
+        Some("0"),
+        "I/O type",
+        "Start IO from this offset alignment",
+    ),
+    aliased(
+        opt(
+            "bs_unaligned",
+            Kind::Flag,
+            None,
+            "Block size",
+            "Don't sector align IO buffer sizes",
+        ),
+        "blocksize_unaligned",
+    ),
+    opt(
+        "bs_is_seq_rand",
+        Kind::Bool,
+        Some("0"),
+        "Block size",
+        "Consider any blocksize setting to be sequential,random",
+    ),
+    opt(
+        "rw_sequencer",
+        Kind::Choice(RW_SEQUENCERS),
+        Some("sequential"),
+        "I/O type",
+        "IO offset generator modifier",
+    ),
+    opt(
+        "allrandrepeat",
+        Kind::Bool,
+        Some("0"),
+        "Random",
+        "Use repeatable random numbers for everything",
+    ),
+    opt(
+        "softrandommap",
+        Kind::Bool,
+        Some("0"),
+        "Random",
+        "Set norandommap if randommap allocation fails",
+    ),
+    aliased(
+        opt(
+            "mem",
+            Kind::Choice(MEM_TYPES),
+            Some("malloc"),
+            "I/O buffers",
+            "Backing type for IO buffers",
+        ),
+        "iomem",
+    ),
+    aliased(
+        opt(
+            "iomem_align",
+            UNBOUNDED,
+            Some("0"),
+            "I/O buffers",
+            "IO memory buffer offset alignment",
+        ),
+        "mem_align",
+    ),
+    shown(
+        opt(
+            "lockmem",
+            Kind::Size { pct: false },
+            Some("0"),
+            "I/O buffers",
+            "Lock down this amount of memory (per worker)",
+        ),
+        "string (opt=bla)",
+        None,
+    ),
+    opt(
+        "stats",
+        Kind::Bool,
+        Some("1"),
+        "Statistics",
+        "Enable collection of stats",
+    ),
+    opt(
+        "disk_util",
+        Kind::Bool,
+        Some("1"),
+        "Statistics",
+        "Log disk utilization statistics",
+    ),
+    opt(
+        "block_error_percentiles",
+        Kind::Bool,
+        Some("0"),
+        "Statistics",
+        "Record trim block errors and make a histogram",
+    ),
+    opt(
+        "clocksource",
+        Kind::Choice(CLOCKSOURCES),
+        None,
+        "Clock",
+        "What type of timing source to use",
+    ),
+    opt(
+        "gtod_cpu",
+        UNBOUNDED,
+        None,
+        "Clock",
+        "Set up dedicated gettimeofday() thread on this CPU",
+    ),
+    opt(
+        "uid",
+        UNBOUNDED,
+        None,
+        "Process",
+        "Run job with this user ID",
+    ),
+    opt(
+        "gid",
+        UNBOUNDED,
+        None,
+        "Process",
+        "Run job with this group ID",
+    ),
+    opt(
+        "cgroup",
+        Kind::Text,
+        None,
+        "Process",
+        "Add job to cgroup of this name",
+    ),
+    opt(
+        "cgroup_weight",
+        Kind::Int { min: 100, max: 1000 },
+        None,
+        "Process",
+        "Use given weight for cgroup",
+    ),
+    opt(
+        "cgroup_nodelete",
+        Kind::Bool,
+        Some("0"),
+        "Process",
+        "Do not delete cgroups after job completion",
+    ),
+    opt(
+        "profile",
+        Kind::Choice(PROFILES),
+        None,
+        "Profiles",
+        "Select a specific builtin performance test",
+    ),
+    opt(
+        "merge_blktrace_file",
+        Kind::Text,
+        None,
+        "I/O replay",
+        "Merged blktrace output filename",
+    ),
+    shown(
+        opt(
+            "merge_blktrace_scalars",
+            Kind::FloatList,
+            None,
+            "I/O replay",
+            "Percentage to scale each trace",
+        ),
+        "list of floating point values separated by ':' (opt=5.9:7.8)",
+        None,
+    ),
+    shown(
+        opt(
+            "merge_blktrace_iters",
+            Kind::FloatList,
+            None,
+            "I/O replay",
+            "Number of iterations to run per trace",
+        ),
+        "list of floating point values separated by ':' (opt=5.9:7.8)",
+        None,
+    ),
     // --- h1: I/O logs, replay, exec_prerun/postrun, numa, fill_device, exit_what ---
     opt(
         "write_iolog",
@@ -1695,15 +2050,6 @@ pub static OPTIONS: &[OptDef] = &[
         ),
         "fill_fs",
     ),
-    // rfio lays out every job's files before any job starts (fio's
-    // default); create_serialize=0 is accepted and changes nothing.
-    opt(
-        "create_serialize",
-        Kind::Bool,
-        Some("1"),
-        "Files",
-        "Serialize creation of job files",
-    ),
     opt(
         "exit_what",
         Kind::Choice(EXIT_WHAT),
@@ -1723,8 +2069,72 @@ const EXIT_WHAT: &[(&str, &str)] = &[
     ("all", "Quit everything"),
 ];
 
+/// The options of fio's built-in profiles (tiobench, act): fio takes them
+/// in any job and on the command line, where they change nothing unless
+/// `--profile=` names their profile; `--cmdhelp` does not list them.
+pub static PROFILE_OPTIONS: &[OptDef] = &[
+    opt("threads", UNBOUNDED, None, "Profiles", "Number of Threads"),
+    opt("block", UNBOUNDED, None, "Profiles", "Block size to use"),
+    opt("numruns", UNBOUNDED, None, "Profiles", "Number of runs"),
+    opt("dir", Kind::Text, None, "Profiles", "Test directory"),
+    opt(
+        "device-names",
+        Kind::Text,
+        None,
+        "Profiles",
+        "Devices to use",
+    ),
+    opt(
+        "load",
+        UNBOUNDED,
+        None,
+        "Profiles",
+        "ACT load multiplier (default 1x)",
+    ),
+    opt(
+        "test-duration",
+        Kind::Time(TimeUnit::Seconds),
+        None,
+        "Profiles",
+        "How long the entire test takes to run",
+    ),
+    opt(
+        "threads-per-queue",
+        UNBOUNDED,
+        None,
+        "Profiles",
+        "Number of read I/O threads per device",
+    ),
+    opt(
+        "read-req-num-512-blocks",
+        UNBOUNDED,
+        None,
+        "Profiles",
+        "Number of 512B blocks to read at the time",
+    ),
+    opt(
+        "large-block-op-kbytes",
+        UNBOUNDED,
+        None,
+        "Profiles",
+        "Size of large block ops in KiB (writes)",
+    ),
+    opt(
+        "prep",
+        Kind::Flag,
+        None,
+        "Profiles",
+        "Set to run ACT prep phase",
+    ),
+];
+
 /// The option named (or aliased) `name`.
 pub fn find(name: &str) -> Option<&'static OptDef> {
+    find_listed(name).or_else(|| PROFILE_OPTIONS.iter().find(|o| o.name == name))
+}
+
+/// The option named (or aliased) `name` among those `--cmdhelp` lists.
+pub fn find_listed(name: &str) -> Option<&'static OptDef> {
     OPTIONS
         .iter()
         .find(|o| o.name == name || o.alias == Some(name))

@@ -370,7 +370,7 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     let started = std::time::SystemTime::now();
     let disk_paths: Vec<std::path::PathBuf> = jobs
         .iter()
-        .filter(|j| !crate::engine::traits(&j.engine).diskless)
+        .filter(|j| !crate::engine::traits(&j.engine).diskless && j.opts.flag("disk_util"))
         .flat_map(|j| j.filenames.iter().cloned())
         .collect();
     let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));

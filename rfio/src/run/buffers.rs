@@ -11,40 +11,51 @@
 use crate::job::Job;
 use crate::options::JobOptions;
 use crate::verify::pattern::Pattern;
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 
 /// I/O buffers: one aligned allocation, carved per unit.
 pub struct Buffers {
+    /// The first unit's buffer (iomem_align past the allocation's start).
     pub ptr: *mut u8,
-    layout: Layout,
+    _region: super::memory::Region,
 }
 
 impl Buffers {
     /// `units` buffers of `unit_len` bytes, filled once as fio fills them
     /// at allocation (zeros with `zero_buffers`, else random or pattern).
     pub fn new(units: usize, unit_len: usize, fill: &mut Filler) -> Option<Self> {
-        let size = units.checked_mul(unit_len)?.max(4096);
-        let layout = Layout::from_size_align(size, 4096).ok()?;
-        // SAFETY: non-zero size, valid layout.
-        let ptr = unsafe { alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return None;
-        }
-        // SAFETY: `ptr` points at `size` writable bytes.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
+        Self::backed(units, unit_len, fill, &super::memory::Backing::Malloc, 0).ok()
+    }
+
+    /// As [`Buffers::new`], in memory of `backing` (fio's mem=), the first
+    /// buffer `align` bytes past a page boundary (iomem_align).
+    pub fn backed(
+        units: usize,
+        unit_len: usize,
+        fill: &mut Filler,
+        backing: &super::memory::Backing,
+        align: usize,
+    ) -> Result<Self, super::memory::AllocError> {
+        let size = units
+            .checked_mul(unit_len)
+            .and_then(|s| s.checked_add(align))
+            .ok_or(super::memory::AllocError {
+                errno: libc::ENOMEM,
+                func: "iomem allocation",
+                note: String::new(),
+            })?;
+        let region = super::memory::alloc(backing, size)?;
+        // SAFETY: the region holds `size` >= align + units * unit_len bytes.
+        let ptr = unsafe { region.base.add(align) };
+        let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, units * unit_len) };
         if !fill.content.zero {
             for unit in bytes.chunks_mut(unit_len.max(1)) {
                 fill.fill(unit);
             }
         }
-        Some(Buffers { ptr, layout })
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: freeing what `new` allocated with the same layout.
-        unsafe { dealloc(self.ptr, self.layout) };
+        Ok(Buffers {
+            ptr,
+            _region: region,
+        })
     }
 }
 

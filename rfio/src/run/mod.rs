@@ -7,7 +7,9 @@ pub mod eta;
 pub mod exec;
 pub mod files;
 pub mod iolog;
+pub mod jobenv;
 pub mod logs;
+pub mod memory;
 pub mod numa;
 pub mod offsets;
 pub mod pacing;
@@ -217,6 +219,29 @@ fn plan_job(
         .ok()
 }
 
+/// A job whose own setup failed ([`jobenv::enter`]): no I/O, its error
+/// (fio's log lines without an error code go to the notices only).
+fn jobenv_failed(
+    e: worker::IoError,
+    notice: &mut String,
+) -> (
+    ThreadStats,
+    Option<worker::IoError>,
+    Option<logs::job_logs::Logs>,
+) {
+    let stats = ThreadStats {
+        error: e.errno,
+        ..ThreadStats::default()
+    };
+    if e.errno == 0 {
+        if let Some(site) = &e.site {
+            notice.push_str(&site.note);
+        }
+        return (stats, None, None);
+    }
+    (stats, Some(e), None)
+}
+
 /// Report a job's setup failure (layout or open) as fio does and record
 /// the job's outcome.
 fn setup_failed(
@@ -228,19 +253,22 @@ fn setup_failed(
     if let Some(m) = &e.message {
         notice(Stream::Stderr, m);
     }
-    let (stream, pid, line) = if e.in_job {
-        (Stream::Stdout, std::process::id(), 805)
+    let (stream, pid, site) = if e.func == "fcntl write hint" {
+        // fio's td_io_open_file, after the open itself.
+        (Stream::Stdout, std::process::id(), "ioengines.c:596")
+    } else if e.in_job {
+        (Stream::Stdout, std::process::id(), "filesetup.c:805")
     } else if e.func == "write" {
         // A failed layout write (fio's extend_file).
-        (Stream::Stderr, 0, 240)
+        (Stream::Stderr, 0, "filesetup.c:240")
     } else if e.func == "fstat" {
         // A file that cannot be looked at (fio's get_file_sizes).
-        (Stream::Stderr, 0, 455)
+        (Stream::Stderr, 0, "filesetup.c:455")
     } else if e.func == "unlink" {
         // A too-short "file" that cannot be removed (a directory).
-        (Stream::Stderr, 0, 150)
+        (Stream::Stderr, 0, "filesetup.c:150")
     } else {
-        (Stream::Stderr, 0, 1155)
+        (Stream::Stderr, 0, "filesetup.c:1155")
     };
     // errno 0: a layout a signal stopped, or a failure fio
     // reports without an error code (errors::quiet_setup_failure).
@@ -248,7 +276,7 @@ fn setup_failed(
         notice(
             stream,
             &format!(
-                "fio: pid={pid}, err={}/file:filesetup.c:{line}, func={}, error={}\n",
+                "fio: pid={pid}, err={}/file:{site}, func={}, error={}\n",
                 e.errno,
                 e.func,
                 strerror(e.errno)
@@ -469,10 +497,14 @@ fn job_thread(
         eta::running_letter(job),
         std::sync::atomic::Ordering::Relaxed,
     );
-    let (stats, err, logs) = if exec::prerun(job) {
-        submitters::run(job, traits, eng, files, &exits[i], progress)
-    } else {
-        (Default::default(), None, None)
+    let mut env_notice = String::new();
+    let (stats, err, logs) = match jobenv::enter(job, files, &mut env_notice) {
+        // create_only: the files are laid out, the job is done.
+        Ok(_env) if job.opts.flag("create_only") => Default::default(),
+        // exec_prerun: a command that fails ends the job before its I/O.
+        Ok(_env) if !exec::prerun(job) => Default::default(),
+        Ok(_env) => submitters::run(job, traits, eng, files, &exits[i], progress),
+        Err(e) => jobenv_failed(e, &mut env_notice),
     };
     let err = err.map(|e| errors::queue_site(e, &job.engine));
     // The final counts, for --bandwidth-log's next sample.
@@ -486,6 +518,10 @@ fn job_thread(
     // fio's perror line for each log it cannot write.
     let log_error = logs.and_then(|l| l.write());
     exec::postrun(job);
+    let log_error = match (env_notice.is_empty(), log_error) {
+        (true, l) => l,
+        (false, l) => Some(env_notice + l.as_deref().unwrap_or("")),
+    };
     if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
         stop_others(jobs, i, exits, stop_rest);
     }

@@ -760,12 +760,17 @@ fn start(
     let max_bs = job.max_bs() as usize;
     let unit_len = max_bs.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
     let mut filler = super::buffers::Filler::new(job, files.io_size);
-    let Some(bufs) = Buffers::new(depth, unit_len, &mut filler) else {
-        // iodepth x bs more than memory can hold: fio's iomem allocation
-        // failure, not an abort.
-        st.error = libc::ENOMEM;
-        let e = setup_error(libc::ENOMEM, "memory.c:332", "iomem allocation");
-        return Err(Box::new((st, Some(e), None)));
+    let backing = super::memory::Backing::of(job);
+    let align = job.opts.int("iomem_align").max(0) as usize;
+    let bufs = match Buffers::backed(depth, unit_len, &mut filler, &backing, align) {
+        Ok(b) => b,
+        Err(a) => {
+            // iodepth x bs more than memory can hold, or a mem= fio cannot
+            // have either: fio's iomem allocation failure, not an abort.
+            st.error = a.errno;
+            let e = IoError::at_site(a.errno, a.site(), a.func, a.note);
+            return Err(Box::new((st, Some(e), None)));
+        }
     };
     let units: Vec<IoUnit> = (0..depth)
         // SAFETY: each unit gets its own `unit_len` slice of the allocation.

@@ -34,7 +34,7 @@ fn counters(name: &str) -> Option<[u64; 8]> {
 }
 
 /// The whole-disk name (e.g. `vda`) holding a path.
-fn device_of(path: &Path) -> Option<String> {
+pub fn device_of(path: &Path) -> Option<String> {
     let m = std::fs::metadata(path).ok().or_else(|| {
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
         std::fs::metadata(parent.unwrap_or(Path::new("."))).ok()

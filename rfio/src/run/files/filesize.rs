@@ -112,6 +112,16 @@ pub fn seed(job: &Job) -> Option<u64> {
 /// The seed fio gives the job's generator in seed slot `slot` (fio's
 /// `FIO_RAND_*_OFF`), or `None` when fio takes it from the system.
 pub fn slot_seed(job: &Job, slot: u64) -> Option<u64> {
+    // allrandrepeat: fio's fixed seed for every generator, whatever
+    // randrepeat and randseed say.
+    if job.opts.flag("allrandrepeat") {
+        const FIO_RANDSEED: u64 = 0xb189_9bed;
+        return Some(
+            FIO_RANDSEED
+                .wrapping_mul(fio_thread_number(job))
+                .wrapping_add(slot),
+        );
+    }
     let base = match job.randseed {
         Some(s) => s,
         None if job.randrepeat => 0x89,

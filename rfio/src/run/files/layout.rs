@@ -235,9 +235,19 @@ fn region(
     let mut offset =
         pct_of(job.offset, file_size) + pct_of(job.offset_increment, file_size) * job.clone as u64;
     let is_pct = |v: SizeOrPercent| matches!(v, SizeOrPercent::Percent(_));
-    // fio aligns a percentage offset up to the minimum block (§3).
+    // fio aligns a percentage offset up to offset_align, or the minimum
+    // block without it (§3).
     if is_pct(job.offset) || is_pct(job.offset_increment) {
-        offset = offset.div_ceil(min_bs) * min_bs;
+        let align = match job.opts.int("offset_align") {
+            a if a > 0 && job.opts.is_set("offset_align") => a as u64,
+            _ => min_bs,
+        };
+        offset = offset.div_ceil(align) * align;
+    }
+    // file_append: I/O starts where a regular file ends (what it held
+    // before this run; a new file starts at 0).
+    if job.opts.flag("file_append") && std::fs::metadata(p).map_or(true, |m| m.is_file()) {
+        offset = file_size;
     }
     // A character device or fifo is never laid out (fio's
     // FIO_TYPE_CHAR/PIPE); a directory is (and fails to unlink).
@@ -543,7 +553,8 @@ pub fn open_files(job: &Job, planned: Planned) -> Result<JobFiles, SetupError> {
         if job.invalidate {
             invalidate(kind, fd, start, len);
         }
-        hint(job.pattern.random, kind, fd, start, len);
+        hint(advice(job), kind, fd, start, len);
+        set_write_hint(job, kind, fd)?;
     }
     Ok(files)
 }
@@ -558,11 +569,53 @@ pub fn kind(fd: RawFd) -> libc::mode_t {
     st.st_mode & libc::S_IFMT
 }
 
-/// fio's default fadvise_hint, given each time it opens a file: tell the
-/// kernel the access pattern of the region (random I/O gets no
-/// readahead), for regular files and block devices.
+/// write_hint= on a regular file or block device, as fio sets it when it
+/// opens one: on the descriptor under direct=1, on the inode otherwise.
+fn set_write_hint(job: &Job, kind: libc::mode_t, fd: RawFd) -> Result<(), SetupError> {
+    const F_SET_RW_HINT: libc::c_int = 1024 + 12;
+    const F_SET_FILE_RW_HINT: libc::c_int = 1024 + 14;
+    if !job.opts.is_set("write_hint") || !(kind == libc::S_IFREG || kind == libc::S_IFBLK) {
+        return Ok(());
+    }
+    let hint: u64 = match job.opts.choice("write_hint").0.as_str() {
+        "none" => 1,
+        "short" => 2,
+        "medium" => 3,
+        "long" => 4,
+        _ => 5,
+    };
+    let cmd = if job.direct {
+        F_SET_FILE_RW_HINT
+    } else {
+        F_SET_RW_HINT
+    };
+    // SAFETY: fcntl reading a u64 of ours, on a descriptor the job owns.
+    if unsafe { libc::fcntl(fd, cmd, &hint as *const u64) } < 0 {
+        return Err(SetupError::os(
+            "fcntl write hint".into(),
+            &std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
+}
+
+/// fadvise_hint as the advice [`hint`] gives: None (`0`), or whether it
+/// is POSIX_FADV_RANDOM (`random`, or `1` for a random job).
+pub fn advice(job: &Job) -> Option<bool> {
+    match job.opts.choice("fadvise_hint").0.as_str() {
+        "0" => None,
+        "random" => Some(true),
+        "sequential" => Some(false),
+        _ => Some(job.pattern.random),
+    }
+}
+
+/// fio's fadvise_hint, given each time it opens a file: tell the kernel
+/// the access pattern of the region (random I/O gets no readahead), for
+/// regular files and block devices; `None`: fadvise_hint=0.
 #[cold]
-pub fn hint(random: bool, kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
+pub fn hint(advice: Option<bool>, kind: libc::mode_t, fd: RawFd, start: u64, len: u64) {
+    let Some(random) = advice else { return };
     if kind == libc::S_IFREG || kind == libc::S_IFBLK {
         let advice = if random {
             libc::POSIX_FADV_RANDOM
@@ -644,7 +697,9 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
     // fio (filesetup.c extend_file) removes a file that is too short before
     // laying it out again for a job that reads or writes: nothing of its
     // old content survives (a cut verify file reads back zeros at offset 0).
-    if job.pattern.read || job.pattern.write {
+    // file_append keeps what a write-only job appends to.
+    let append = job.opts.flag("file_append") && !job.pattern.read;
+    if (job.pattern.read || job.pattern.write) && !append {
         match std::fs::remove_file(p) {
             // fio fails before the job starts (pid=0, filesetup.c:150).
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -656,12 +711,20 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
             _ => {}
         }
     }
+    let allow_create = job.opts.flag("allow_file_create");
     let mut f = OpenOptions::new()
-        .create(true)
+        .create(allow_create)
         .write(true)
         .truncate(false)
         .open(p)
-        .map_err(|e| SetupError::os(func.clone(), &e))?;
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound if !allow_create => {
+                crate::run::errors::quiet_setup_failure(
+                    "fio: file creation disallowed by allow_file_create=0\n".into(),
+                )
+            }
+            _ => SetupError::os(func.clone(), &e),
+        })?;
     let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
     let old = f.metadata().map(|m| m.len()).unwrap_or(0);
     // SAFETY: plain syscalls on a descriptor we own.
@@ -728,6 +791,8 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
             }
             left -= n as u64;
         }
+    }
+    if job.opts.flag("create_fsync") {
         f.sync_all()
             .map_err(|e| SetupError::os("fsync".into(), &e))?;
     }
@@ -756,11 +821,19 @@ fn fill_device_regions(job: &Job, files: &mut JobFiles) -> u64 {
     total
 }
 
-fn open(job: &Job, p: &Path) -> Result<RawFd, SetupError> {
+/// fio's OS_O_ATOMIC where the C library has no O_ATOMIC (Linux).
+const ATOMIC_FLAG: libc::c_int = 0o40000000;
+
+pub(crate) fn open(job: &Job, p: &Path) -> Result<RawFd, SetupError> {
     let writes = job.pattern.write || job.pattern.trim || job.engine == "mmap";
     let mut flags = 0;
     if job.direct {
         flags |= libc::O_DIRECT;
+    }
+    if job.opts.flag("atomic") {
+        // fio's O_ATOMIC on Linux: O_DIRECT and a flag bit the kernel
+        // ignores.
+        flags |= libc::O_DIRECT | ATOMIC_FLAG;
     }
     match job.sync_mode.as_str() {
         "sync" => flags |= libc::O_SYNC,

@@ -27,6 +27,8 @@ const MIX_SLOT: u64 = 4;
 
 pub struct Choices {
     wide: bool,
+    /// bs_unaligned: drawn sizes are not rounded to the smallest block.
+    unaligned: bool,
     mix_seed: u64,
     mix_rng: Taus,
     bs_seeds: [u64; 3],
@@ -64,6 +66,7 @@ impl Choices {
         });
         Choices {
             wide,
+            unaligned: job.opts.flag("bs_unaligned"),
             mix_seed,
             mix_rng: Taus::new(mix_seed, false),
             bs_seeds,
@@ -167,7 +170,9 @@ impl Choices {
                 }
                 len
             };
-            len = if min.is_power_of_two() {
+            len = if self.unaligned {
+                len
+            } else if min.is_power_of_two() {
                 len & !(min - 1)
             } else {
                 len - len % min

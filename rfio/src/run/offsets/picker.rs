@@ -111,6 +111,9 @@ pub struct Region {
     /// The length random offsets are drawn over: `len`, or `zonerange`.
     span: u64,
     pos: [u64; 3],
+    /// rw_sequencer=identical: where the last I/O of each direction
+    /// started (None: none yet, the region's start).
+    last_start: [Option<u64>; 3],
     perm: Permutation,
     exhausted: bool,
     /// Non-uniform `random_distribution` over this region's blocks.
@@ -136,15 +139,20 @@ impl Region {
     /// service): the cache dropped (`invalidate`, even under direct=1)
     /// and the access pattern hinted again, as fio's td_io_open_file.
     #[cold]
-    fn reopened(&self, job_invalidate: bool, random: bool) {
+    fn reopened(&self, job_invalidate: bool, advice: Option<bool>) {
         if job_invalidate {
             crate::run::files::layout::invalidate(self.kind, self.fd, self.base, self.len);
         }
-        crate::run::files::layout::hint(random, self.kind, self.fd, self.base, self.len);
+        crate::run::files::layout::hint(advice, self.kind, self.fd, self.base, self.len);
     }
 }
 
 pub struct Picker {
+    /// fadvise_hint: the advice given at each reopen (Some(random)).
+    advice: Option<bool>,
+    bs_is_seq_rand: bool,
+    /// rw_sequencer=identical (`randread:N` repeats each random block).
+    identical: bool,
     regions: Vec<Region>,
     next_region: usize,
     rng: Rng,
@@ -277,6 +285,7 @@ impl Picker {
                     base: start,
                     span,
                     pos: [start; 3],
+                    last_start: [None; 3],
                     perm: Permutation::new(span / grain, key),
                     exhausted: false,
                     // zipf, pareto, normal: fio's generators (run/offsets/fiomap.rs).
@@ -339,6 +348,9 @@ impl Picker {
             next_region: 0,
             rng,
             random: p.random,
+            advice: crate::run::files::layout::advice(job),
+            bs_is_seq_rand: job.opts.flag("bs_is_seq_rand"),
+            identical: job.opts.choice("rw_sequencer").0 == "identical",
             // A non-uniform distribution implies norandommap (§3).
             norandommap,
             pct_random: job.percentage_random,
@@ -406,7 +418,7 @@ impl Picker {
     pub fn drop_caches(&self, reopened: bool) {
         for r in &self.regions {
             if reopened {
-                r.reopened(self.invalidate, self.random);
+                r.reopened(self.invalidate, self.advice);
             } else {
                 r.wrapped(self.invalidate && !self.direct);
             }
@@ -559,6 +571,9 @@ impl Picker {
             };
             let r = &mut self.regions[fi];
             r.pos[d] = off + len;
+            if self.identical {
+                r.last_start[d] = Some(off);
+            }
             self.last = (fi, off, len as usize);
             if d == 2 && self.dirs[1] {
                 self.write_after_trim = Some((fi, off, len as usize));
@@ -637,6 +652,11 @@ impl Picker {
                     Some(m) => m.do_random(d, self.pct_random[d]),
                     None => self.rng.below(100) < self.pct_random[d],
                 });
+        if !seq_hit && self.identical {
+            // rw_sequencer=identical: the same block again.
+            let r = &self.regions[fi];
+            return Some((r.last_start[d].unwrap_or(r.start), false, true));
+        }
         let fio_random = random && self.fiomap.is_some();
         // The sequential share of percentage_random, as fio's.
         let fio_seq = self.random && !random && self.fiomap.is_some();
@@ -688,7 +708,7 @@ impl Picker {
                 }
                 r.pos = [r.start; 3];
                 // fio closes the file and opens it again.
-                r.reopened(self.invalidate, self.random);
+                r.reopened(self.invalidate, self.advice);
                 None
             }
             _ => {
@@ -767,7 +787,7 @@ impl Picker {
             None if restart_files => {
                 m.reset_file(fi);
                 r.pos = [r.start; 3];
-                r.reopened(self.invalidate, self.random);
+                r.reopened(self.invalidate, self.advice);
                 None
             }
             None => {
@@ -825,10 +845,17 @@ impl Picker {
     ) -> Result<u64, u64> {
         let r = &mut self.regions[fi];
         let end = r.start + r.len;
+        // bs_is_seq_rand: the read sizes are the sequential ones, the
+        // write sizes the random ones, whatever the direction.
+        let bd = if self.bs_is_seq_rand {
+            usize::from(fio_random || (self.random && self.fiomap.is_none()))
+        } else {
+            d
+        };
         // A zone's offsets may lie past the region's end.
         let mut len = self
             .choices
-            .block_len(d, self.bs[d], end.saturating_sub(off));
+            .block_len(bd, self.bs[bd], end.saturating_sub(off));
         if len == 0 || off + len > end {
             // fio ends the file where the block does not fit.
             len = if fio_random || fio_seq {
@@ -840,7 +867,7 @@ impl Picker {
                 if let Some(m) = self.fiomap.as_mut().filter(|_| restart_files) {
                     m.reset_file(fi);
                     r.pos = [r.start; 3];
-                    r.reopened(self.invalidate, self.random);
+                    r.reopened(self.invalidate, self.advice);
                     return Err(len);
                 }
                 r.exhausted = true;
@@ -855,7 +882,7 @@ impl Picker {
                 if restart_files {
                     m.reset_file(fi);
                     r.pos = [r.start; 3];
-                    r.reopened(self.invalidate, self.random);
+                    r.reopened(self.invalidate, self.advice);
                     return Err(len);
                 }
                 r.exhausted = true;
