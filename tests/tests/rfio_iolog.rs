@@ -259,6 +259,41 @@ fn version2_logs_and_replay_options() {
     }
 }
 
+/// A version 3 log's waits, scaled or dropped, and read in chunks: the
+/// same I/O as fio's (times are not compared).
+#[test]
+fn version3_replay_options_keep_the_io() {
+    let v3 = "fio version 3 iolog\n1 t3 add\n2 t3 open\n10 t3 write 0 4096\n\
+              2000 t3 write 4096 8192\n4000 t3 read 0 4096\n4001 t3 wait 5 5\n\
+              5000 t3 sync 0 0\n6000 t3 close\n";
+    let prepare = |d: &Path| std::fs::write(d.join("log"), v3).unwrap();
+    for extra in [
+        "--replay_time_scale=200",
+        "--replay_no_stall=1",
+        "--read_iolog_chunked=1",
+    ] {
+        let args = [
+            "--name=r",
+            "--read_iolog=log",
+            extra,
+            "--output-format=json",
+        ];
+        let Some(((theirs, d1), (ours, d2))) = both(&args, &prepare) else {
+            return;
+        };
+        assert_eq!((theirs.code, ours.code), (0, 0), "{extra}: {}", ours.stderr);
+        assert_eq!(theirs.stderr, ours.stderr, "{extra}");
+        assert!(theirs
+            .stderr
+            .contains("ignoring wait command with version 3"));
+        let (t, o) = (per_job(&json(&theirs)), per_job(&json(&ours)));
+        assert_eq!((t[0].1, t[0].2), (4096, 12288), "{extra}");
+        assert_eq!(t, o, "{extra}");
+        let size = |d: &Path| std::fs::metadata(d.join("t3")).map(|m| m.len()).ok();
+        assert_eq!(size(d1.path()), size(d2.path()), "{extra}");
+    }
+}
+
 #[test]
 fn bad_logs_fail_as_fio() {
     let cases: [(&str, Option<&str>); 4] = [
