@@ -294,6 +294,29 @@ fn version3_replay_options_keep_the_io() {
     }
 }
 
+/// A replayed read past the end of a short file: fio does not size a
+/// replay's files, so the rest of the short read fails (full resid, EIO).
+#[test]
+fn replay_past_a_files_end_fails_as_fio() {
+    let log = "fio version 2 iolog\nrf add\nrf open\nrf read 0 4096\nrf close\n";
+    let prepare = |d: &Path| {
+        std::fs::write(d.join("log"), log).unwrap();
+        std::fs::write(d.join("rf"), "x\n").unwrap();
+    };
+    let args = ["--name=r", "--read_iolog=log", "--output-format=json"];
+    let Some(((theirs, _), (ours, _))) = both(&args, &prepare) else {
+        return;
+    };
+    assert_eq!((theirs.code, ours.code), (1, 1), "{}", ours.stderr);
+    let (t, o) = (json(&theirs), json(&ours));
+    assert_eq!(per_job(&t), per_job(&o));
+    assert_eq!(per_job(&t)[0].5, 5);
+    assert_eq!(
+        t["jobs"][0]["read"]["short_ios"],
+        o["jobs"][0]["read"]["short_ios"]
+    );
+}
+
 #[test]
 fn bad_logs_fail_as_fio() {
     let cases: [(&str, Option<&str>); 4] = [

@@ -204,7 +204,13 @@ pub fn plan_replay(job: &Job, diskless: bool, io_size: u64) -> Planned {
     let existing: Vec<Option<(u64, bool)>> =
         job.filenames.iter().map(|p| existing_size(p)).collect();
     for e in &existing {
-        let size = e.map_or(0, |e| e.0);
+        // fio does not size a replay's files: a read past a file's end is
+        // not its end (fio's short read then ends in EIO, full resid);
+        // mmap maps what the file holds.
+        let size = match job.engine.as_str() {
+            "mmap" => e.map_or(0, |e| e.0),
+            _ => u64::MAX,
+        };
         files.regions.push((-1, 0, u64::MAX / 2));
         files.sizes.push(size);
     }
