@@ -545,3 +545,23 @@ fn exit_what_stops_what_fio_stops() {
         assert_eq!(shape(&o), want, "rfio, {what}: {o:?}");
     }
 }
+
+/// A blktrace (its magic in the first event) is refused as a fio built
+/// without blktrace refuses it; fio 3.33 here would replay it.
+#[test]
+fn blktrace_input_is_refused_with_fios_line() {
+    let d = SUITE.scratch("blktrace");
+    let mut trace = vec![0u8; 96];
+    trace[..4].copy_from_slice(&0x6561_7407u32.to_le_bytes());
+    std::fs::write(d.path().join("trace"), &trace).unwrap();
+    let args = ["--name=r", "--read_iolog=trace", "--output-format=json"];
+    let r = SUITE.run_in(&our_bin("rfio"), d.path(), &args);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r
+        .stderr
+        .starts_with("fio: iolog version 1 is no longer supported\n"));
+    assert!(r
+        .stderr
+        .contains("err=22/file:iolog.c:795, func=failed initializing iolog"));
+    assert_eq!(per_job(&json(&r))[0].5, 22);
+}
