@@ -237,6 +237,21 @@ _rfio()
             --merge_blktrace_file) :; ;;
             --merge_blktrace_scalars) :; ;;
             --merge_blktrace_iters) :; ;;
+            --write_iolog) :; ;;
+            --read_iolog) :; ;;
+            --read_iolog_chunked) :; ;;
+            --replay_no_stall) :; ;;
+            --replay_redirect) :; ;;
+            --replay_scale) :; ;;
+            --replay_align) :; ;;
+            --replay_time_scale) :; ;;
+            --replay_skip) :; ;;
+            --exec_prerun) :; ;;
+            --exec_postrun) :; ;;
+            --numa_cpu_nodes) :; ;;
+            --numa_mem_policy) :; ;;
+            --fill_device) :; ;;
+            --exit_what) COMPREPLY=($(compgen -P "$pre" -W 'group stonewall all' -- "$cur")); ;;
         esac
         return 0
     fi
@@ -444,9 +459,24 @@ _rfio()
         --merge_blktrace_file) :; return 0 ;;
         --merge_blktrace_scalars) :; return 0 ;;
         --merge_blktrace_iters) :; return 0 ;;
+        --write_iolog) :; return 0 ;;
+        --read_iolog) :; return 0 ;;
+        --read_iolog_chunked) :; return 0 ;;
+        --replay_no_stall) :; return 0 ;;
+        --replay_redirect) :; return 0 ;;
+        --replay_scale) :; return 0 ;;
+        --replay_align) :; return 0 ;;
+        --replay_time_scale) :; return 0 ;;
+        --replay_skip) :; return 0 ;;
+        --exec_prerun) :; return 0 ;;
+        --exec_postrun) :; return 0 ;;
+        --numa_cpu_nodes) :; return 0 ;;
+        --numa_mem_policy) :; return 0 ;;
+        --fill_device) :; return 0 ;;
+        --exit_what) COMPREPLY=($(compgen -P "$pre" -W 'group stonewall all' -- "$cur")); return 0 ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --client= --remote-config= --server-allow-from= --server-allow-dir= --server-no-exec --merge --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll --allow_file_create= --create_only= --create_fsync= --create_serialize= --file_append= --pre_read= --unique_filename= --openfiles= --opendir= --fadvise_hint= --sync_file_range= --write_hint= --lockfile= --ioscheduler= --atomic= --write_barrier= --offset_align= --bs_unaligned --bs_is_seq_rand= --rw_sequencer= --allrandrepeat= --softrandommap= --mem= --iomem_align= --lockmem= --stats= --disk_util= --block_error_percentiles= --clocksource= --gtod_cpu= --uid= --gid= --cgroup= --cgroup_weight= --cgroup_nodelete= --profile= --merge_blktrace_file= --merge_blktrace_scalars= --merge_blktrace_iters=' -- "$cur"))
+        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --client= --remote-config= --server-allow-from= --server-allow-dir= --server-no-exec --merge --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll --allow_file_create= --create_only= --create_fsync= --create_serialize= --file_append= --pre_read= --unique_filename= --openfiles= --opendir= --fadvise_hint= --sync_file_range= --write_hint= --lockfile= --ioscheduler= --atomic= --write_barrier= --offset_align= --bs_unaligned --bs_is_seq_rand= --rw_sequencer= --allrandrepeat= --softrandommap= --mem= --iomem_align= --lockmem= --stats= --disk_util= --block_error_percentiles= --clocksource= --gtod_cpu= --uid= --gid= --cgroup= --cgroup_weight= --cgroup_nodelete= --profile= --merge_blktrace_file= --merge_blktrace_scalars= --merge_blktrace_iters= --write_iolog= --read_iolog= --read_iolog_chunked= --replay_no_stall= --replay_redirect= --replay_scale= --replay_align= --replay_time_scale= --replay_skip= --exec_prerun= --exec_postrun= --numa_cpu_nodes= --numa_mem_policy= --fill_device= --exit_what=' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi

@@ -142,6 +142,14 @@ pub(crate) fn validate(jobs: &[crate::job::Job], parse_only: bool) -> Result<(),
                 });
             }
         }
+        if !parse_only {
+            // fio's numa option callbacks (skipped by its dry run).
+            crate::run::numa::check(j).map_err(|(stdout, stderr)| Failure {
+                stdout,
+                stderr,
+                code: 1,
+            })?;
+        }
         if j.readonly && (j.pattern.write || j.pattern.trim) {
             return Err(Failure::stderr(format!(
                 "fio: job <{}> has write bit set, but fio is in read-only mode\n",
@@ -299,6 +307,12 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         .any(|j| j.blockalign.is_some() && j.pattern.random && !j.norandommap)
     {
         warn("fio: Any use of blockalign= turns off randommap\n");
+    }
+    if jobs
+        .iter()
+        .any(|j| j.replay.is_some() && j.opts.is_set("write_iolog"))
+    {
+        warn("fio: read iolog overrides write_iolog\n");
     }
     for (stdout, line) in crate::verify::warnings(&jobs) {
         let to = if stdout && p.normal {

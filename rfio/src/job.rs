@@ -55,7 +55,8 @@ pub struct Job {
     pub opts: JobOptions,
     pub rw_word: String,
     pub pattern: Pattern,
-    /// `rw=randread:8` (random: ios per new offset) or `rw=read:4k` (skip).
+    /// `rw=randread:8` (random: ios per new offset) or `rw=read:4k` (skip;
+    /// `read:-8k` steps back, kept as fio's signed value's u64 bits).
     pub rw_postfix: u64,
     pub rwmixread: u32,
     /// Block size range per direction.
@@ -195,6 +196,24 @@ pub struct Job {
     pub verify: Option<crate::verify::Spec>,
     /// Buffer contents (zero/refill/scramble/compress/dedupe/pattern).
     pub content: crate::run::buffers::Content,
+    // --- h1: I/O logs, replay, exec_prerun/postrun, numa, fill_device, exit_what ---
+    /// write_iolog: the file the job's I/O pattern is appended to.
+    pub write_iolog: Option<String>,
+    /// read_iolog and the replay_* options (None: no replay).
+    pub replay: Option<crate::run::iolog::Replay>,
+    /// exec_prerun / exec_postrun: shell commands run around the job.
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
+    /// numa_cpu_nodes / numa_mem_policy as given (run/numa.rs).
+    pub numa_cpu_nodes: Option<String>,
+    pub numa_mem_policy: Option<String>,
+    /// fill_device: write until ENOSPC, which then is no error.
+    pub fill_device: bool,
+    /// exit_what: 0 group, 1 stonewall, 2 all.
+    pub exit_what: u8,
+    /// create_serialize=0: the job's files are sized and laid out as its
+    /// segment starts (after the jobs before it ran), not before any job.
+    pub create_serialize: bool,
 }
 
 /// C's atoi as glibc's: blanks, a sign, digits up to the first other
@@ -356,6 +375,9 @@ fn build(
     let errors = error_policy(o)?;
     let random_distribution = random_distribution(o)?;
     check_file_service(o)?;
+    if let Some(s) = o.text("replay_skip") {
+        crate::run::iolog::check_skip(&s).map_err(Failure::stderr)?;
+    }
     let job = Job {
         name: def.name.clone(),
         clone,
@@ -381,7 +403,13 @@ fn build(
         direct: o.flag("direct"),
         sync_mode,
         // `Nz`: zones of zonesize (run/offsets/zones.rs).
-        size: zones::in_zones(o, "size").unwrap_or_else(|| o.size("size")),
+        // fill_device without size= runs until the device is full.
+        size: zones::in_zones(o, "size")
+            .unwrap_or_else(|| o.size("size"))
+            .or_else(|| {
+                o.flag("fill_device")
+                    .then_some(SizeOrPercent::Bytes(u64::MAX))
+            }),
         io_size: zones::in_zones(o, "io_size").unwrap_or_else(|| o.size("io_size")),
         offset: zones::in_zones(o, "offset")
             .unwrap_or_else(|| o.size("offset"))
@@ -494,6 +522,20 @@ fn build(
         readonly,
         verify: None,
         content: Default::default(),
+        // fio: a read iolog overrides write_iolog (app.rs says so).
+        write_iolog: o.text("write_iolog").filter(|_| !o.is_set("read_iolog")),
+        replay: crate::run::iolog::Replay::from_options(o, clone),
+        exec_prerun: o.text("exec_prerun"),
+        exec_postrun: o.text("exec_postrun"),
+        numa_cpu_nodes: o.text("numa_cpu_nodes"),
+        numa_mem_policy: o.text("numa_mem_policy"),
+        fill_device: o.flag("fill_device"),
+        exit_what: match o.choice("exit_what").0.as_str() {
+            "stonewall" => 1,
+            "all" => 2,
+            _ => 0,
+        },
+        create_serialize: o.flag("create_serialize"),
     };
     settle(job, o)
 }
@@ -543,7 +585,17 @@ fn rw_postfix(
         // A random job's postfix is fio's atoi: I/Os per random offset
         // (`4k` is 4, a word 0: never a random one, -3 wraps).
         Some(p) if pattern.random => u64::from(c_atoi(&p) as u32),
-        // fio reads the postfix as a signed 64-bit size.
+        // fio reads the postfix as a signed 64-bit size: `-8k` steps
+        // back (kept as the two's complement, as fio adds it).
+        Some(p) if p.starts_with('-') && parse_size(&p[1..], kb_base).is_ok() => {
+            let back = parse_size(&p[1..], kb_base).unwrap_or(0);
+            if back > i64::MAX as u64 {
+                return Err(Failure::stderr(format!(
+                    "fio: rw postfix parsing failed\nfio: failed parsing rw={rw_word}:{p}\n"
+                )));
+            }
+            back.wrapping_neg()
+        }
         Some(p) if parse_size(&p, kb_base).is_ok_and(|v| v > i64::MAX as u64) => {
             return Err(Failure::stderr(format!(
                 "fio: rw postfix parsing failed\nfio: failed parsing rw={rw_word}:{p}\n"

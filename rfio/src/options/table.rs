@@ -1946,6 +1946,127 @@ pub static OPTIONS: &[OptDef] = &[
         "list of floating point values separated by ':' (opt=5.9:7.8)",
         None,
     ),
+    // --- h1: I/O logs, replay, exec_prerun/postrun, numa, fill_device, exit_what ---
+    opt(
+        "write_iolog",
+        Kind::Text,
+        None,
+        "I/O logs",
+        "Store IO pattern to file",
+    ),
+    opt(
+        "read_iolog",
+        Kind::Text,
+        None,
+        "I/O logs",
+        "Playback IO pattern from file",
+    ),
+    opt(
+        "read_iolog_chunked",
+        Kind::Bool,
+        Some("0"),
+        "I/O logs",
+        "Parse IO pattern in chunks",
+    ),
+    opt(
+        "replay_no_stall",
+        Kind::Bool,
+        Some("0"),
+        "I/O logs",
+        "Playback IO pattern file as fast as possible without stalls",
+    ),
+    opt(
+        "replay_redirect",
+        Kind::Text,
+        None,
+        "I/O logs",
+        "Replay all I/O onto this device, regardless of trace device",
+    ),
+    // fio 3.33's help lines of replay_scale and replay_align are each
+    // other's; --cmdhelp prints them as fio does.
+    opt(
+        "replay_scale",
+        UNBOUNDED,
+        Some("1"),
+        "I/O logs",
+        "Align offsets to this blocksize",
+    ),
+    opt(
+        "replay_align",
+        UNBOUNDED,
+        None,
+        "I/O logs",
+        "Scale offset down by this factor",
+    ),
+    opt(
+        "replay_time_scale",
+        POSITIVE,
+        Some("100"),
+        "I/O logs",
+        "Scale time for replay events",
+    ),
+    opt(
+        "replay_skip",
+        Kind::Text,
+        None,
+        "I/O logs",
+        "Skip certain IO types (read,write,trim,flush)",
+    ),
+    opt(
+        "exec_prerun",
+        Kind::Text,
+        None,
+        "Job",
+        "Execute this file prior to running job",
+    ),
+    opt(
+        "exec_postrun",
+        Kind::Text,
+        None,
+        "Job",
+        "Execute this file after running job",
+    ),
+    opt(
+        "numa_cpu_nodes",
+        Kind::Text,
+        None,
+        "CPU",
+        "NUMA CPU nodes bind",
+    ),
+    opt(
+        "numa_mem_policy",
+        Kind::Text,
+        None,
+        "CPU",
+        "NUMA memory policy setup",
+    ),
+    aliased(
+        opt(
+            "fill_device",
+            Kind::Bool,
+            Some("0"),
+            "Files",
+            "Write until an ENOSPC error occurs",
+        ),
+        "fill_fs",
+    ),
+    opt(
+        "exit_what",
+        Kind::Choice(EXIT_WHAT),
+        Some("group"),
+        "Job",
+        "Fine-grained control for exitall",
+    ),
+];
+
+/// exit_what: which jobs an exitall stops.
+const EXIT_WHAT: &[(&str, &str)] = &[
+    ("group", "exit_all=1 default behaviour"),
+    (
+        "stonewall",
+        "quit all currently running jobs; continue with next stonewall",
+    ),
+    ("all", "Quit everything"),
 ];
 
 /// The options of fio's built-in profiles (tiobench, act): fio takes them

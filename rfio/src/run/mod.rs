@@ -4,10 +4,13 @@
 pub mod buffers;
 pub mod errors;
 pub mod eta;
+pub mod exec;
 pub mod files;
+pub mod iolog;
 pub mod jobenv;
 pub mod logs;
 pub mod memory;
+pub mod numa;
 pub mod offsets;
 pub mod pacing;
 pub mod placement;
@@ -65,6 +68,17 @@ pub fn run_all(
     agg: Option<&logs::agglog::AggLog>,
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Vec<JobRun> {
+    // read_iolog: each replaying job as its log has it.
+    let replayed: Vec<Job>;
+    let jobs = if jobs.iter().any(|j| j.replay.is_some()) {
+        replayed = jobs
+            .iter()
+            .map(|j| iolog::prepare(j).unwrap_or_else(|| j.clone()))
+            .collect();
+        &replayed[..]
+    } else {
+        jobs
+    };
     let mut runs: Vec<Option<JobRun>> = vec![None; jobs.len()];
     let progress: Vec<eta::Progress> = jobs.iter().map(|_| eta::Progress::new()).collect();
     let done = AtomicBool::new(false);
@@ -92,6 +106,8 @@ pub fn run_all(
         // fio's exitall is program-wide: one job with it makes every job's
         // end stop the others (its exitall_on_terminate).
         let exitall_anywhere = jobs.iter().any(|j| j.exitall);
+        // exit_what=all: a job's end stops the segments after it too.
+        let stop_rest = AtomicBool::new(false);
         // fio sizes and lays out the files of every job, in thread order
         // (clones counting down, job::expand), before any job starts
         // (create_serialize): a later job (or clone) that needs a shared
@@ -99,7 +115,11 @@ pub fn run_all(
         let mut planned: Vec<Option<files::layout::Planned>> = jobs
             .iter()
             .enumerate()
-            .map(|(i, job)| plan_job(job, &mut runs[i], &progress[i], notice))
+            .map(|(i, job)| {
+                job.create_serialize
+                    .then(|| plan_job(job, &mut runs[i], &progress[i], notice))
+                    .flatten()
+            })
             .collect();
         let mut start = 0;
         while start < jobs.len() {
@@ -114,7 +134,7 @@ pub fn run_all(
                 &progress[start..end],
                 t0,
                 notice,
-                exitall_anywhere,
+                (exitall_anywhere, &stop_rest),
             );
             start = end;
             if rbench_common::stop::should_stop() {
@@ -181,6 +201,14 @@ fn plan_job(
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Option<files::layout::Planned> {
     let traits = engine::traits(&job.engine);
+    if let Some(r) = &job.replay {
+        // A replay lays out nothing: the log's files are used as they are.
+        let io_size = r.log.as_ref().map_or(0, |l| l.bytes.iter().sum());
+        if let Some(l) = &r.log {
+            notice(Stream::Stderr, &l.warnings);
+        }
+        return Some(files::layout::plan_replay(job, traits.diskless, io_size));
+    }
     let mut lines = Vec::new();
     let planned = files::layout::plan(job, traits.diskless, &mut lines);
     for (stream, l) in &lines {
@@ -285,9 +313,18 @@ fn run_segment(
     progress: &[eta::Progress],
     t0: std::time::Instant,
     notice: &mut dyn FnMut(Stream, &str),
-    exitall_anywhere: bool,
+    (exitall_anywhere, stop_rest): (bool, &AtomicBool),
 ) {
-    let exit_all = AtomicBool::new(false);
+    // exitall: one flag per job, raised by the jobs its end stops (all of
+    // them already where exit_what=all ended an earlier segment).
+    let stop_now = stop_rest.load(std::sync::atomic::Ordering::Relaxed);
+    let exits: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(stop_now)).collect();
+    // create_serialize=0: those jobs' files are set up as they start.
+    for (i, job) in jobs.iter().enumerate() {
+        if !job.create_serialize {
+            planned[i] = plan_job(job, &mut out[i], &progress[i], notice);
+        }
+    }
     // steadystate with group_reporting: the group's window, for its jobs.
     pacing::steadystate::register(jobs, progress, t0);
     let prepared = prepare(jobs, planned, out, progress, notice);
@@ -295,7 +332,7 @@ fn run_segment(
         let handles: Vec<_> = prepared
             .into_iter()
             .map(|(i, job, traits, eng, files)| {
-                let exit_all = &exit_all;
+                let exits = (&exits[..], stop_rest);
                 let all_progress = progress;
                 s.spawn(move || {
                     job_thread(
@@ -304,7 +341,7 @@ fn run_segment(
                         traits,
                         eng,
                         &files,
-                        (exit_all, exitall_anywhere),
+                        (exits, exitall_anywhere),
                         (jobs, all_progress, t0),
                     )
                 })
@@ -427,7 +464,7 @@ fn job_thread(
     traits: engine::Traits,
     eng: Box<dyn engine::Engine>,
     files: &files::layout::JobFiles,
-    (exit_all, exitall_anywhere): (&AtomicBool, bool),
+    ((exits, stop_rest), exitall_anywhere): ((&[AtomicBool], &AtomicBool), bool),
     (jobs, all_progress, t0): (&[Job], &[eta::Progress], std::time::Instant),
 ) -> Finished {
     let progress = &all_progress[i];
@@ -464,7 +501,9 @@ fn job_thread(
     let (stats, err, logs) = match jobenv::enter(job, files, &mut env_notice) {
         // create_only: the files are laid out, the job is done.
         Ok(_env) if job.opts.flag("create_only") => Default::default(),
-        Ok(_env) => submitters::run(job, traits, eng, files, exit_all, progress),
+        // exec_prerun: a command that fails ends the job before its I/O.
+        Ok(_env) if !exec::prerun(job) => Default::default(),
+        Ok(_env) => submitters::run(job, traits, eng, files, &exits[i], progress),
         Err(e) => jobenv_failed(e, &mut env_notice),
     };
     let err = err.map(|e| errors::queue_site(e, &job.engine));
@@ -478,12 +517,13 @@ fn job_thread(
         .store(b'_', std::sync::atomic::Ordering::Relaxed);
     // fio's perror line for each log it cannot write.
     let log_error = logs.and_then(|l| l.write());
+    exec::postrun(job);
     let log_error = match (env_notice.is_empty(), log_error) {
         (true, l) => l,
         (false, l) => Some(env_notice + l.as_deref().unwrap_or("")),
     };
     if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
-        exit_all.store(true, std::sync::atomic::Ordering::Relaxed);
+        stop_others(jobs, i, exits, stop_rest);
     }
     if job.unlink {
         files::layout::unlink(&files.paths);
@@ -531,6 +571,22 @@ fn job_thread(
         err_paths.map(|e| (e, path, (logged, first_io))),
         log_error,
     )
+}
+
+/// exitall: what a job's end stops, by its exit_what (fio's
+/// fio_terminate_threads): its group's jobs, every job of its stonewall
+/// segment, or those and every later job too.
+fn stop_others(jobs: &[Job], i: usize, exits: &[AtomicBool], stop_rest: &AtomicBool) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let me = &jobs[i];
+    for (j, e) in jobs.iter().zip(exits) {
+        if me.exit_what != 0 || j.groupid == me.groupid {
+            e.store(true, Relaxed);
+        }
+    }
+    if me.exit_what == 2 {
+        stop_rest.store(true, Relaxed);
+    }
 }
 
 fn report_io_error(

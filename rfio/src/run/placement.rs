@@ -63,6 +63,7 @@ pub fn apply(job: &Job) -> Result<(), (i32, &'static str)> {
             return Err((errno(), "cpu_set_affinity"));
         }
     }
+    crate::run::numa::apply(job)?;
     if job.nice != 0 {
         // SAFETY: setpriority on this thread (tid) with a bounded value.
         let r = unsafe {

@@ -145,6 +145,8 @@ struct Core<'a> {
     verifier: Option<crate::verify::Verifier<'a>>,
     filler: super::buffers::Filler,
     logs: Option<Logs>,
+    /// write_iolog: a line per I/O queued.
+    iolog: Option<super::iolog::writer::IoLogWriter>,
     st: ThreadStats,
     error: Option<IoError>,
     /// The units' memory (after the engine, which may still point into it).
@@ -283,6 +285,7 @@ impl<'a> Worker<'a> {
         progress: &'a super::eta::Progress,
     ) -> Result<Worker<'a>, Box<Ended>> {
         let (bufs, units, filler, mut picker) = start(job, traits, &mut *engine, files)?;
+        let iolog = open_iolog(job, files)?;
         let mut st = ThreadStats::default();
         let depth = units.len();
         let unit_len = job.max_bs() as usize;
@@ -369,6 +372,7 @@ impl<'a> Worker<'a> {
             verifier,
             filler,
             logs,
+            iolog,
             st,
             error: None,
             _bufs: bufs,
@@ -591,17 +595,25 @@ impl<'a> Worker<'a> {
         // The held unit (next loop's first write) keeps its setup.
         let kept = c.q.held.map(|h| (h, self.units[h]));
         let reads0 = c.st.dir[0].ios;
+        // fio closes the files before it verifies; reading them back
+        // opens them again, which drops their cache.
+        c.picker.drop_caches(true);
+        if let Some(l) = c.iolog.as_mut() {
+            l.reopen(p.ns(p.clock.now()) / 1000);
+        }
         let mut log = crate::verify::ReadLog {
             logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
             base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
             per_io_rates: p.per_io_rates,
+            iolog: c.iolog.as_mut(),
         };
-        // fio closes the files before it verifies; reading them back
-        // opens them again, which drops their cache.
-        c.picker.drop_caches(true);
         let sync = p.traits.sync;
         if let Err(e) = v.final_pass(&mut *c.engine, &mut self.units, sync, &mut c.st, &mut log) {
             c.error = Some(e.into_io_error(sync));
+        }
+        // The next loop opens the files again.
+        if let Some(l) = c.iolog.as_mut() {
+            l.reopen(p.ns(p.clock.now()) / 1000);
         }
         // fio's number_ios counts the verify reads too.
         c.issued.ios += c.st.dir[0].ios.saturating_sub(reads0);
@@ -645,12 +657,16 @@ impl<'a> Worker<'a> {
             return;
         }
         p.progress.state.store(b'V', Ordering::Relaxed);
+        c.picker.drop_caches(true);
+        if let Some(l) = c.iolog.as_mut() {
+            l.reopen(p.ns(p.clock.now()) / 1000);
+        }
         let mut log = crate::verify::ReadLog {
             logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
             base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
             per_io_rates: p.per_io_rates,
+            iolog: c.iolog.as_mut(),
         };
-        c.picker.drop_caches(true);
         let sync = p.traits.sync;
         if let Err(e) = v.final_pass(&mut *c.engine, &mut self.units, sync, &mut c.st, &mut log) {
             c.error = Some(e.into_io_error(sync));
@@ -667,6 +683,7 @@ impl<'a> Worker<'a> {
             pace,
             verifier,
             mut logs,
+            iolog,
             mut st,
             mut error,
             ..
@@ -704,6 +721,14 @@ impl<'a> Worker<'a> {
         st.ctx = usage.2.saturating_sub(usage0.2);
         st.majf = usage.3.saturating_sub(usage0.3);
         st.minf = usage.4.saturating_sub(usage0.4);
+        // fill_device: the device filled up is the job done, no error
+        // (its `io_u error` line stays).
+        if error
+            .as_ref()
+            .is_some_and(|e| job.fill_device && matches!(e.errno, libc::ENOSPC | libc::EDQUOT))
+        {
+            error = None;
+        }
         if let Some(e) = &error {
             st.error = e.errno;
         }
@@ -712,6 +737,9 @@ impl<'a> Worker<'a> {
         }
         if let Some(ss) = &pace.steady {
             st.steadystate = Some(Box::new(ss.report()));
+        }
+        if let Some(l) = iolog {
+            l.close(p.ns(p.clock.now()) / 1000);
         }
         drop(engine);
         (st, error, logs)
@@ -775,6 +803,36 @@ fn start(
     }
     let picker = Picker::new(job, files.regions.clone(), seed);
     Ok((bufs, units, filler, picker))
+}
+
+/// read_iolog that could not be read, or write_iolog that cannot be
+/// opened: fio's init_iolog fails the job (EINVAL) before its first I/O.
+fn open_iolog(
+    job: &Job,
+    files: &JobFiles,
+) -> Result<Option<super::iolog::writer::IoLogWriter>, Box<Ended>> {
+    let fail = |note: String| {
+        let st = ThreadStats {
+            error: libc::EINVAL,
+            ..ThreadStats::default()
+        };
+        let e = IoError::at_site(
+            libc::EINVAL,
+            "iolog.c:795",
+            "failed initializing iolog",
+            note,
+        );
+        Box::new((st, Some(e), None))
+    };
+    if let Some(e) = job.replay.as_ref().and_then(|r| r.load_error.clone()) {
+        return Err(fail(e));
+    }
+    let Some(path) = &job.write_iolog else {
+        return Ok(None);
+    };
+    super::iolog::writer::IoLogWriter::create(path, &files.paths, 0)
+        .map(Some)
+        .map_err(fail)
 }
 
 impl<'a> Plan<'a> {
@@ -1098,7 +1156,11 @@ impl Core<'_> {
             // fio drops each file's cache as it starts over: one file (or a
             // random map) wraps in place, more files (and io_size rounds)
             // are closed and opened again.
-            picker.drop_caches(!time_based || (files.regions.len() > 1 && !job.pattern.random));
+            let reopened = !time_based || (files.regions.len() > 1 && !job.pattern.random);
+            picker.drop_caches(reopened);
+            if let Some(l) = self.iolog.as_mut().filter(|_| reopened) {
+                l.reopen(p.ns(p.clock.now()) / 1000);
+            }
             got = picker.next(io);
         }
         if got {
@@ -1131,6 +1193,9 @@ impl Core<'_> {
             // fio closes the files between loops; its next I/O opens them
             // again, which drops their cache.
             picker.drop_caches(true);
+            if let Some(l) = self.iolog.as_mut() {
+                l.reopen(p.ns(p.clock.now()) / 1000);
+            }
             got = picker.next(io);
         }
         Ok(got)
@@ -1201,6 +1266,9 @@ impl Core<'_> {
         }
         self.st.issued[issue_slot(io.kind)] += 1;
         io.issue = p.clock.now();
+        if let Some(l) = self.iolog.as_mut() {
+            l.io(p.ns(io.issue) / 1000, io);
+        }
         true
     }
 

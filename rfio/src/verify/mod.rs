@@ -501,6 +501,7 @@ impl<'a> Verifier<'a> {
                 logs,
                 base_ns: base_ns(),
                 per_io_rates,
+                iolog: None,
             };
             self.flush_backlog_log(&mut log, st);
         }

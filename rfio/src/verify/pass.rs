@@ -16,6 +16,8 @@ pub struct ReadLog<'a> {
     pub logs: Option<&'a mut Logs>,
     pub base_ns: u64,
     pub per_io_rates: (bool, bool),
+    /// write_iolog: the phase's reads are logged as fio logs them.
+    pub iolog: Option<&'a mut crate::run::iolog::writer::IoLogWriter>,
 }
 
 impl ReadLog<'_> {
@@ -85,6 +87,9 @@ pub(super) fn run(
             io.len = w.len as usize;
             io.result = 0;
             let t0 = now_ns();
+            if let Some(l) = log.iolog.as_deref_mut() {
+                l.io_now(io);
+            }
             match engine.queue(idx, io) {
                 Queued::Completed => {
                     next += 1;

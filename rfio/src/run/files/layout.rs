@@ -178,6 +178,9 @@ pub fn plan(
         ));
     }
     lay_out(job, &to_layout, &existing, notices)?;
+    if job.fill_device && !job.pattern.write {
+        io_total = fill_device_regions(job, &mut files);
+    }
     files.paths = job.filenames.clone();
     // size= caps what filesize= lays out (fio moves `size` bytes).
     if job.size.is_some() && file_sizes.is_some() {
@@ -190,6 +193,34 @@ pub fn plan(
         existing,
         diskless: false,
     })
+}
+
+/// read_iolog: the log's files as they are, none sized or laid out (fio
+/// skips both for a replay); one missing is created as the job opens it
+/// to write (`create_on_open`, job::prepare). Each region is the whole
+/// file: the log says where the I/O goes.
+pub fn plan_replay(job: &Job, diskless: bool, io_size: u64) -> Planned {
+    let mut files = JobFiles::default();
+    let existing: Vec<Option<(u64, bool)>> =
+        job.filenames.iter().map(|p| existing_size(p)).collect();
+    for e in &existing {
+        // fio does not size a replay's files: a read past a file's end is
+        // not its end (fio's short read then ends in EIO, full resid);
+        // mmap maps what the file holds.
+        let size = match job.engine.as_str() {
+            "mmap" => e.map_or(0, |e| e.0),
+            _ => u64::MAX,
+        };
+        files.regions.push((-1, 0, u64::MAX / 2));
+        files.sizes.push(size);
+    }
+    files.paths = job.filenames.clone();
+    files.io_size = io_size;
+    Planned {
+        files,
+        existing,
+        diskless,
+    }
 }
 
 /// One file's region: its offset (size=, offset=, offset_increment=),
@@ -704,7 +735,10 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
     let old = f.metadata().map(|m| m.len()).unwrap_or(0);
     // SAFETY: plain syscalls on a descriptor we own.
     unsafe {
+        // fill_device: the file is written until the device is full,
+        // never truncated or preallocated (fio's extend_file).
         match job.fallocate.as_str() {
+            _ if job.fill_device => {}
             "none" | "0" | "truncate" => {}
             "keep" => {
                 libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t);
@@ -720,7 +754,7 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
         // mmap); a write-only job's file is what fallocate made of it and
         // grows as it is written (a full file system leaves it short).
         let new_layout = job.pattern.read || job.overwrite || job.engine == "mmap";
-        if new_layout && libc::ftruncate(fd, size as libc::off_t) < 0 {
+        if new_layout && !job.fill_device && libc::ftruncate(fd, size as libc::off_t) < 0 {
             return Err(SetupError::os(
                 "ftruncate".into(),
                 &std::io::Error::last_os_error(),
@@ -753,11 +787,14 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
             }
             let n = left.min(chunk.len() as u64) as usize;
             // fio fails the layout before the job starts (pid=0,
-            // filesetup.c:240).
-            f.write_all(&chunk[..n]).map_err(|e| SetupError {
-                in_job: false,
-                ..SetupError::os("write".into(), &e)
-            })?;
+            // filesetup.c:240); a full device is where fill_device ends.
+            match f.write_all(&chunk[..n]) {
+                Err(e) if job.fill_device && is_full(&e) => break,
+                r => r.map_err(|e| SetupError {
+                    in_job: false,
+                    ..SetupError::os("write".into(), &e)
+                })?,
+            }
             left -= n as u64;
         }
     }
@@ -769,6 +806,25 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
     // end), whatever the job's invalidate= says.
     drop_cache(fd, old_len, size.saturating_sub(old_len));
     Ok(())
+}
+
+/// ENOSPC or EDQUOT: the device (or the quota) is full.
+fn is_full(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+}
+
+/// fill_device for a job that does not write: its regions end where the
+/// layout filled the device (fio sizes the files again after it).
+fn fill_device_regions(job: &Job, files: &mut JobFiles) -> u64 {
+    let mut total = 0;
+    for (i, p) in job.filenames.iter().enumerate() {
+        let size = existing_size(p).map_or(0, |e| e.0);
+        let r = &mut files.regions[i];
+        r.2 = r.2.min(size.saturating_sub(r.1));
+        files.sizes[i] = size;
+        total += r.2;
+    }
+    total
 }
 
 /// fio's OS_O_ATOMIC where the C library has no O_ATOMIC (Linux).

@@ -206,6 +206,35 @@ pub struct Picker {
     /// within a run (its loop_cache_invalidate), not those of a reopen.
     invalidate: bool,
     direct: bool,
+    /// read_iolog: the log's entries in place of any offsets of its own.
+    replay: Option<crate::run::iolog::reader::Cursor>,
+}
+
+/// `rw=read:N` and `rw=read:-N` as fio's get_next_seq_offset: the hole
+/// (or the step back, `add` being fio's signed ddir_seq_add kept as its
+/// u64 bits) follows the end of the last I/O `p`. Positions count from
+/// the region's or zone's start; one past the file's size wraps to the
+/// start going forward, to the end less the step going back (where a
+/// job at an offset starts too, as fio's); None: past the region, the
+/// pass ends.
+#[inline]
+fn hole(r: &Region, p: u64, add: u64) -> Option<u64> {
+    let back = (add as i64) < 0;
+    // fio's end is io_size where the file is larger (not offset+io_size).
+    let end = r.file_size.min(r.len);
+    let last = if back && p == r.base && r.base != 0 {
+        end
+    } else {
+        p
+    };
+    let mut rel = last.wrapping_sub(r.base);
+    if rel != 0 {
+        rel = rel.wrapping_add(add);
+        if rel >= r.file_size {
+            rel = if back { end.wrapping_add(add) } else { 0 };
+        }
+    }
+    (rel < r.len).then(|| r.base + rel)
 }
 
 /// The size of an open file (None for the null engine's -1 or a device
@@ -354,6 +383,11 @@ impl Picker {
             last: (0, 0, 0),
             key,
             choices: crate::run::offsets::choices::Choices::new(job),
+            replay: job
+                .replay
+                .as_ref()
+                .and_then(|r| r.log.clone())
+                .map(crate::run::iolog::reader::Cursor::new),
         }
     }
 
@@ -448,6 +482,19 @@ impl Picker {
                     false
                 }
             };
+        }
+        // read_iolog: the log says what comes next.
+        if let Some(c) = self.replay.as_mut() {
+            let Some((kind, file, off, len)) = c.next() else {
+                return false;
+            };
+            let file = file.min(self.regions.len().saturating_sub(1));
+            io.kind = kind;
+            io.file = file;
+            io.fd = self.regions.get(file).map_or(-1, |r| r.fd);
+            io.offset = off;
+            io.len = len as usize;
+            return !self.regions.is_empty();
         }
         if let Some((f, off, l)) = self.write_after_trim.take() {
             self.followup = true;
@@ -767,22 +814,15 @@ impl Picker {
             self.next_region = advance;
             return None;
         }
-        if self.skip > 0 && p != r.base {
-            // `rw=read:N` as fio's get_next_seq_offset: the hole
-            // follows the end of the last I/O; a position (counted
-            // from the region's or zone's start) past the file's
-            // size wraps to the start (io_size then ends the job),
-            // one past the region ends the pass.
-            let mut rel = (p - r.base).saturating_add(self.skip);
-            if rel >= r.file_size {
-                rel = 0;
+        if self.skip != 0 {
+            match hole(r, p, self.skip) {
+                Some(next) => p = next,
+                None => {
+                    r.exhausted = true;
+                    self.next_region = advance;
+                    return None;
+                }
             }
-            if rel >= r.len {
-                r.exhausted = true;
-                self.next_region = advance;
-                return None;
-            }
-            p = r.base + rel;
         }
         Some(p)
     }
