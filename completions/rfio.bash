@@ -194,6 +194,19 @@ _rfio()
             --fixedbufs) :; ;;
             --registerfiles) :; ;;
             --sqthread_poll) :; ;;
+            --flow_id) :; ;;
+            --flow) :; ;;
+            --flow_sleep) :; ;;
+            --serialize_overlap) :; ;;
+            --max_latency) :; ;;
+            --latency_target) :; ;;
+            --latency_window) :; ;;
+            --latency_percentile) :; ;;
+            --latency_run) :; ;;
+            --cmdprio_percentage) :; ;;
+            --cmdprio_class) :; ;;
+            --cmdprio) :; ;;
+            --cmdprio_bssplit) :; ;;
         esac
         return 0
     fi
@@ -359,9 +372,22 @@ _rfio()
         --kb_base) COMPREPLY=($(compgen -P "$pre" -W '1024 1000' -- "$cur")); return 0 ;;
         --unit_base) COMPREPLY=($(compgen -P "$pre" -W '0 8 1' -- "$cur")); return 0 ;;
         --significant_figures) :; return 0 ;;
+        --flow_id) :; return 0 ;;
+        --flow) :; return 0 ;;
+        --flow_sleep) :; return 0 ;;
+        --serialize_overlap) :; return 0 ;;
+        --max_latency) :; return 0 ;;
+        --latency_target) :; return 0 ;;
+        --latency_window) :; return 0 ;;
+        --latency_percentile) :; return 0 ;;
+        --latency_run) :; return 0 ;;
+        --cmdprio_percentage) :; return 0 ;;
+        --cmdprio_class) :; return 0 ;;
+        --cmdprio) :; return 0 ;;
+        --cmdprio_bssplit) :; return 0 ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
+        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll --flow_id= --flow= --flow_sleep= --serialize_overlap= --max_latency= --latency_target= --latency_window= --latency_percentile= --latency_run= --cmdprio_percentage= --cmdprio_class= --cmdprio= --cmdprio_bssplit=' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi

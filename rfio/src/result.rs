@@ -107,6 +107,8 @@ pub struct UnitReport {
     pub errors: Option<(u64, i32)>,
     pub short: [u64; 3],
     pub iodepth: usize,
+    /// latency_target (ns), latency_window (µs), latency_percentile.
+    pub latency_target: (u64, u64, f64),
     /// unified_rw_reporting: 0 none, 1 mixed (dirs[0] holds all), 2 both.
     pub unified: u8,
     /// The folded direction of unified_rw_reporting=both.
@@ -337,7 +339,18 @@ fn unit_report(
         ],
         // fio's latency_depth is set when a job starts: 0 (and the
         // latency_* JSON keys left out) for a job whose setup failed.
-        iodepth: if run.setup_failed { 0 } else { job.iodepth },
+        iodepth: if run.setup_failed {
+            0
+        } else if st.latency_qd > 0 {
+            st.latency_qd
+        } else {
+            job.iodepth
+        },
+        latency_target: (
+            job.latency_target_us.saturating_mul(1000),
+            job.latency_window_us,
+            job.latency_percentile,
+        ),
         unified: job.unified,
         mixed: (job.unified == 2).then(|| dir_report(job, &st.folded().dir[0], json_plus)),
         pct_precision: job.pct_precision,

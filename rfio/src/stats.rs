@@ -119,6 +119,8 @@ pub struct ThreadStats {
     pub dumped: Vec<crate::run::worker::IoError>,
     /// The steadystate block (ss_dur set).
     pub steadystate: Option<Box<crate::run::pacing::steadystate::SsReport>>,
+    /// latency_target: the queue depth the probe ended at (0: no probe).
+    pub latency_qd: usize,
 }
 
 impl ThreadStats {

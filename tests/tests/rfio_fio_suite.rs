@@ -32,22 +32,6 @@ const EXPECTED: &[(&str, &str)] = &[
         "jobs/t0007",
         "no write_iolog= (I/O logs are not implemented)",
     ),
-    (
-        "jobs/t0011",
-        "no flow_id=/flow= (flow control is not implemented)",
-    ),
-    (
-        "jobs/t0012",
-        "no flow_id=/flow= (flow control is not implemented)",
-    ),
-    (
-        "jobs/t0014",
-        "no flow_id=/flow= (flow control is not implemented)",
-    ),
-    (
-        "jobs/t0013",
-        "no serialize_overlap= (io_submit_mode=offload it uses is accepted now)",
-    ),
     ("jobs/t0017", "no posixaio engine"),
     // steadystate_tests.py first looks for fio's parser trace lines.
     (
@@ -74,14 +58,6 @@ const EXPECTED: &[(&str, &str)] = &[
     // Engines rfio does not implement (fio's are built in here).
     ("examples/cpuio.fio", "no cpuio engine"),
     ("examples/cpp_null.fio", "no cpp_null engine"),
-    (
-        "examples/cmdprio-bssplit.fio",
-        "no cmdprio_* engine options",
-    ),
-    (
-        "examples/cmdprio-percentage.fio",
-        "no cmdprio_* engine options",
-    ),
     ("examples/dev-dax.fio", "no dev-dax engine"),
     ("examples/e4defrag.fio", "no e4defrag engine"),
     ("examples/e4defrag2.fio", "no e4defrag engine"),
@@ -111,10 +87,8 @@ const EXPECTED: &[(&str, &str)] = &[
     ("examples/uring-cmd-ng.fio", "no io_uring_cmd engine"),
     ("examples/uring-cmd-zoned.fio", "no io_uring_cmd engine"),
     // Options rfio does not parse yet.
-    ("examples/butterfly.fio", "no flow= option"),
-    ("examples/flow.fio", "no flow=/flow_sleep= options"),
+    ("examples/butterfly.fio", "no negative rw=read:-8k offset"),
     ("examples/exitwhat.fio", "no exit_what= option"),
-    ("examples/latency-profile.fio", "no latency_target= options"),
     ("examples/numa.fio", "no numa_cpu_nodes= option"),
     ("examples/surface-scan.fio", "no fill_device= option"),
     (

@@ -178,9 +178,10 @@ fn unit(u: &UnitReport, plus: bool) -> J {
     ];
     if u.iodepth > 0 {
         e.push(("latency_depth", J::UInt(u.iodepth as u64)));
-        e.push(("latency_target", J::UInt(0)));
-        e.push(("latency_percentile", J::Float(100.0)));
-        e.push(("latency_window", J::UInt(0)));
+        let (target, window, pct) = u.latency_target;
+        e.push(("latency_target", J::UInt(target)));
+        e.push(("latency_percentile", J::Float(pct)));
+        e.push(("latency_window", J::UInt(window)));
     }
     // Directions go after `job options`: only `mixed` with
     // unified_rw_reporting=mixed, `mixed` after `sync` with `both` (§7).

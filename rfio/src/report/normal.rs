@@ -280,9 +280,10 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
             crate::run::strerror(first)
         );
     }
+    let (target, window, pct) = u.latency_target;
     let _ = writeln!(
         s,
-        "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+        "     latency   : target={target}, window={window}, percentile={pct:.2}%, depth={}",
         u.iodepth
     );
     if let Some(ss) = &u.steadystate {

@@ -7,6 +7,7 @@ pub mod eta;
 pub mod files;
 pub mod logs;
 pub mod offsets;
+pub mod overlap;
 pub mod pacing;
 pub mod placement;
 pub mod submitters;
@@ -351,7 +352,17 @@ fn prepare<'a>(
             );
         }
         match engine::create(job) {
-            Ok(eng) => prepared.push((i, job, traits, eng, files)),
+            Ok(eng) => {
+                // Every job of the segment is in its flow before any starts.
+                *progress[i].flow.lock().unwrap_or_else(|p| p.into_inner()) =
+                    pacing::flow::Flow::join(
+                        job.flow_id,
+                        job.flow,
+                        job.flow_sleep_us,
+                        job.startdelay_us == 0,
+                    );
+                prepared.push((i, job, traits, eng, files));
+            }
             Err(e) => {
                 let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
                 notice(
