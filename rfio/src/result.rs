@@ -74,6 +74,9 @@ pub struct DirReport {
     /// Share of the group's bandwidth, percent.
     pub bw_agg: f64,
     pub iops_samples: SampleReport,
+    /// cmdprio: (ioprio, its clat or lat) of each priority with I/Os, when
+    /// at least two have some (fio shows none otherwise).
+    pub prios: Vec<(u16, LatReport)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -249,7 +252,22 @@ fn dir_report(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> DirRepo
         bw: SampleReport::from(&s.bw),
         bw_agg: 0.0,
         iops_samples: SampleReport::from(&s.iops),
+        prios: prio_reports(job, s, json_plus),
     }
+}
+
+/// The per-priority latencies fio reports (see [`DirReport::prios`]).
+fn prio_reports(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> Vec<(u16, LatReport)> {
+    let with_ios = s.prios.iter().filter(|p| p.1.count() > 0).count();
+    if with_ios < 2 {
+        return Vec::new();
+    }
+    let pct = (job.clat_percentiles || job.lat_percentiles).then_some(&job.percentiles[..]);
+    s.prios
+        .iter()
+        .filter(|p| p.1.count() > 0)
+        .map(|(p, h)| (*p, LatReport::from(h, pct, json_plus)))
+        .collect()
 }
 
 fn unit_report(

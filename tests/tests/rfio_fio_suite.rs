@@ -38,15 +38,6 @@ const EXPECTED: &[(&str, &str)] = &[
         "steadystate/parse*",
         "--debug=parse prints no parser trace (`set steady state IOPS threshold to ...`)",
     ),
-    // latency_percentiles.py's cmdprio tests (they run as root).
-    ("latency_percentiles/15", "no cmdprio_percentage="),
-    ("latency_percentiles/16", "no cmdprio_percentage="),
-    ("latency_percentiles/17", "no cmdprio_percentage="),
-    ("latency_percentiles/18", "no cmdprio_percentage="),
-    ("latency_percentiles/19", "no cmdprio_percentage="),
-    ("latency_percentiles/20", "no cmdprio_percentage="),
-    ("latency_percentiles/21", "no cmdprio_bssplit="),
-    ("latency_percentiles/22", "no cmdprio_bssplit="),
     // fio reads a number and ignores what follows it (`512/25` is 512);
     // rfio reads it the same and says so in a warning on stderr (the rule
     // for all four tools), and these jobs' checks want an empty stderr:

@@ -76,6 +76,23 @@ fn options(list: &[(String, String)]) -> J {
     )
 }
 
+/// cmdprio's `prios` array (dropped below when empty).
+fn prios(d: &DirReport, lat_pct: bool, plus: bool) -> J {
+    let key = if lat_pct { "lat_ns" } else { "clat_ns" };
+    J::Arr(
+        d.prios
+            .iter()
+            .map(|(p, l)| {
+                obj(vec![
+                    ("prioclass", J::UInt(u64::from(p >> 13))),
+                    ("prio", J::UInt(u64::from(p & 7))),
+                    (key, lat(l, plus)),
+                ])
+            })
+            .collect(),
+    )
+}
+
 fn lat(l: &LatReport, plus: bool) -> J {
     let mut e = vec![
         ("min", J::UInt(l.min)),
@@ -108,8 +125,8 @@ fn lat(l: &LatReport, plus: bool) -> J {
     obj(e)
 }
 
-fn dir(d: &DirReport, plus: bool) -> J {
-    obj(vec![
+fn dir(d: &DirReport, plus: bool, lat_pct: bool) -> J {
+    let mut e = vec![
         ("io_bytes", J::UInt(d.io_bytes)),
         ("io_kbytes", J::UInt(d.io_bytes >> 10)),
         ("bw_bytes", J::UInt(d.bw_bytes)),
@@ -122,6 +139,7 @@ fn dir(d: &DirReport, plus: bool) -> J {
         ("slat_ns", lat(&d.slat, plus)),
         ("clat_ns", lat(&d.clat, plus)),
         ("lat_ns", lat(&d.lat, plus)),
+        ("prios", prios(d, lat_pct, plus)),
         ("bw_min", J::UInt(d.bw.min)),
         ("bw_max", J::UInt(d.bw.max)),
         ("bw_agg", J::Float(d.bw_agg)),
@@ -133,7 +151,11 @@ fn dir(d: &DirReport, plus: bool) -> J {
         ("iops_mean", J::Float(d.iops_samples.mean)),
         ("iops_stddev", J::Float(d.iops_samples.stddev)),
         ("iops_samples", J::UInt(d.iops_samples.samples)),
-    ])
+    ];
+    if d.prios.is_empty() {
+        e.retain(|(k, _)| *k != "prios");
+    }
+    obj(e)
 }
 
 fn floats(keys: &[&str], vals: &[f64]) -> J {
@@ -187,11 +209,11 @@ fn unit(u: &UnitReport, plus: bool) -> J {
     // unified_rw_reporting=mixed, `mixed` after `sync` with `both` (§7).
     let mut dirs = Vec::new();
     if u.unified == 1 {
-        dirs.push(("mixed", dir(&u.dirs[0], plus)));
+        dirs.push(("mixed", dir(&u.dirs[0], plus, u.lat_percentiles)));
     } else {
-        dirs.push(("read", dir(&u.dirs[0], plus)));
-        dirs.push(("write", dir(&u.dirs[1], plus)));
-        dirs.push(("trim", dir(&u.dirs[2], plus)));
+        dirs.push(("read", dir(&u.dirs[0], plus, u.lat_percentiles)));
+        dirs.push(("write", dir(&u.dirs[1], plus, u.lat_percentiles)));
+        dirs.push(("trim", dir(&u.dirs[2], plus, u.lat_percentiles)));
         dirs.push((
             "sync",
             obj(vec![
@@ -200,7 +222,7 @@ fn unit(u: &UnitReport, plus: bool) -> J {
             ]),
         ));
         if let Some(m) = &u.mixed {
-            dirs.push(("mixed", dir(m, plus)));
+            dirs.push(("mixed", dir(m, plus, u.lat_percentiles)));
         }
     }
     // A job that set no options of its own has no `job options` at all.

@@ -128,6 +128,18 @@ pub fn percentile_block(s: &mut String, name: &str, pcts: &[(f64, u64)], prec: u
     }
 }
 
+/// cmdprio: each priority's percentiles, with its share of the I/Os.
+fn prio_percentiles(s: &mut String, u: &UnitReport, r: &DirReport, kind: &str) {
+    let all = if u.lat_percentiles { r.lat.n } else { r.clat.n };
+    for (p, l) in &r.prios {
+        if let Some(pcts) = &l.percentiles {
+            let share = 100.0 * l.n as f64 / all as f64;
+            let name = format!("{kind} prio {}/{} ({share:.2}% of IOs)", p >> 13, p & 7);
+            percentile_block(s, &name, pcts, u.pct_precision);
+        }
+    }
+}
+
 fn dir_block(s: &mut String, u: &UnitReport, name: &str, r: &DirReport) {
     let pow2 = u.kb_base == 1024;
     let rate_unit = if u.unit_base == 1 {
@@ -155,11 +167,16 @@ fn dir_block(s: &mut String, u: &UnitReport, name: &str, r: &DirReport) {
     lat_line(s, "slat", &r.slat);
     lat_line(s, "clat", &r.clat);
     lat_line(s, " lat", &r.lat);
+    let kind = if u.lat_percentiles { "lat" } else { "clat" };
+    for (p, l) in &r.prios {
+        lat_line(s, &format!("{kind} prio {}/{}", p >> 13, p & 7), l);
+    }
     for (name, l) in [("slat", &r.slat), ("clat", &r.clat), ("lat", &r.lat)] {
         if let Some(p) = &l.percentiles {
             percentile_block(s, name, p, u.pct_precision);
         }
     }
+    prio_percentiles(s, u, r, kind);
     if r.bw.samples > 0 {
         let kb = u.kb_base;
         let (label, div) = if r.bw.mean > (kb * kb) as f64 {

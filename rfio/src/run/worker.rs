@@ -69,6 +69,28 @@ fn lat_limit_ns(job: &Job) -> u64 {
         .map_or(u64::MAX, |us| us.saturating_mul(1000))
 }
 
+/// The job's cmdprio (checked already when its engine was set up), with
+/// its per-priority statistics in place.
+fn cmdprio_of(
+    job: &Job,
+    st: &mut ThreadStats,
+) -> Option<(
+    crate::engine::cmdprio::CmdPrio,
+    crate::engine::cmdprio::Draws,
+)> {
+    let c = crate::engine::cmdprio::CmdPrio::from_job(job)
+        .ok()
+        .flatten()?;
+    for d in 0..2 {
+        st.dir[d].prios = c.prios[d]
+            .iter()
+            .map(|&p| (p, rbench_common::histogram::LatencyHistogram::default()))
+            .collect();
+    }
+    let seed = job.randseed.unwrap_or(0x5eed) ^ ((job.number as u64) << 32);
+    Some((c, crate::engine::cmdprio::Draws::new(seed)))
+}
+
 /// The job's place in its flow (flow=), if it has one.
 fn take_flow(progress: &super::eta::Progress) -> Option<super::pacing::flow::Flow> {
     progress
@@ -111,6 +133,13 @@ fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job)
             }
             if !job.disable_lat {
                 ds.lat.record(lat);
+            }
+            if !ds.prios.is_empty() {
+                // cmdprio: lat with lat_percentiles, clat otherwise (fio's).
+                let v = if job.lat_percentiles { lat } else { clat };
+                if let Some(p) = ds.prios.get_mut(usize::from(io.prio_idx)) {
+                    p.1.record(v);
+                }
             }
         }
     }
@@ -164,6 +193,11 @@ struct Core<'a> {
     verifier: Option<crate::verify::Verifier<'a>>,
     /// serialize_overlap's checks (off: one predictable branch per I/O).
     overlap: super::overlap::Overlaps,
+    /// cmdprio: the priorities and the draws that pick them.
+    cmdprio: Option<(
+        crate::engine::cmdprio::CmdPrio,
+        crate::engine::cmdprio::Draws,
+    )>,
     filler: super::buffers::Filler,
     logs: Option<Logs>,
     st: ThreadStats,
@@ -411,6 +445,7 @@ impl<'a> Worker<'a> {
                 super::overlap::Scope::of(job, depth > 1),
                 depth,
             ),
+            cmdprio: cmdprio_of(job, &mut st),
             filler,
             logs,
             st,
@@ -1272,6 +1307,16 @@ impl Core<'_> {
             };
             pace.throttle.issued(d, io.len as u64);
             io.start = p.clock.now();
+        }
+        if let Some((c, draws)) = self.cmdprio.as_mut() {
+            let (ioprio, index) = match io.kind {
+                IoKind::Read => c.pick(0, io.len as u64, draws.next()),
+                IoKind::Write => c.pick(1, io.len as u64, draws.next()),
+                _ => None,
+            }
+            .unwrap_or((0, 0));
+            io.ioprio = ioprio;
+            io.prio_idx = index;
         }
         if pace.think.on {
             pace.last_dir = match io.kind {
