@@ -515,7 +515,7 @@ fn build(
         flow_sleep_us: o.int("flow_sleep").max(0) as u64,
         serialize_overlap: o.flag("serialize_overlap"),
         offload: o.choice("io_submit_mode").0 == "offload",
-        max_latency_us: [o.time_us("max_latency"); 3],
+        max_latency_us: o.per_dir("max_latency").unwrap_or([0; 3]),
         latency_target_us: o.time_us("latency_target"),
         latency_window_us: o.time_us("latency_window"),
         latency_percentile: o

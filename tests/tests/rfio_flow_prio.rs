@@ -287,3 +287,28 @@ fn cmdprio_conflicts_are_fios_engine_errors() {
         assert_eq!(ours.stderr, theirs.stderr, "{rest:?}");
     }
 }
+
+#[test]
+fn max_latency_is_per_direction_as_fios() {
+    // Reads may take 10 s, writes 1 µs: only a write ends the job.
+    let args = [
+        "--name=ml",
+        "--ioengine=psync",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=256k",
+        "--max_latency=10s,1",
+        "--filename=ml.dat",
+    ];
+    let Some((theirs, ours)) = both(&args) else {
+        return;
+    };
+    for r in [&theirs, &ours] {
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(
+            r.stderr.contains("(1000 nsec)") && r.stderr.contains(" write "),
+            "{}",
+            r.stderr
+        );
+    }
+}

@@ -1635,7 +1635,7 @@ pub static OPTIONS: &[OptDef] = &[
     shown(
         opt(
             "max_latency",
-            Kind::Time(TimeUnit::Micros),
+            Kind::TimeList(TimeUnit::Micros),
             None,
             "Latency profiling",
             "Maximum tolerated IO latency (usec)",
