@@ -72,6 +72,11 @@ impl Overlaps {
         }
     }
 
+    /// The checks of a job loop with `depth` units.
+    pub fn for_job(job: &Job, depth: usize) -> Overlaps {
+        Overlaps::new(Scope::of(job, depth > 1), depth)
+    }
+
     pub fn on(&self) -> bool {
         self.scope != Scope::Off
     }

@@ -91,13 +91,21 @@ fn cmdprio_of(
     Some((c, crate::engine::cmdprio::Draws::new(seed)))
 }
 
-/// The job's place in its flow (flow=), if it has one.
-fn take_flow(progress: &super::eta::Progress) -> Option<super::pacing::flow::Flow> {
-    progress
+/// The job's place in its flow (flow=), if it has one, and the clock
+/// reading its clock starts at (its flow's common start).
+fn flow_start(
+    progress: &super::eta::Progress,
+    clock: &FastClock,
+) -> (Option<super::pacing::flow::Flow>, u64) {
+    let flow = progress
         .flow
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .take()
+        .take();
+    let t0 = flow
+        .as_ref()
+        .map_or_else(|| clock.now(), |f| f.start_line(clock));
+    (flow, t0)
 }
 
 /// Record one completed unit. Hot path.
@@ -368,11 +376,7 @@ impl<'a> Worker<'a> {
         );
         let fill_writes = filler.content.per_write() || verifier.is_some();
         let clock = FastClock::get();
-        let pace_flow = take_flow(progress);
-        if let Some(f) = &pace_flow {
-            f.start_line();
-        }
-        let t0 = clock.now();
+        let (flow, t0) = flow_start(progress, clock);
         let mut time = Timing::new(job);
         let usage0 = rusage();
         let plan = Plan::new(
@@ -390,9 +394,7 @@ impl<'a> Worker<'a> {
         }
         let throttle = Throttle::new(job, t0);
         picker.attach_steer(throttle.steer_handle());
-        let mut pace = Pacing::new(job, throttle, progress);
-        pace.flow = pace_flow;
-        pace.lat = super::pacing::latency::Probe::new(job, depth);
+        let pace = Pacing::new(job, throttle, progress, (flow, job.iodepth));
         if let Some(ss) = &pace.steady {
             // Its first look may be due at once (a steady group to join).
             time.next_check = time.next_check.min(ss.next_ns);
@@ -441,10 +443,7 @@ impl<'a> Worker<'a> {
             pace,
             picker,
             verifier,
-            overlap: super::overlap::Overlaps::new(
-                super::overlap::Scope::of(job, depth > 1),
-                depth,
-            ),
+            overlap: super::overlap::Overlaps::for_job(job, depth),
             cmdprio: cmdprio_of(job, &mut st),
             filler,
             logs,
@@ -970,7 +969,15 @@ impl Timing {
 }
 
 impl Pacing {
-    fn new(job: &Job, throttle: Throttle, progress: &super::eta::Progress) -> Pacing {
+    /// `flow`: the job's place in its flow; `depth`: its iodepth, the most
+    /// latency_target's probe goes to (and reports: fio's, even where a
+    /// synchronous engine keeps one I/O in flight).
+    fn new(
+        job: &Job,
+        throttle: Throttle,
+        progress: &super::eta::Progress,
+        (flow, depth): (Option<super::pacing::flow::Flow>, usize),
+    ) -> Pacing {
         let min_rate = super::pacing::throttle::MinRate::new(job);
         let steady = job.steadystate.map(|ss| {
             let phase_ms = progress.started_ms.load(Ordering::Relaxed);
@@ -988,9 +995,9 @@ impl Pacing {
             think: super::pacing::throttle::Think::new(job),
             think_pending: false,
             last_dir: 0,
-            flow: None,
+            flow,
             flow_held: false,
-            lat: None,
+            lat: super::pacing::latency::Probe::new(job, depth),
             lat_quiesce: false,
             lat_final: false,
         }

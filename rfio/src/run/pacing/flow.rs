@@ -9,6 +9,7 @@
 //! only when a job joins or leaves its flow; jobs without `flow` never
 //! touch any of it.
 
+use rbench_common::clock::FastClock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,6 +25,8 @@ struct Shared {
     /// Jobs in the flow, and those of them at their start line.
     members: AtomicUsize,
     ready: AtomicUsize,
+    /// The clock reading they all start at, once all are ready (0: not yet).
+    go: AtomicU64,
 }
 
 /// How long a job waits at the start line for the rest of its flow.
@@ -68,6 +71,7 @@ impl Flow {
                     weight: AtomicU64::new(0),
                     members: AtomicUsize::new(0),
                     ready: AtomicUsize::new(0),
+                    go: AtomicU64::new(0),
                 };
                 (Arc::new(s), 0)
             });
@@ -93,18 +97,34 @@ impl Flow {
     /// so ends) after the others has the flow to itself at its end. Jobs
     /// with a startdelay neither wait nor are waited for. Cold: once per
     /// job, before its clock starts.
-    pub fn start_line(&self) {
+    ///
+    /// Returns the clock reading the job starts its clock at: the same for
+    /// every job of the flow (the last one ready takes it), so they end
+    /// together too; a job's own reading when the wait ran out.
+    pub fn start_line(&self, clock: &FastClock) -> u64 {
         if !self.waits {
-            return;
+            return clock.now();
         }
-        self.shared.ready.fetch_add(1, Ordering::AcqRel);
-        let until = Instant::now() + START_WAIT;
-        while self.shared.ready.load(Ordering::Acquire)
-            < self.shared.members.load(Ordering::Acquire)
-            && Instant::now() < until
-            && !rbench_common::stop::should_stop()
+        if self.shared.ready.fetch_add(1, Ordering::AcqRel) + 1
+            >= self.shared.members.load(Ordering::Acquire)
         {
-            std::thread::sleep(Duration::from_micros(100));
+            let _ = self.shared.go.compare_exchange(
+                0,
+                clock.now().max(1),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        }
+        let until = Instant::now() + START_WAIT;
+        loop {
+            let go = self.shared.go.load(Ordering::Acquire);
+            if go != 0 {
+                return go;
+            }
+            if Instant::now() >= until || rbench_common::stop::should_stop() {
+                return clock.now();
+            }
+            std::thread::sleep(Duration::from_micros(50));
         }
     }
 
