@@ -312,3 +312,38 @@ fn max_latency_is_per_direction_as_fios() {
         );
     }
 }
+
+#[test]
+fn cmdprio_priorities_are_logged_per_io_as_fios() {
+    let a = prio_args(&[
+        "--rw=randread",
+        "--cmdprio_percentage=30",
+        "--write_lat_log=pl",
+        "--log_prio=1",
+    ]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let Some(((theirs, td), (ours, od))) = SUITE.both_dropping(&a, &|_| {}) else {
+        return;
+    };
+    assert_eq!((ours.code, theirs.code), (0, 0), "{}", ours.stderr);
+    // The priorities each tool logged, and how many I/Os had each.
+    let prios = |dir: &std::path::Path| {
+        let log = std::fs::read_to_string(dir.join("pl_clat.1.log")).unwrap();
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        for l in log.lines() {
+            let p = l.rsplit(", ").next().unwrap().to_string();
+            match seen.iter_mut().find(|s| s.0 == p) {
+                Some(s) => s.1 += 1,
+                None => seen.push((p, 1)),
+            }
+        }
+        seen.sort();
+        seen
+    };
+    let (t, o) = (prios(&td), prios(&od));
+    let names = |v: &[(String, usize)]| v.iter().map(|s| s.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&o), names(&t));
+    assert_eq!(names(&o), ["0x0000", "0x2000"]);
+    // 30% of 1024 I/Os: the draws differ, the share does not.
+    assert!((200..420).contains(&o[1].1), "{o:?}");
+}

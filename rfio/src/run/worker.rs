@@ -1623,7 +1623,15 @@ pub(crate) fn log_io(
         return;
     }
     let bs = io.result as u64;
-    l.io(since_ns, d, bs, io.offset, (slat, lat.0, lat.1));
+    if io.ioprio != 0 {
+        l.io_at_prio(
+            io.ioprio,
+            (since_ns, d, bs, io.offset),
+            (slat, lat.0, lat.1),
+        );
+    } else {
+        l.io(since_ns, d, bs, io.offset, (slat, lat.0, lat.1));
+    }
     if per_io_rates.0 {
         st.dir[d].bw.push(bs * 1_000_000 / lat.0.max(1));
     }
