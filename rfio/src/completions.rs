@@ -189,7 +189,8 @@ pub fn spec() -> Spec {
             }
         })
         .collect();
-    for d in OPTIONS {
+    // Soft-deprecated options (no help) are taken, never offered.
+    for d in OPTIONS.iter().filter(|d| !d.help.is_empty()) {
         let value = if d.kind.needs_value() {
             Value::Required
         } else {

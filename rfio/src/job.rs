@@ -214,6 +214,23 @@ pub struct Job {
     /// create_serialize=0: the job's files are sized and laid out as its
     /// segment starts (after the jobs before it ran), not before any job.
     pub create_serialize: bool,
+    // --- h2: flow, serialize_overlap, latency targets, cmdprio ---
+    /// flow_id and flow (the job's weight in its flow; 0: no flow control).
+    pub flow_id: i32,
+    pub flow: u32,
+    /// flow_sleep: µs to sleep once held back.
+    pub flow_sleep_us: u64,
+    /// serialize_overlap, as fio keeps it (off where it cannot matter).
+    pub serialize_overlap: bool,
+    /// io_submit_mode=offload.
+    pub offload: bool,
+    /// max_latency per direction, µs (0: none).
+    pub max_latency_us: [u64; 3],
+    /// latency_target, latency_window (µs), latency_percentile, latency_run.
+    pub latency_target_us: u64,
+    pub latency_window_us: u64,
+    pub latency_percentile: f64,
+    pub latency_run: bool,
 }
 
 /// C's atoi as glibc's: blanks, a sign, digits up to the first other
@@ -536,6 +553,22 @@ fn build(
             _ => 0,
         },
         create_serialize: o.flag("create_serialize"),
+        // --- h2: flow, serialize_overlap, latency targets, cmdprio ---
+        flow_id: o.int("flow_id") as i32,
+        flow: o.int("flow") as u32,
+        flow_sleep_us: o.int("flow_sleep").max(0) as u64,
+        serialize_overlap: o.flag("serialize_overlap"),
+        offload: o.choice("io_submit_mode").0 == "offload",
+        max_latency_us: o.per_dir("max_latency").unwrap_or([0; 3]),
+        latency_target_us: o.time_us("latency_target"),
+        latency_window_us: o.time_us("latency_window"),
+        latency_percentile: o
+            .floats("latency_percentile")
+            .0
+            .first()
+            .copied()
+            .unwrap_or(100.0),
+        latency_run: o.flag("latency_run"),
     };
     settle(job, o)
 }

@@ -74,6 +74,9 @@ pub struct DirReport {
     /// Share of the group's bandwidth, percent.
     pub bw_agg: f64,
     pub iops_samples: SampleReport,
+    /// cmdprio: (ioprio, its clat or lat) of each priority with I/Os, when
+    /// at least two have some (fio shows none otherwise).
+    pub prios: Vec<(u16, LatReport)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -107,6 +110,8 @@ pub struct UnitReport {
     pub errors: Option<(u64, i32)>,
     pub short: [u64; 3],
     pub iodepth: usize,
+    /// latency_target (ns), latency_window (µs), latency_percentile.
+    pub latency_target: (u64, u64, f64),
     /// unified_rw_reporting: 0 none, 1 mixed (dirs[0] holds all), 2 both.
     pub unified: u8,
     /// The folded direction of unified_rw_reporting=both.
@@ -247,7 +252,22 @@ fn dir_report(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> DirRepo
         bw: SampleReport::from(&s.bw),
         bw_agg: 0.0,
         iops_samples: SampleReport::from(&s.iops),
+        prios: prio_reports(job, s, json_plus),
     }
+}
+
+/// The per-priority latencies fio reports (see [`DirReport::prios`]).
+fn prio_reports(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> Vec<(u16, LatReport)> {
+    let with_ios = s.prios.iter().filter(|p| p.1.count() > 0).count();
+    if with_ios < 2 {
+        return Vec::new();
+    }
+    let pct = (job.clat_percentiles || job.lat_percentiles).then_some(&job.percentiles[..]);
+    s.prios
+        .iter()
+        .filter(|p| p.1.count() > 0)
+        .map(|(p, h)| (*p, LatReport::from(h, pct, json_plus)))
+        .collect()
 }
 
 fn unit_report(
@@ -337,7 +357,18 @@ fn unit_report(
         ],
         // fio's latency_depth is set when a job starts: 0 (and the
         // latency_* JSON keys left out) for a job whose setup failed.
-        iodepth: if run.setup_failed { 0 } else { job.iodepth },
+        iodepth: if run.setup_failed {
+            0
+        } else if st.latency_qd > 0 {
+            st.latency_qd
+        } else {
+            job.iodepth
+        },
+        latency_target: (
+            job.latency_target_us.saturating_mul(1000),
+            job.latency_window_us,
+            job.latency_percentile,
+        ),
         unified: job.unified,
         mixed: (job.unified == 2).then(|| dir_report(job, &st.folded().dir[0], json_plus)),
         pct_precision: job.pct_precision,

@@ -62,6 +62,20 @@ pub struct DirStats {
     pub bw: Samples,
     pub iops: Samples,
     pub runtime_ms: u64,
+    /// cmdprio: per I/O priority (ioprio value), the clat (lat with
+    /// lat_percentiles) of the I/Os that had it; empty without cmdprio.
+    pub prios: Vec<(u16, LatencyHistogram)>,
+}
+
+/// Add `from`'s per-priority latencies into `to`, priority by priority
+/// (fio's sum_clat_prio_stats: a new priority goes at the end).
+pub fn merge_prios(to: &mut Vec<(u16, LatencyHistogram)>, from: &[(u16, LatencyHistogram)]) {
+    for (p, h) in from {
+        match to.iter_mut().find(|(q, _)| q == p) {
+            Some((_, t)) => t.merge(h),
+            None => to.push((*p, h.clone())),
+        }
+    }
 }
 
 /// fio's depth-map buckets: 1, 2, 4, 8, 16, 32, >=64.
@@ -119,14 +133,28 @@ pub struct ThreadStats {
     pub dumped: Vec<crate::run::worker::IoError>,
     /// The steadystate block (ss_dur set).
     pub steadystate: Option<Box<crate::run::pacing::steadystate::SsReport>>,
+    /// latency_target: the queue depth the probe ended at (0: no probe).
+    pub latency_qd: usize,
 }
 
 impl ThreadStats {
     /// Reset everything measured (end of ramp_time).
     pub fn reset(&mut self) {
         let error = self.error;
+        // The priorities cmdprio keeps apart stay, emptied.
+        let prios: Vec<Vec<u16>> = self
+            .dir
+            .iter()
+            .map(|d| d.prios.iter().map(|p| p.0).collect())
+            .collect();
         *self = ThreadStats::default();
         self.error = error;
+        for (d, keys) in self.dir.iter_mut().zip(prios) {
+            d.prios = keys
+                .into_iter()
+                .map(|p| (p, LatencyHistogram::default()))
+                .collect();
+        }
     }
 
     /// All directions folded into the first (unified_rw_reporting=mixed).
@@ -144,6 +172,7 @@ impl ThreadStats {
             m.bw.add_fieldwise(&o.bw);
             m.iops.add_fieldwise(&o.iops);
             m.runtime_ms = m.runtime_ms.max(o.runtime_ms);
+            merge_prios(&mut m.prios, &o.prios);
         }
         for o in rest.iter_mut() {
             *o = DirStats::default();
@@ -165,6 +194,7 @@ impl ThreadStats {
             a.bw.add_fieldwise(&b.bw);
             a.iops.add_fieldwise(&b.iops);
             a.runtime_ms = a.runtime_ms.max(b.runtime_ms);
+            merge_prios(&mut a.prios, &b.prios);
         }
         self.sync_lat.merge(&o.sync_lat);
         self.sync_ios += o.sync_ios;

@@ -28,37 +28,12 @@ const LIMIT: Duration = Duration::from_secs(3 * 3600);
 /// Remove an entry once ours passes (the test then says so).
 const EXPECTED: &[(&str, &str)] = &[
     // t/run-fio-tests.py's job tests.
-    (
-        "jobs/t0011",
-        "no flow_id=/flow= (flow control is not implemented)",
-    ),
-    (
-        "jobs/t0012",
-        "no flow_id=/flow= (flow control is not implemented)",
-    ),
-    (
-        "jobs/t0014",
-        "no flow_id=/flow= (flow control is not implemented)",
-    ),
-    (
-        "jobs/t0013",
-        "no serialize_overlap= (io_submit_mode=offload it uses is accepted now)",
-    ),
     ("jobs/t0017", "no posixaio engine"),
     // steadystate_tests.py first looks for fio's parser trace lines.
     (
         "steadystate/parse*",
         "--debug=parse prints no parser trace (`set steady state IOPS threshold to ...`)",
     ),
-    // latency_percentiles.py's cmdprio tests (they run as root).
-    ("latency_percentiles/15", "no cmdprio_percentage="),
-    ("latency_percentiles/16", "no cmdprio_percentage="),
-    ("latency_percentiles/17", "no cmdprio_percentage="),
-    ("latency_percentiles/18", "no cmdprio_percentage="),
-    ("latency_percentiles/19", "no cmdprio_percentage="),
-    ("latency_percentiles/20", "no cmdprio_percentage="),
-    ("latency_percentiles/21", "no cmdprio_bssplit="),
-    ("latency_percentiles/22", "no cmdprio_bssplit="),
     // fio reads a number and ignores what follows it (`512/25` is 512);
     // rfio reads it the same and says so in a warning on stderr (the rule
     // for all four tools), and these jobs' checks want an empty stderr:
@@ -70,14 +45,6 @@ const EXPECTED: &[(&str, &str)] = &[
     // Engines rfio does not implement (fio's are built in here).
     ("examples/cpuio.fio", "no cpuio engine"),
     ("examples/cpp_null.fio", "no cpp_null engine"),
-    (
-        "examples/cmdprio-bssplit.fio",
-        "no cmdprio_* engine options",
-    ),
-    (
-        "examples/cmdprio-percentage.fio",
-        "no cmdprio_* engine options",
-    ),
     ("examples/dev-dax.fio", "no dev-dax engine"),
     ("examples/e4defrag.fio", "no e4defrag engine"),
     ("examples/e4defrag2.fio", "no e4defrag engine"),
@@ -107,9 +74,6 @@ const EXPECTED: &[(&str, &str)] = &[
     ("examples/uring-cmd-ng.fio", "no io_uring_cmd engine"),
     ("examples/uring-cmd-zoned.fio", "no io_uring_cmd engine"),
     // Options rfio does not parse yet.
-    ("examples/butterfly.fio", "no flow= option"),
-    ("examples/flow.fio", "no flow=/flow_sleep= options"),
-    ("examples/latency-profile.fio", "no latency_target= options"),
     ("examples/zbd-rand-write.fio", "no zonemode=zbd"),
     ("examples/zbd-seq-read.fio", "no zonemode=zbd"),
 ];

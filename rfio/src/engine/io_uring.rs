@@ -285,18 +285,22 @@ impl Engine for Uring {
                     IoKind::Read if self.fixedbufs => {
                         opcode::ReadFixed::new($fd, io.buf, len, idx as u16)
                             .offset(io.offset)
+                            .ioprio(io.ioprio)
                             .build()
                     }
                     IoKind::Write if self.fixedbufs => {
                         opcode::WriteFixed::new($fd, io.buf, len, idx as u16)
                             .offset(io.offset)
+                            .ioprio(io.ioprio)
                             .build()
                     }
                     IoKind::Read => opcode::Read::new($fd, io.buf, len)
                         .offset(io.offset)
+                        .ioprio(io.ioprio)
                         .build(),
                     IoKind::Write => opcode::Write::new($fd, io.buf, len)
                         .offset(io.offset)
+                        .ioprio(io.ioprio)
                         .build(),
                     IoKind::Fsync => opcode::Fsync::new($fd).build(),
                     IoKind::Fdatasync => opcode::Fsync::new($fd)

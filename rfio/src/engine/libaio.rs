@@ -73,6 +73,9 @@ impl Engine for Libaio {
             buf: io.buf as u64,
             nbytes: io.len as u64,
             offset: io.offset as i64,
+            // cmdprio: IOCB_FLAG_IOPRIO with the I/O's priority.
+            reqprio: io.ioprio as i16,
+            flags: if io.ioprio != 0 { 1 << 1 } else { 0 },
             ..Iocb::default()
         };
         self.pending.push(cb);

@@ -2,6 +2,8 @@
 //! getevents), one file per engine. The job loop (`run/worker.rs`) drives
 //! every engine through this trait and never knows which one it holds.
 
+/// cmdprio_* of libaio and io_uring: per-I/O priorities.
+pub mod cmdprio;
 mod io_uring;
 mod libaio;
 mod mmap;
@@ -37,6 +39,10 @@ pub struct IoUnit {
     pub issue: u64,
     /// Bytes transferred, or a negative errno.
     pub result: i64,
+    /// cmdprio: the I/O's own priority (0: the job's) and its index in
+    /// the direction's per-priority statistics.
+    pub ioprio: u16,
+    pub prio_idx: u8,
 }
 
 impl IoUnit {
@@ -51,6 +57,8 @@ impl IoUnit {
             start: 0,
             issue: 0,
             result: 0,
+            ioprio: 0,
+            prio_idx: 0,
         }
     }
 }

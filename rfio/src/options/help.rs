@@ -63,12 +63,15 @@ pub fn describe(opt: &OptDef) -> String {
 pub fn cmdhelp(which: &str) -> Failure {
     if which == "all" {
         let mut s = String::new();
-        for o in OPTIONS {
+        // Soft-deprecated options (no help) are taken but never listed.
+        for o in OPTIONS.iter().filter(|o| !o.help.is_empty()) {
             s.push_str(&format!("{:<24}: {}\n", o.name, o.help));
         }
         return Failure::done(s);
     }
-    match find_listed(which) {
+    // fio knows an engine's own options only once the engine is loaded
+    // (--enghelp=ENGINE,OPTION), and soft-deprecated ones not at all.
+    match find_listed(which).filter(|o| !o.help.is_empty() && o.engines.is_empty()) {
         Some(o) => Failure::done(describe(o)),
         None => Failure {
             stdout: "\n".into(),
@@ -245,7 +248,11 @@ pub fn man_options() -> String {
         for o in OPTIONS.iter().filter(|o| o.category == c) {
             let alias = o.alias.map(|a| format!(", {a}")).unwrap_or_default();
             s.push_str(&format!(".TP\n.BI \"{}{}\"\n", o.name, alias));
-            s.push_str(&format!("{}.", o.help.replace('\\', "\\\\")));
+            if o.help.is_empty() {
+                s.push_str("Deprecated in fio: accepted and ignored.");
+            } else {
+                s.push_str(&format!("{}.", o.help.replace('\\', "\\\\")));
+            }
             if let Some(d) = o.default {
                 s.push_str(&format!(" Default: {d}."));
             }

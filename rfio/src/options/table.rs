@@ -273,6 +273,8 @@ const FALLOCATE: &[(&str, &str)] = &[
 
 const URING: &[&str] = &["io_uring"];
 const URING_PV2: &[&str] = &["io_uring", "pvsync2"];
+/// cmdprio_* (h2).
+const AIO_URING: &[&str] = &["libaio", "io_uring"];
 
 /// Every job option, in fio's `--cmdhelp=all` order where it matters.
 const MEM_TYPES: &[(&str, &str)] = &[
@@ -2056,6 +2058,148 @@ pub static OPTIONS: &[OptDef] = &[
         Some("group"),
         "Job",
         "Fine-grained control for exitall",
+    ),
+    // --- h2: flow, serialize_overlap, latency targets, cmdprio ---
+    // fio reads flow_id as a plain int: a negative one is taken too.
+    shown(
+        opt(
+            "flow_id",
+            Kind::Int {
+                min: i32::MIN as i64,
+                max: i32::MAX as i64,
+            },
+            Some("0"),
+            "I/O flow",
+            "The flow index ID to use",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
+    ),
+    opt(
+        "flow",
+        Kind::Int { min: 0, max: 1000 },
+        Some("0"),
+        "I/O flow",
+        "Weight for flow control of this job",
+    ),
+    // Soft-deprecated in fio: taken and ignored, unknown to --cmdhelp.
+    opt("flow_watermark", Kind::Text, None, "I/O flow", ""),
+    opt(
+        "flow_sleep",
+        UNBOUNDED,
+        Some("0"),
+        "I/O flow",
+        "How many microseconds to sleep after being held back by the flow control mechanism",
+    ),
+    opt(
+        "serialize_overlap",
+        Kind::Bool,
+        Some("0"),
+        "I/O depth",
+        "Wait for in-flight IOs that collide to complete",
+    ),
+    shown(
+        opt(
+            "max_latency",
+            Kind::TimeList(TimeUnit::Micros),
+            None,
+            "Latency profiling",
+            "Maximum tolerated IO latency (usec)",
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=-1"),
+    ),
+    opt(
+        "latency_target",
+        Kind::Time(TimeUnit::Micros),
+        None,
+        "Latency profiling",
+        "Ramp to max queue depth supporting this latency",
+    ),
+    opt(
+        "latency_window",
+        Kind::Time(TimeUnit::Micros),
+        None,
+        "Latency profiling",
+        "Time to sustain latency_target",
+    ),
+    opt(
+        "latency_percentile",
+        Kind::FloatList,
+        Some("100"),
+        "Latency profiling",
+        "Percentile of IOs must be below latency_target",
+    ),
+    opt(
+        "latency_run",
+        Kind::Bool,
+        Some("0"),
+        "Latency profiling",
+        "Keep adjusting queue depth to match latency_target",
+    ),
+    shown(
+        engine(
+            opt(
+                "cmdprio_percentage",
+                Kind::SizeList {
+                    min: 0,
+                    max: 100,
+                    default: 0,
+                },
+                None,
+                "I/O engine",
+                "Send high priority I/O this percentage of the time",
+            ),
+            AIO_URING,
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=100"),
+    ),
+    shown(
+        engine(
+            opt(
+                "cmdprio_class",
+                Kind::SizeList {
+                    min: 1,
+                    max: 3,
+                    default: 0,
+                },
+                None,
+                "I/O engine",
+                "Set asynchronous IO priority class",
+            ),
+            AIO_URING,
+        ),
+        "integer value (opt=100)",
+        Some("min=1, max=3"),
+    ),
+    shown(
+        engine(
+            opt(
+                "cmdprio",
+                Kind::SizeList {
+                    min: 0,
+                    max: 7,
+                    default: 0,
+                },
+                None,
+                "I/O engine",
+                "Set asynchronous IO priority level",
+            ),
+            AIO_URING,
+        ),
+        "integer value (opt=100)",
+        Some("min=0, max=7"),
+    ),
+    engine(
+        opt(
+            "cmdprio_bssplit",
+            Kind::Text,
+            None,
+            "I/O engine",
+            "Set priority percentages for different block sizes",
+        ),
+        AIO_URING,
     ),
 ];
 

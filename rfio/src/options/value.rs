@@ -65,6 +65,8 @@ pub enum Kind {
     Ranges,
     /// A time; a bare number is in the given unit.
     Time(TimeUnit),
+    /// Up to three times for read,write,trim (`max_latency=10ms,1s`), µs.
+    TimeList(TimeUnit),
     /// One of the listed words, optionally with a `:postfix`.
     Choice(&'static [(&'static str, &'static str)]),
     /// Free text.
@@ -193,6 +195,7 @@ impl Kind {
             Kind::Size { .. } => "(null)",
             Kind::Ranges => "one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])",
             Kind::Time(_) => "string with time postfix (opt=10s)",
+            Kind::TimeList(_) => "integer value (opt=100)",
             Kind::Choice(_) | Kind::Text => "string (opt=bla)",
             Kind::FloatList => "list of floating point values separated by ':' (opt=5.9:7.8)",
         }
@@ -213,7 +216,11 @@ impl Kind {
                             show_choices: false,
                         });
                 }
-                Kind::Int { .. } | Kind::SizeList { .. } | Kind::Time(_) | Kind::Size { .. } => {
+                Kind::Int { .. }
+                | Kind::SizeList { .. }
+                | Kind::Time(_)
+                | Kind::TimeList(_)
+                | Kind::Size { .. } => {
                     return Err(ValueError {
                         detail: Some(format!("{name}: 'z' suffix isn't applicable")),
                         show_choices: false,
@@ -282,6 +289,15 @@ impl Kind {
                 }
                 Ok(Value::Time(v))
             }
+            Kind::TimeList(unit) => per_dir(s, &[','], 0, |p| {
+                let (v, note) =
+                    parse_time_as_fio(p, unit).map_err(|e| ValueError::detail(name, e))?;
+                if let Some(note) = note {
+                    keep_warning(name, p, &note);
+                }
+                Ok(v)
+            })
+            .map(Value::PerDir),
             Kind::Choice(words) => {
                 let t = s.trim();
                 let (word, postfix) = match t.find([':', ',']) {

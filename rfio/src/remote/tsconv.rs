@@ -112,7 +112,9 @@ pub fn thread_stat(
         kb_base: unit.kb_base as u32,
         unit_base: n2s_unit(unit.unit_base),
         latency_depth: unit.iodepth as u32,
-        latency_percentile: 100.0,
+        latency_target: unit.latency_target.0,
+        latency_window: unit.latency_target.1,
+        latency_percentile: unit.latency_target.2,
         sig_figs: unit.sig_figs as u32,
         ..ThreadStat::default()
     };

@@ -113,6 +113,9 @@ fn dir_report(t: &ThreadStat, d: usize, pct: &[f64], plus: bool) -> DirReport {
         bw: sample_report(&t.bw[d]),
         bw_agg: if t.bw[d].samples == 0 { 0.0 } else { p_of_agg },
         iops_samples: sample_report(&t.iops[d]),
+        // The per-priority stats travel in fio's clat_prio frames, which
+        // this view does not read.
+        prios: Vec::new(),
     }
 }
 
@@ -178,6 +181,7 @@ pub fn unit(t: &ThreadStat, options: Vec<(String, String)>, plus: bool, when: &s
         errors: (t.continue_on_error != 0).then_some((t.total_err_count, t.first_error as i32)),
         short: t.short_io_u,
         iodepth: t.latency_depth as usize,
+        latency_target: (t.latency_target, t.latency_window, t.latency_percentile),
         unified: t.unified_rw_rep.min(2) as u8,
         mixed: None,
         pct_precision: t.percentile_precision as usize,

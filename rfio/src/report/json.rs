@@ -83,6 +83,23 @@ fn options(list: &[(String, String)]) -> J {
     )
 }
 
+/// cmdprio's `prios` array (dropped below when empty).
+fn prios(d: &DirReport, lat_pct: bool, plus: bool) -> J {
+    let key = if lat_pct { "lat_ns" } else { "clat_ns" };
+    J::Arr(
+        d.prios
+            .iter()
+            .map(|(p, l)| {
+                obj(vec![
+                    ("prioclass", J::UInt(u64::from(p >> 13))),
+                    ("prio", J::UInt(u64::from(p & 7))),
+                    (key, lat(l, plus)),
+                ])
+            })
+            .collect(),
+    )
+}
+
 fn lat(l: &LatReport, plus: bool) -> J {
     let mut e = vec![
         ("min", J::UInt(l.min)),
@@ -115,8 +132,8 @@ fn lat(l: &LatReport, plus: bool) -> J {
     obj(e)
 }
 
-fn dir(d: &DirReport, plus: bool) -> J {
-    obj(vec![
+fn dir(d: &DirReport, plus: bool, lat_pct: bool) -> J {
+    let mut e = vec![
         ("io_bytes", J::UInt(d.io_bytes)),
         ("io_kbytes", J::UInt(d.io_bytes >> 10)),
         ("bw_bytes", J::UInt(d.bw_bytes)),
@@ -129,6 +146,7 @@ fn dir(d: &DirReport, plus: bool) -> J {
         ("slat_ns", lat(&d.slat, plus)),
         ("clat_ns", lat(&d.clat, plus)),
         ("lat_ns", lat(&d.lat, plus)),
+        ("prios", prios(d, lat_pct, plus)),
         ("bw_min", J::UInt(d.bw.min)),
         ("bw_max", J::UInt(d.bw.max)),
         ("bw_agg", J::Float(d.bw_agg)),
@@ -140,7 +158,11 @@ fn dir(d: &DirReport, plus: bool) -> J {
         ("iops_mean", J::Float(d.iops_samples.mean)),
         ("iops_stddev", J::Float(d.iops_samples.stddev)),
         ("iops_samples", J::UInt(d.iops_samples.samples)),
-    ])
+    ];
+    if d.prios.is_empty() {
+        e.retain(|(k, _)| *k != "prios");
+    }
+    obj(e)
 }
 
 fn floats(keys: &[&str], vals: &[f64]) -> J {
@@ -186,19 +208,20 @@ pub fn unit(u: &UnitReport, plus: bool) -> J {
     ];
     if u.iodepth > 0 {
         e.push(("latency_depth", J::UInt(u.iodepth as u64)));
-        e.push(("latency_target", J::UInt(0)));
-        e.push(("latency_percentile", J::Float(100.0)));
-        e.push(("latency_window", J::UInt(0)));
+        let (target, window, pct) = u.latency_target;
+        e.push(("latency_target", J::UInt(target)));
+        e.push(("latency_percentile", J::Float(pct)));
+        e.push(("latency_window", J::UInt(window)));
     }
     // Directions go after `job options`: only `mixed` with
     // unified_rw_reporting=mixed, `mixed` after `sync` with `both` (§7).
     let mut dirs = Vec::new();
     if u.unified == 1 {
-        dirs.push(("mixed", dir(&u.dirs[0], plus)));
+        dirs.push(("mixed", dir(&u.dirs[0], plus, u.lat_percentiles)));
     } else {
-        dirs.push(("read", dir(&u.dirs[0], plus)));
-        dirs.push(("write", dir(&u.dirs[1], plus)));
-        dirs.push(("trim", dir(&u.dirs[2], plus)));
+        dirs.push(("read", dir(&u.dirs[0], plus, u.lat_percentiles)));
+        dirs.push(("write", dir(&u.dirs[1], plus, u.lat_percentiles)));
+        dirs.push(("trim", dir(&u.dirs[2], plus, u.lat_percentiles)));
         dirs.push((
             "sync",
             obj(vec![
@@ -207,7 +230,7 @@ pub fn unit(u: &UnitReport, plus: bool) -> J {
             ]),
         ));
         if let Some(m) = &u.mixed {
-            dirs.push(("mixed", dir(m, plus)));
+            dirs.push(("mixed", dir(m, plus, u.lat_percentiles)));
         }
     }
     // A job that set no options of its own has no `job options` at all.

@@ -128,6 +128,18 @@ pub fn percentile_block(s: &mut String, name: &str, pcts: &[(f64, u64)], prec: u
     }
 }
 
+/// cmdprio: each priority's percentiles, with its share of the I/Os.
+fn prio_percentiles(s: &mut String, u: &UnitReport, r: &DirReport, kind: &str) {
+    let all = if u.lat_percentiles { r.lat.n } else { r.clat.n };
+    for (p, l) in &r.prios {
+        if let Some(pcts) = &l.percentiles {
+            let share = 100.0 * l.n as f64 / all as f64;
+            let name = format!("{kind} prio {}/{} ({share:.2}% of IOs)", p >> 13, p & 7);
+            percentile_block(s, &name, pcts, u.pct_precision);
+        }
+    }
+}
+
 fn dir_block(s: &mut String, u: &UnitReport, name: &str, r: &DirReport) {
     let pow2 = u.kb_base == 1024;
     // unit_base 0: fio's client sum of every host (`All clients`), whose
@@ -157,11 +169,16 @@ fn dir_block(s: &mut String, u: &UnitReport, name: &str, r: &DirReport) {
     lat_line(s, "slat", &r.slat);
     lat_line(s, "clat", &r.clat);
     lat_line(s, " lat", &r.lat);
+    let kind = if u.lat_percentiles { "lat" } else { "clat" };
+    for (p, l) in &r.prios {
+        lat_line(s, &format!("{kind} prio {}/{}", p >> 13, p & 7), l);
+    }
     for (name, l) in [("slat", &r.slat), ("clat", &r.clat), ("lat", &r.lat)] {
         if let Some(p) = &l.percentiles {
             percentile_block(s, name, p, u.pct_precision);
         }
     }
+    prio_percentiles(s, u, r, kind);
     if r.bw.samples > 0 {
         let kb = u.kb_base;
         let (label, div) = if r.bw.mean > (kb * kb) as f64 {
@@ -285,9 +302,10 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
     // fio leaves the line out where latency_depth is 0 (a job that never
     // started, the client's `All clients` sum).
     if u.iodepth > 0 {
+        let (target, window, pct) = u.latency_target;
         let _ = writeln!(
             s,
-            "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+            "     latency   : target={target}, window={window}, percentile={pct:.2}%, depth={}",
             u.iodepth
         );
     }

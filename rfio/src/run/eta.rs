@@ -49,6 +49,9 @@ pub struct Progress {
     /// steadystate: the window of the job's group (set when its segment
     /// starts; submitter threads share their job's).
     pub ss_group: std::sync::OnceLock<std::sync::Arc<super::pacing::steadystate::Group>>,
+    /// flow=: the job's place in its flow, joined when its segment is set
+    /// up and taken by the job loop when it starts (h2).
+    pub flow: Mutex<Option<super::pacing::flow::Flow>>,
 }
 
 impl Progress {

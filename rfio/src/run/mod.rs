@@ -12,6 +12,7 @@ pub mod logs;
 pub mod memory;
 pub mod numa;
 pub mod offsets;
+pub mod overlap;
 pub mod pacing;
 pub mod placement;
 pub mod submitters;
@@ -415,8 +416,22 @@ fn prepare<'a>(
                 "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n",
             );
         }
+        if let Err(m) = engine::cmdprio::CmdPrio::from_job(job) {
+            cmdprio_failed(job, &m, &mut out[i], &progress[i], notice);
+            continue;
+        }
         match engine::create(job) {
-            Ok(eng) => prepared.push((i, job, traits, eng, files)),
+            Ok(eng) => {
+                // Every job of the segment is in its flow before any starts.
+                *progress[i].flow.lock().unwrap_or_else(|p| p.into_inner()) =
+                    pacing::flow::Flow::join(
+                        job.flow_id,
+                        job.flow,
+                        job.flow_sleep_us,
+                        job.startdelay_us == 0,
+                    );
+                prepared.push((i, job, traits, eng, files));
+            }
             Err(e) => {
                 let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
                 notice(
@@ -444,6 +459,48 @@ fn prepare<'a>(
         }
     }
     prepared
+}
+
+/// cmdprio_* the engine refuses at its init: fio's lines, and the job
+/// fails with EINVAL there (fio_libaio_init / fio_ioring_init).
+fn cmdprio_failed(
+    job: &Job,
+    lines: &str,
+    out: &mut Option<JobRun>,
+    progress: &eta::Progress,
+    notice: &mut dyn FnMut(Stream, &str),
+) {
+    notice(Stream::Stderr, lines);
+    notice(
+        Stream::Stderr,
+        &format!("fio: io engine {} init failed.\n", job.engine),
+    );
+    let at = if job.engine == "libaio" {
+        "engines/libaio.c:510, func=fio_libaio_init"
+    } else {
+        "engines/io_uring.c:1096, func=fio_ioring_init"
+    };
+    notice(
+        Stream::Stdout,
+        &format!(
+            "fio: pid={}, err=22/file:{at}, error={}\n",
+            std::process::id(),
+            strerror(libc::EINVAL)
+        ),
+    );
+    progress
+        .setup_failed
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    *out = Some(JobRun {
+        stats: ThreadStats {
+            error: libc::EINVAL,
+            ..ThreadStats::default()
+        },
+        pid: std::process::id(),
+        finished: SystemTime::now(),
+        error_context: None,
+        setup_failed: true,
+    });
 }
 
 /// What a job's thread hands back: its index, its result, its error

@@ -59,6 +59,55 @@ impl IoError {
     }
 }
 
+/// Where a read's or write's latency needs a look (see Plan::lat_limit_ns).
+fn lat_limit_ns(job: &Job) -> u64 {
+    let max = job.max_latency_us.iter().copied().filter(|&v| v > 0).min();
+    let target = Some(job.latency_target_us).filter(|&v| v > 0);
+    max.into_iter()
+        .chain(target)
+        .min()
+        .map_or(u64::MAX, |us| us.saturating_mul(1000))
+}
+
+/// The job's cmdprio (checked already when its engine was set up), with
+/// its per-priority statistics in place.
+fn cmdprio_of(
+    job: &Job,
+    st: &mut ThreadStats,
+) -> Option<(
+    crate::engine::cmdprio::CmdPrio,
+    crate::engine::cmdprio::Draws,
+)> {
+    let c = crate::engine::cmdprio::CmdPrio::from_job(job)
+        .ok()
+        .flatten()?;
+    for d in 0..2 {
+        st.dir[d].prios = c.prios[d]
+            .iter()
+            .map(|&p| (p, rbench_common::histogram::LatencyHistogram::default()))
+            .collect();
+    }
+    let seed = job.randseed.unwrap_or(0x5eed) ^ ((job.number as u64) << 32);
+    Some((c, crate::engine::cmdprio::Draws::new(seed)))
+}
+
+/// The job's place in its flow (flow=), if it has one, and the clock
+/// reading its clock starts at (its flow's common start).
+fn flow_start(
+    progress: &super::eta::Progress,
+    clock: &FastClock,
+) -> (Option<super::pacing::flow::Flow>, u64) {
+    let flow = progress
+        .flow
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take();
+    let t0 = flow
+        .as_ref()
+        .map_or_else(|| clock.now(), |f| f.start_line(clock));
+    (flow, t0)
+}
+
 /// Record one completed unit. Hot path.
 #[inline]
 fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job) -> Option<i32> {
@@ -92,6 +141,13 @@ fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job)
             }
             if !job.disable_lat {
                 ds.lat.record(lat);
+            }
+            if !ds.prios.is_empty() {
+                // cmdprio: lat with lat_percentiles, clat otherwise (fio's).
+                let v = if job.lat_percentiles { lat } else { clat };
+                if let Some(p) = ds.prios.get_mut(usize::from(io.prio_idx)) {
+                    p.1.record(v);
+                }
             }
         }
     }
@@ -143,6 +199,13 @@ struct Core<'a> {
     picker: Picker,
     /// verify=: None when off, so each hook is one predictable branch.
     verifier: Option<crate::verify::Verifier<'a>>,
+    /// serialize_overlap's checks (off: one predictable branch per I/O).
+    overlap: super::overlap::Overlaps,
+    /// cmdprio: the priorities and the draws that pick them.
+    cmdprio: Option<(
+        crate::engine::cmdprio::CmdPrio,
+        crate::engine::cmdprio::Draws,
+    )>,
     filler: super::buffers::Filler,
     logs: Option<Logs>,
     /// write_iolog: a line per I/O queued.
@@ -201,6 +264,9 @@ struct Plan<'a> {
     per_io_rates: (bool, bool),
     /// The thread's rusage at the start.
     usage0: (f64, f64, u64, u64, u64),
+    /// A read's or write's latency above this (ns) is looked at
+    /// (max_latency, latency_target; u64::MAX: neither is set).
+    lat_limit_ns: u64,
 }
 
 impl Plan<'_> {
@@ -262,6 +328,16 @@ struct Pacing {
     think_pending: bool,
     /// The direction of the last read or write (thinktime's rate credit).
     last_dir: usize,
+    /// flow=: the job's flow (None without one), and whether it held the
+    /// job back in this pass.
+    flow: Option<super::pacing::flow::Flow>,
+    flow_held: bool,
+    /// latency_target's probe (None without one); wait for what is in
+    /// flight (a ramp down), then maybe reset the statistics (its final
+    /// window).
+    lat: Option<super::pacing::latency::Probe>,
+    lat_quiesce: bool,
+    lat_final: bool,
 }
 
 /// What picking the next unit's work came to.
@@ -303,7 +379,7 @@ impl<'a> Worker<'a> {
         );
         let fill_writes = filler.content.per_write() || verifier.is_some();
         let clock = FastClock::get();
-        let t0 = clock.now();
+        let (flow, t0) = flow_start(progress, clock);
         let mut time = Timing::new(job);
         let usage0 = rusage();
         let plan = Plan::new(
@@ -321,7 +397,7 @@ impl<'a> Worker<'a> {
         }
         let throttle = Throttle::new(job, t0);
         picker.attach_steer(throttle.steer_handle());
-        let pace = Pacing::new(job, throttle, progress);
+        let pace = Pacing::new(job, throttle, progress, (flow, job.iodepth));
         if let Some(ss) = &pace.steady {
             // Its first look may be due at once (a steady group to join).
             time.next_check = time.next_check.min(ss.next_ns);
@@ -370,6 +446,8 @@ impl<'a> Worker<'a> {
             pace,
             picker,
             verifier,
+            overlap: super::overlap::Overlaps::for_job(job, depth),
+            cmdprio: cmdprio_of(job, &mut st),
             filler,
             logs,
             iolog,
@@ -434,6 +512,12 @@ impl<'a> Worker<'a> {
             if c.pace.think_pending && quiet {
                 c.think_stall();
             }
+            if c.pace.flow_held && quiet {
+                c.flow_stall();
+            }
+            if c.pace.lat.is_some() && !c.lat_step(quiet) {
+                break;
+            }
         }
     }
 
@@ -443,6 +527,7 @@ impl<'a> Worker<'a> {
     #[inline(always)]
     fn fill(&mut self, mut pass_ticks: u64) {
         let c = &mut self.core;
+        c.pace.flow_held = false;
         // iodepth_low: once full, wait until the queue drains to the low mark.
         if c.q.inflight >= c.plan.depth {
             c.q.filling = false;
@@ -454,6 +539,13 @@ impl<'a> Worker<'a> {
         } else {
             0
         };
+        if let Some(l) = &c.pace.lat {
+            // latency_target: the probe's depth, nothing while quiescing.
+            budget = budget.min(l.qd.saturating_sub(c.q.inflight));
+            if c.pace.lat_quiesce {
+                budget = 0;
+            }
+        }
         // A requeued rest (held) still goes out once the offsets ran out.
         while budget > 0
             && (!self.core.issued.exhausted || self.core.q.held.is_some())
@@ -463,10 +555,16 @@ impl<'a> Worker<'a> {
             let c = &mut self.core;
             let (idx, prepared) = match c.q.held.take() {
                 Some(h) => (h, true),
-                None => match c.q.free.pop() {
-                    Some(i) => (i, false),
-                    None => break,
-                },
+                None => {
+                    if c.pace.flow.as_mut().is_some_and(|f| f.held()) {
+                        c.pace.flow_held = true;
+                        break;
+                    }
+                    match c.q.free.pop() {
+                        Some(i) => (i, false),
+                        None => break,
+                    }
+                }
             };
             let io = &mut self.units[idx];
             if !prepared {
@@ -492,6 +590,11 @@ impl<'a> Worker<'a> {
                 }
             }
             if c.issued.verify_due {
+                c.q.held = Some(idx);
+                break;
+            }
+            if c.overlap.on() && !c.overlap.claim(idx, io.offset, io.len as u64, c.q.inflight) {
+                // fio's FIO_Q_BUSY: it goes once the overlapped I/O is done.
                 c.q.held = Some(idx);
                 break;
             }
@@ -547,11 +650,17 @@ impl<'a> Worker<'a> {
         let c = &mut self.core;
         let job = c.plan.job;
         let inflight = c.q.inflight;
-        let full = inflight >= c.plan.depth || c.issued.exhausted || c.error.is_some();
+        let full = inflight >= c.plan.depth
+            || c.issued.exhausted
+            || c.error.is_some()
+            || c.pace
+                .lat
+                .as_ref()
+                .is_some_and(|l| inflight >= l.qd || c.pace.lat_quiesce);
         let min = if !c.q.filling {
             // Draining to iodepth_low: wait for exactly that many.
             inflight - c.plan.low_mark.min(inflight - 1)
-        } else if full || c.q.held.is_some() || c.pace.think_pending {
+        } else if full || c.q.held.is_some() || c.pace.think_pending || c.pace.flow_held {
             // Never more than are in flight (fio caps min_evts at its
             // depth): the last I/Os of a job could never complete it.
             job.complete_min.max(1).min(inflight)
@@ -634,7 +743,12 @@ impl<'a> Worker<'a> {
                 .engine
                 .getevents(1, c.plan.depth, &mut self.units, &mut self.done)
             {
-                Ok(n) => c.q.inflight -= n,
+                Ok(n) => {
+                    c.q.inflight -= n;
+                    for &idx in &self.done {
+                        c.overlap.release(idx);
+                    }
+                }
                 Err(_) => break,
             }
         }
@@ -741,6 +855,7 @@ impl<'a> Worker<'a> {
         if let Some(l) = iolog {
             l.close(p.ns(p.clock.now()) / 1000);
         }
+        st.latency_qd = pace.lat.as_ref().map_or(0, |l| l.qd);
         drop(engine);
         (st, error, logs)
     }
@@ -893,6 +1008,7 @@ impl<'a> Plan<'a> {
             fill_writes: false,
             per_io_rates: (false, false),
             usage0,
+            lat_limit_ns: lat_limit_ns(job),
         }
     }
 }
@@ -916,7 +1032,15 @@ impl Timing {
 }
 
 impl Pacing {
-    fn new(job: &Job, throttle: Throttle, progress: &super::eta::Progress) -> Pacing {
+    /// `flow`: the job's place in its flow; `depth`: its iodepth, the most
+    /// latency_target's probe goes to (and reports: fio's, even where a
+    /// synchronous engine keeps one I/O in flight).
+    fn new(
+        job: &Job,
+        throttle: Throttle,
+        progress: &super::eta::Progress,
+        (flow, depth): (Option<super::pacing::flow::Flow>, usize),
+    ) -> Pacing {
         let min_rate = super::pacing::throttle::MinRate::new(job);
         let steady = job.steadystate.map(|ss| {
             let phase_ms = progress.started_ms.load(Ordering::Relaxed);
@@ -934,6 +1058,11 @@ impl Pacing {
             think: super::pacing::throttle::Think::new(job),
             think_pending: false,
             last_dir: 0,
+            flow,
+            flow_held: false,
+            lat: super::pacing::latency::Probe::new(job, depth),
+            lat_quiesce: false,
+            lat_final: false,
         }
     }
 }
@@ -973,6 +1102,9 @@ impl Core<'_> {
             t.measure_start = now;
             t.sampler = Sampler::new(job, now);
             t.sampler.per_io = self.plan.per_io_rates;
+            if let Some(l) = self.pace.lat.as_mut() {
+                l.restart(now, 0);
+            }
         } else if t.measuring {
             t.sampler.sample(now, &mut self.st, self.logs.as_mut());
         }
@@ -1253,6 +1385,16 @@ impl Core<'_> {
             pace.throttle.issued(d, io.len as u64);
             io.start = p.clock.now();
         }
+        if let Some((c, draws)) = self.cmdprio.as_mut() {
+            let (ioprio, index) = match io.kind {
+                IoKind::Read => c.pick(0, io.len as u64, draws.next()),
+                IoKind::Write => c.pick(1, io.len as u64, draws.next()),
+                _ => None,
+            }
+            .unwrap_or((0, 0));
+            io.ioprio = ioprio;
+            io.prio_idx = index;
+        }
         if pace.think.on {
             pace.last_dir = match io.kind {
                 IoKind::Read => 0,
@@ -1286,6 +1428,9 @@ impl Core<'_> {
     /// queued. Hot path.
     #[inline(always)]
     fn account_sync(&mut self, idx: usize, io: &mut IoUnit) {
+        if self.overlap.on() {
+            self.overlap.release(idx);
+        }
         let p = &self.plan;
         // Short (cold): fio issues the rest again at once.
         if (io.result as usize) < io.len && io.result > 0 && self.verifier.is_none() {
@@ -1302,6 +1447,14 @@ impl Core<'_> {
             // (a read at end of file) is EIO.
             io.result = -i64::from(libc::EIO);
         }
+        let lat = (
+            p.clock.ticks_to_ns(end - io.issue),
+            p.clock.ticks_to_ns(end - io.start),
+        );
+        if lat.1 > p.lat_limit_ns {
+            self.lat_exceeded(io, lat.1);
+        }
+        let p = &self.plan;
         let st = &mut self.st;
         st.depth_map[depth_bucket(self.q.inflight + 1)] += 1;
         if p.count_submits {
@@ -1310,10 +1463,6 @@ impl Core<'_> {
             st.submit_calls += 1;
             st.complete_calls += 1;
         }
-        let lat = (
-            p.clock.ticks_to_ns(end - io.issue),
-            p.clock.ticks_to_ns(end - io.start),
-        );
         let t = &self.time;
         if let Some(l) = self.logs.as_mut().filter(|l| t.measuring && l.per_io) {
             let since = p.ns(end).saturating_sub(t.measure_start);
@@ -1341,6 +1490,9 @@ impl Core<'_> {
     /// short one (held, it goes out next). Hot path.
     #[inline(always)]
     fn account(&mut self, idx: usize, u: &mut IoUnit, end: u64) {
+        if self.overlap.on() {
+            self.overlap.release(idx);
+        }
         let p = &self.plan;
         // Short (cold): fio requeues the rest, which goes out next as the
         // held unit.
@@ -1363,6 +1515,10 @@ impl Core<'_> {
             p.clock.ticks_to_ns(end.saturating_sub(io.issue)),
             p.clock.ticks_to_ns(end.saturating_sub(io.start)),
         );
+        if lat.1 > p.lat_limit_ns {
+            self.lat_exceeded(io, lat.1);
+        }
+        let p = &self.plan;
         let t = &self.time;
         if let Some(l) = self.logs.as_mut().filter(|l| t.measuring && l.per_io) {
             let slat = p.clock.ticks_to_ns(io.issue.saturating_sub(io.start));
@@ -1395,6 +1551,111 @@ impl Core<'_> {
             self.error.get_or_insert(m.into_io_error(sync));
         }
         self.issued.ios += v.take_backlog_ios();
+    }
+
+    /// A read or write over max_latency or latency_target (`lat`, ns
+    /// since it was prepared, as fio's): max_latency's error, or the
+    /// probe's verdict. Cold.
+    #[cold]
+    fn lat_exceeded(&mut self, io: &IoUnit, lat: u64) {
+        let job = self.plan.job;
+        if job.disable_lat || !matches!(io.kind, IoKind::Read | IoKind::Write) {
+            return;
+        }
+        let max = job.max_latency_us[issue_slot(io.kind)].saturating_mul(1000);
+        if max > 0 && lat > max {
+            self.lat_fatal(io, lat, max);
+        }
+        let now = self.plan.ns(self.plan.clock.now());
+        let ios = self.st.dir[0].ios + self.st.dir[1].ios;
+        let Some(probe) = self.pace.lat.as_mut().filter(|l| lat > l.target_ns) else {
+            return;
+        };
+        let target = probe.target_ns;
+        match probe.over(now, ios) {
+            super::pacing::latency::Step::Fatal => self.lat_fatal(io, lat, target),
+            super::pacing::latency::Step::Quiesce => self.pace.lat_quiesce = true,
+            _ => {}
+        }
+    }
+
+    /// fio's lat_fatal: the job ends with ETIMEDOUT (the first error's
+    /// line only).
+    #[cold]
+    fn lat_fatal(&mut self, io: &IoUnit, lat: u64, max: u64) {
+        if self.error.is_some() {
+            return;
+        }
+        let path = self.plan.files.paths.get(io.file);
+        let name = path.map_or_else(|| self.plan.job.name.clone(), |p| p.display().to_string());
+        let dir = if io.kind == IoKind::Read {
+            "read"
+        } else {
+            "write"
+        };
+        let note = format!(
+            "fio: latency of {lat} nsec exceeds specified max ({max} nsec): {name} {dir} {} {}\n",
+            io.offset, io.len
+        );
+        let at = ("io_u.c:1432", "max latency exceeded");
+        self.error = Some(IoError::at_site(libc::ETIMEDOUT, at.0, at.1, note));
+    }
+
+    /// latency_target between loop turns: the window's verdict, and what
+    /// a quiesce waited for. False when the probe is done with the job.
+    #[cold]
+    fn lat_step(&mut self, quiet: bool) -> bool {
+        use super::pacing::latency::Step;
+        let p = &self.plan;
+        let now = p.ns(p.clock.now());
+        if self.pace.lat_quiesce {
+            if !quiet {
+                return true;
+            }
+            self.pace.lat_quiesce = false;
+            if std::mem::take(&mut self.pace.lat_final) {
+                // The final window: its statistics alone are reported.
+                super::errors::reset_keeping_lines(&mut self.st);
+                self.time.measure_start = now;
+                self.time.sampler = Sampler::new(p.job, now);
+                self.time.sampler.per_io = p.per_io_rates;
+            }
+            if let Some(l) = self.pace.lat.as_mut() {
+                l.new_window(now, self.st.dir[0].ios + self.st.dir[1].ios);
+            }
+            return true;
+        }
+        if !self.time.measuring {
+            return true;
+        }
+        let ios = self.st.dir[0].ios + self.st.dir[1].ios;
+        let Some(l) = self.pace.lat.as_mut() else {
+            return true;
+        };
+        match l.check(now, ios) {
+            Step::Go => true,
+            Step::Quiesce => {
+                self.pace.lat_quiesce = true;
+                true
+            }
+            Step::FinalRun => {
+                self.pace.lat_quiesce = true;
+                self.pace.lat_final = true;
+                true
+            }
+            Step::Done | Step::Fatal => false,
+        }
+    }
+
+    /// flow: held back, with nothing in flight.
+    #[cold]
+    fn flow_stall(&mut self) {
+        // fio sleeps flow_sleep once held (after what was in flight
+        // completed), and otherwise goes straight round again.
+        let us = self.pace.flow.as_ref().map_or(0, |f| f.sleep_us);
+        if us > 0 {
+            super::pacing::pause::sleep(std::time::Duration::from_micros(us));
+        }
     }
 
     /// thinktime: stall with nothing in flight (fio's io_u_quiesce).
@@ -1435,7 +1696,15 @@ pub(crate) fn log_io(
         return;
     }
     let bs = io.result as u64;
-    l.io(since_ns, d, bs, io.offset, (slat, lat.0, lat.1));
+    if io.ioprio != 0 {
+        l.io_at_prio(
+            io.ioprio,
+            (since_ns, d, bs, io.offset),
+            (slat, lat.0, lat.1),
+        );
+    } else {
+        l.io(since_ns, d, bs, io.offset, (slat, lat.0, lat.1));
+    }
     if per_io_rates.0 {
         st.dir[d].bw.push(bs * 1_000_000 / lat.0.max(1));
     }

@@ -373,6 +373,14 @@ impl Logs {
 
     /// One completed I/O: `since_ns` since the job's start, latencies in
     /// ns (slat 0 when the engine completed it at submission).
+    /// [`Logs::io`] for an I/O with its own priority (cmdprio): fio logs
+    /// each I/O's priority.
+    pub fn io_at_prio(&mut self, prio: u16, at: (u64, usize, u64, u64), lat: (u64, u64, u64)) {
+        let job_prio = std::mem::replace(&mut self.ioprio, prio);
+        self.io(at.0, at.1, at.2, at.3, lat);
+        self.ioprio = job_prio;
+    }
+
     pub fn io(&mut self, since_ns: u64, d: usize, bs: u64, offset: u64, lat: (u64, u64, u64)) {
         let (slat, clat, total) = lat;
         let t_ms = since_ns / 1_000_000;
