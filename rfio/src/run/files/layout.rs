@@ -122,6 +122,9 @@ pub fn plan(
     diskless: bool,
     notices: &mut Vec<(Stream, String)>,
 ) -> Result<Planned, SetupError> {
+    if crate::engine::noio(&job.engine) && job.size.is_none() && job.filesize.is_none() {
+        return Ok(plan_noio(job));
+    }
     if job.filenames.is_empty() {
         // A clone whose generated names its siblings took (job::expand):
         // no file, no I/O; without size= fio still asks for one.
@@ -345,6 +348,22 @@ fn total_size(
         }
         None => return Err(need_size(job)),
     })
+}
+
+// --- h3: engines ---
+/// An engine without I/O (cpuio, exec) and without a size: one block of
+/// region to go round, for the runtime when time_based, else once.
+fn plan_noio(job: &Job) -> Planned {
+    let bs = job.bs.iter().map(|b| b.1).max().unwrap_or(4096).max(1);
+    let mut files = JobFiles::default();
+    files.regions.push((-1, 0, bs));
+    files.io_size = if job.time_based { u64::MAX >> 2 } else { bs };
+    files.wrap = job.time_based;
+    Planned {
+        files,
+        existing: vec![None; job.filenames.len()],
+        diskless: true,
+    }
 }
 
 /// A diskless engine's plan (null): no files, but their regions.
@@ -707,7 +726,9 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
 }
 
 fn open(job: &Job, p: &Path) -> Result<RawFd, SetupError> {
-    let writes = job.pattern.write || job.pattern.trim || job.engine == "mmap";
+    // falloc opens read-write whatever the job does (fio's O_CREAT|O_RDWR).
+    let writes =
+        job.pattern.write || job.pattern.trim || matches!(job.engine.as_str(), "mmap" | "falloc");
     let mut flags = 0;
     if job.direct {
         flags |= libc::O_DIRECT;
