@@ -14,6 +14,7 @@ mod exec;
 mod falloc;
 mod fileops;
 mod ftruncate;
+mod net;
 mod passthru;
 pub use passthru::Refusal;
 mod posixaio;
@@ -105,6 +106,13 @@ pub trait Engine: Send {
     ) -> io::Result<usize> {
         Ok(0)
     }
+
+    /// The peer closed the link (net): no more I/O; the unit that found
+    /// it moved nothing and ends the job without an error. Asked only of a
+    /// unit that moved nothing.
+    fn ended(&self) -> bool {
+        false
+    }
 }
 
 /// Engine properties the job loop needs.
@@ -166,6 +174,7 @@ pub fn banner(job: &Job) -> Option<String> {
     match job.engine.as_str() {
         "cpuio" if job.opts.int("cpuload") > 0 => Some(cpuio::Cpuio::banner(job)),
         "exec" if job.opts.text("program").is_some() => Some(exec::Exec::banner(job)),
+        "net" | "netsplice" => net::Net::banner(job),
         _ => None,
     }
 }
@@ -187,7 +196,7 @@ pub fn traits(name: &str) -> Traits {
             sync: false,
             diskless: false,
         },
-        "filecreate" | "cpuio" | "exec" => Traits {
+        "filecreate" | "cpuio" | "exec" | "net" | "netsplice" => Traits {
             sync: true,
             diskless: true,
         },
@@ -233,6 +242,7 @@ pub fn create(job: &Job) -> io::Result<Box<dyn Engine>> {
         "exec" => Box::new(exec::Exec::new(job)?),
         "splice" => Box::new(splice::Splice::new()?),
         "e4defrag" => Box::new(e4defrag::E4defrag::new(job)?),
+        "net" | "netsplice" => Box::new(net::Net::new(job)?),
         other => {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,

@@ -473,9 +473,10 @@ pub fn engine_init_error(engine: &str, errno: i32) -> IoError {
 /// Whether fio prints a report block for a job that ended with `e` and
 /// did no I/O: not when its engine never started (engine_init_error).
 pub fn has_block(e: &IoError) -> bool {
-    !e.site
-        .as_ref()
-        .is_some_and(|s| s.at.starts_with("engines/") && matches!(s.func, "mmap" | "io_queue_init"))
+    !e.site.as_ref().is_some_and(|s| {
+        s.at.starts_with("engines/") && matches!(s.func, "mmap" | "io_queue_init")
+            || s.at.starts_with("engines/net.c")
+    })
 }
 
 /// fio's "first direct IO errored" note comes only when the failed I/O was
