@@ -311,6 +311,10 @@ fn file_sizes(
     min_bs: u64,
 ) -> Option<Vec<u64>> {
     let nfiles = job.filenames.len().max(1);
+    if job.filesize.is_none() && job.size.is_none() && job.engine == "filecreate" {
+        // fio's filecreate sizes each file at the smallest block.
+        return Some(vec![min_bs; nfiles]);
+    }
     job.filesize.map(|(lo, hi)| {
         let sizes: Vec<Option<u64>> = (0..nfiles)
             .map(|i| match job.size {
