@@ -57,7 +57,7 @@ _rfio()
             --random_distribution) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal zoned zoned_abs' -- "$cur")); ;;
             --percentage_random) :; ;;
             --norandommap) :; ;;
-            --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null' -- "$cur")); ;;
+            --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null posixaio cpuio filecreate filestat filedelete falloc ftruncate exec splice net netsplice e4defrag sg io_uring_cmd' -- "$cur")); ;;
             --iodepth) :; ;;
             --iodepth_batch) :; ;;
             --iodepth_batch_complete_min) :; ;;
@@ -194,6 +194,35 @@ _rfio()
             --fixedbufs) :; ;;
             --registerfiles) :; ;;
             --sqthread_poll) :; ;;
+            --openfiles) :; ;;
+            --cpuload) :; ;;
+            --cpuchunks) :; ;;
+            --cpumode) COMPREPLY=($(compgen -P "$pre" -W 'noop qsort' -- "$cur")); ;;
+            --exit_on_io_done) :; ;;
+            --stat_type) COMPREPLY=($(compgen -P "$pre" -W 'stat lstat statx' -- "$cur")); ;;
+            --program) :; ;;
+            --arguments) :; ;;
+            --grace_time) :; ;;
+            --std_redirect) :; ;;
+            --hostname) :; ;;
+            --port) :; ;;
+            --protocol) COMPREPLY=($(compgen -P "$pre" -W 'tcp tcpv6 udp udpv6 unix' -- "$cur")); ;;
+            --nodelay) :; ;;
+            --listen) :; ;;
+            --pingpong) :; ;;
+            --interface) :; ;;
+            --ttl) :; ;;
+            --window_size) :; ;;
+            --mss) :; ;;
+            --donorname) :; ;;
+            --inplace) :; ;;
+            --readfua) :; ;;
+            --writefua) :; ;;
+            --sg_write_mode) COMPREPLY=($(compgen -P "$pre" -W 'write write_and_verify verify write_same same write_same_ndob verify_bytchk_00 verify_bytchk_01 verify_bytchk_11 write_stream' -- "$cur")); ;;
+            --stream_id) :; ;;
+            --sqthread_poll_cpu) :; ;;
+            --nonvectored) :; ;;
+            --cmd_type) COMPREPLY=($(compgen -P "$pre" -W 'nvme' -- "$cur")); ;;
         esac
         return 0
     fi
@@ -236,7 +265,7 @@ _rfio()
         --random_generator) COMPREPLY=($(compgen -P "$pre" -W 'tausworthe lfsr tausworthe64' -- "$cur")); return 0 ;;
         --random_distribution) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal zoned zoned_abs' -- "$cur")); return 0 ;;
         --percentage_random) :; return 0 ;;
-        --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null' -- "$cur")); return 0 ;;
+        --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null posixaio cpuio filecreate filestat filedelete falloc ftruncate exec splice net netsplice e4defrag sg io_uring_cmd' -- "$cur")); return 0 ;;
         --iodepth) :; return 0 ;;
         --iodepth_batch) :; return 0 ;;
         --iodepth_batch_complete_min) :; return 0 ;;
@@ -359,9 +388,36 @@ _rfio()
         --kb_base) COMPREPLY=($(compgen -P "$pre" -W '1024 1000' -- "$cur")); return 0 ;;
         --unit_base) COMPREPLY=($(compgen -P "$pre" -W '0 8 1' -- "$cur")); return 0 ;;
         --significant_figures) :; return 0 ;;
+        --openfiles) :; return 0 ;;
+        --cpuload) :; return 0 ;;
+        --cpuchunks) :; return 0 ;;
+        --cpumode) COMPREPLY=($(compgen -P "$pre" -W 'noop qsort' -- "$cur")); return 0 ;;
+        --exit_on_io_done) :; return 0 ;;
+        --stat_type) COMPREPLY=($(compgen -P "$pre" -W 'stat lstat statx' -- "$cur")); return 0 ;;
+        --program) :; return 0 ;;
+        --arguments) :; return 0 ;;
+        --grace_time) :; return 0 ;;
+        --std_redirect) :; return 0 ;;
+        --hostname) :; return 0 ;;
+        --port) :; return 0 ;;
+        --protocol) COMPREPLY=($(compgen -P "$pre" -W 'tcp tcpv6 udp udpv6 unix' -- "$cur")); return 0 ;;
+        --nodelay) :; return 0 ;;
+        --interface) :; return 0 ;;
+        --ttl) :; return 0 ;;
+        --window_size) :; return 0 ;;
+        --mss) :; return 0 ;;
+        --donorname) :; return 0 ;;
+        --inplace) :; return 0 ;;
+        --readfua) :; return 0 ;;
+        --writefua) :; return 0 ;;
+        --sg_write_mode) COMPREPLY=($(compgen -P "$pre" -W 'write write_and_verify verify write_same same write_same_ndob verify_bytchk_00 verify_bytchk_01 verify_bytchk_11 write_stream' -- "$cur")); return 0 ;;
+        --stream_id) :; return 0 ;;
+        --sqthread_poll_cpu) :; return 0 ;;
+        --nonvectored) :; return 0 ;;
+        --cmd_type) COMPREPLY=($(compgen -P "$pre" -W 'nvme' -- "$cur")); return 0 ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll' -- "$cur"))
+        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll --openfiles= --cpuload= --cpuchunks= --cpumode= --exit_on_io_done= --stat_type= --program= --arguments= --grace_time= --std_redirect= --hostname= --port= --protocol= --nodelay= --listen --pingpong --interface= --ttl= --window_size= --mss= --donorname= --inplace= --readfua= --writefua= --sg_write_mode= --stream_id= --sqthread_poll_cpu= --nonvectored= --cmd_type=' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi
