@@ -887,6 +887,22 @@ pub(crate) fn test_job(args: &[&str]) -> Job {
     expand(&plan).expect("job").remove(0)
 }
 
+// --- h3: engines ---
+/// The thinktime an engine imposes on its job, as fio's engines set it in
+/// their init: cpuio idles `cpuchunks * (100 - cpuload) / cpuload` us after
+/// each burn; exec checks on its program every 50 ms.
+fn engine_thinktime(o: &JobOptions) -> Option<u64> {
+    match o.engine()? {
+        "cpuio" => {
+            let load = o.int("cpuload").clamp(0, 100) as u64;
+            let cycle = o.int("cpuchunks").max(0) as u64;
+            (load > 0).then(|| cycle * (100 - load) / load)
+        }
+        "exec" => Some(50_000),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -902,21 +918,5 @@ mod tests {
     #[test]
     fn filename_lists() {
         assert_eq!(split_filenames("a:b\\:c"), vec!["a", "b:c"]);
-    }
-}
-
-// --- h3: engines ---
-/// The thinktime an engine imposes on its job, as fio's engines set it in
-/// their init: cpuio idles `cpuchunks * (100 - cpuload) / cpuload` us after
-/// each burn; exec checks on its program every 50 ms.
-fn engine_thinktime(o: &JobOptions) -> Option<u64> {
-    match o.engine()? {
-        "cpuio" => {
-            let load = o.int("cpuload").clamp(0, 100) as u64;
-            let cycle = o.int("cpuchunks").max(0) as u64;
-            (load > 0).then(|| cycle * (100 - load) / load)
-        }
-        "exec" => Some(50_000),
-        _ => None,
     }
 }

@@ -114,7 +114,7 @@ impl E4defrag {
                 donor_fd: self.donor as u32,
                 orig_start,
                 donor_start: orig_start,
-                len: (io.offset + io.len as u64 + self.bsz - 1) / self.bsz - orig_start,
+                len: (io.offset + io.len as u64).div_ceil(self.bsz) - orig_start,
                 ..MoveExtent::default()
             };
             let r = libc::ioctl(io.fd, EXT4_IOC_MOVE_EXT, &mut me);

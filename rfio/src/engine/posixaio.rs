@@ -33,18 +33,17 @@ impl Posixaio {
     /// Reap what is done among the units in flight; true when some still are.
     fn reap(&mut self, units: &mut [IoUnit], done: &mut Vec<usize>) -> bool {
         self.waiting.clear();
-        for i in 0..self.cbs.len() {
-            if !self.in_flight[i] {
+        for (i, (cb, flying)) in self.cbs.iter_mut().zip(&mut self.in_flight).enumerate() {
+            if !*flying {
                 continue;
             }
-            let cb = &mut self.cbs[i];
             // SAFETY: a control block submitted by `queue`, still ours.
             let err = unsafe { libc::aio_error(cb) };
             if err == libc::EINPROGRESS {
                 self.waiting.push(cb);
                 continue;
             }
-            self.in_flight[i] = false;
+            *flying = false;
             self.queued -= 1;
             units[i].result = match err {
                 // SAFETY: a control block that completed.
