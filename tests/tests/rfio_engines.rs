@@ -249,6 +249,17 @@ fn engines_refuse_as_fio() {
             "--rw=write",
         ],
     );
+    // A failure inside the engine's queue call: fio's td_io_queue line, no
+    // io_u error line.
+    same_refusal(
+        "ftruncate-read",
+        &[
+            "--name=t",
+            "--ioengine=ftruncate",
+            "--size=64k",
+            "--rw=read",
+        ],
+    );
     same_refusal(
         "net-noport",
         &["--name=r", "--ioengine=net", "--rw=read", "--size=1m"],
