@@ -835,7 +835,9 @@ impl<'a> Plan<'a> {
             } else {
                 job.fdatasync
             },
-            count_submits: !traits.diskless,
+            // fio counts none for the null engine; every other engine,
+            // diskless ones (cpuio, exec, net, filecreate) too.
+            count_submits: !traits.diskless || job.engine != "null",
             carry_end: false,
             fill_writes: false,
             per_io_rates: (false, false),
