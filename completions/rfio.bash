@@ -61,7 +61,7 @@ _rfio()
             --random_distribution) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal zoned zoned_abs' -- "$cur")); ;;
             --percentage_random) :; ;;
             --norandommap) :; ;;
-            --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null' -- "$cur")); ;;
+            --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null posixaio cpuio filecreate filestat filedelete falloc ftruncate exec splice net netsplice e4defrag sg io_uring_cmd' -- "$cur")); ;;
             --iodepth) :; ;;
             --iodepth_batch) :; ;;
             --iodepth_batch_complete_min) :; ;;
@@ -265,6 +265,34 @@ _rfio()
             --cmdprio_class) :; ;;
             --cmdprio) :; ;;
             --cmdprio_bssplit) :; ;;
+            --cpuload) :; ;;
+            --cpuchunks) :; ;;
+            --cpumode) COMPREPLY=($(compgen -P "$pre" -W 'noop qsort' -- "$cur")); ;;
+            --exit_on_io_done) :; ;;
+            --stat_type) COMPREPLY=($(compgen -P "$pre" -W 'stat lstat statx' -- "$cur")); ;;
+            --program) :; ;;
+            --arguments) :; ;;
+            --grace_time) :; ;;
+            --std_redirect) :; ;;
+            --hostname) :; ;;
+            --port) :; ;;
+            --protocol) COMPREPLY=($(compgen -P "$pre" -W 'tcp tcpv6 udp udpv6 unix' -- "$cur")); ;;
+            --nodelay) :; ;;
+            --listen) :; ;;
+            --pingpong) :; ;;
+            --interface) :; ;;
+            --ttl) :; ;;
+            --window_size) :; ;;
+            --mss) :; ;;
+            --donorname) :; ;;
+            --inplace) :; ;;
+            --readfua) :; ;;
+            --writefua) :; ;;
+            --sg_write_mode) COMPREPLY=($(compgen -P "$pre" -W 'write write_and_verify verify write_same same write_same_ndob verify_bytchk_00 verify_bytchk_01 verify_bytchk_11 write_stream' -- "$cur")); ;;
+            --stream_id) :; ;;
+            --sqthread_poll_cpu) :; ;;
+            --nonvectored) :; ;;
+            --cmd_type) COMPREPLY=($(compgen -P "$pre" -W 'nvme' -- "$cur")); ;;
         esac
         return 0
     fi
@@ -311,7 +339,7 @@ _rfio()
         --random_generator) COMPREPLY=($(compgen -P "$pre" -W 'tausworthe lfsr tausworthe64' -- "$cur")); return 0 ;;
         --random_distribution) COMPREPLY=($(compgen -P "$pre" -W 'random zipf pareto normal zoned zoned_abs' -- "$cur")); return 0 ;;
         --percentage_random) :; return 0 ;;
-        --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null' -- "$cur")); return 0 ;;
+        --ioengine) COMPREPLY=($(compgen -P "$pre" -W 'sync psync vsync pvsync pvsync2 libaio io_uring mmap null posixaio cpuio filecreate filestat filedelete falloc ftruncate exec splice net netsplice e4defrag sg io_uring_cmd' -- "$cur")); return 0 ;;
         --iodepth) :; return 0 ;;
         --iodepth_batch) :; return 0 ;;
         --iodepth_batch_complete_min) :; return 0 ;;
@@ -500,9 +528,35 @@ _rfio()
         --cmdprio_class) :; return 0 ;;
         --cmdprio) :; return 0 ;;
         --cmdprio_bssplit) :; return 0 ;;
+        --cpuload) :; return 0 ;;
+        --cpuchunks) :; return 0 ;;
+        --cpumode) COMPREPLY=($(compgen -P "$pre" -W 'noop qsort' -- "$cur")); return 0 ;;
+        --exit_on_io_done) :; return 0 ;;
+        --stat_type) COMPREPLY=($(compgen -P "$pre" -W 'stat lstat statx' -- "$cur")); return 0 ;;
+        --program) :; return 0 ;;
+        --arguments) :; return 0 ;;
+        --grace_time) :; return 0 ;;
+        --std_redirect) :; return 0 ;;
+        --hostname) :; return 0 ;;
+        --port) :; return 0 ;;
+        --protocol) COMPREPLY=($(compgen -P "$pre" -W 'tcp tcpv6 udp udpv6 unix' -- "$cur")); return 0 ;;
+        --nodelay) :; return 0 ;;
+        --interface) :; return 0 ;;
+        --ttl) :; return 0 ;;
+        --window_size) :; return 0 ;;
+        --mss) :; return 0 ;;
+        --donorname) :; return 0 ;;
+        --inplace) :; return 0 ;;
+        --readfua) :; return 0 ;;
+        --writefua) :; return 0 ;;
+        --sg_write_mode) COMPREPLY=($(compgen -P "$pre" -W 'write write_and_verify verify write_same same write_same_ndob verify_bytchk_00 verify_bytchk_01 verify_bytchk_11 write_stream' -- "$cur")); return 0 ;;
+        --stream_id) :; return 0 ;;
+        --sqthread_poll_cpu) :; return 0 ;;
+        --nonvectored) :; return 0 ;;
+        --cmd_type) COMPREPLY=($(compgen -P "$pre" -W 'nvme' -- "$cur")); return 0 ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --client= --remote-config= --server-allow-from= --server-allow-dir= --server-no-exec --merge --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll --allow_file_create= --create_only= --create_fsync= --create_serialize= --file_append= --pre_read= --unique_filename= --openfiles= --opendir= --fadvise_hint= --sync_file_range= --write_hint= --lockfile= --ioscheduler= --atomic= --write_barrier= --offset_align= --bs_unaligned --bs_is_seq_rand= --rw_sequencer= --allrandrepeat= --softrandommap= --mem= --iomem_align= --lockmem= --stats= --disk_util= --block_error_percentiles= --clocksource= --gtod_cpu= --uid= --gid= --cgroup= --cgroup_weight= --cgroup_nodelete= --profile= --merge_blktrace_file= --merge_blktrace_scalars= --merge_blktrace_iters= --write_iolog= --read_iolog= --read_iolog_chunked= --replay_no_stall= --replay_redirect= --replay_scale= --replay_align= --replay_time_scale= --replay_skip= --exec_prerun= --exec_postrun= --numa_cpu_nodes= --numa_mem_policy= --fill_device= --exit_what= --flow_id= --flow= --flow_sleep= --serialize_overlap= --max_latency= --latency_target= --latency_window= --latency_percentile= --latency_run= --cmdprio_percentage= --cmdprio_class= --cmdprio= --cmdprio_bssplit=' -- "$cur"))
+        COMPREPLY=($(compgen -W '--output= --output-format= --terse-version= --eta= --eta-newline= --eta-interval= --status-interval= --section= --alloc-size= --max-jobs= --debug= --plot= --plot-from= --inflate-log= --bandwidth-log --version --rbench-version --help --cmdhelp --enghelp --parse-only --showcmd --server --client= --remote-config= --server-allow-from= --server-allow-dir= --server-no-exec --merge --readonly --minimal --append-terse --warnings-fatal --description= --name= --filename= --directory= --filename_format= --rw= --bs= --bsrange= --bssplit= --randrepeat= --randseed= --ba= --thinktime= --thinktime_spin= --thinktime_blocks= --thinktime_blocks_type= --thinktime_iotime= --cpus_allowed= --cpus_allowed_policy= --cpumask= --nice= --random_generator= --random_distribution= --percentage_random= --norandommap --ioengine= --iodepth= --iodepth_batch= --iodepth_batch_complete_min= --iodepth_batch_complete_max= --iodepth_low= --io_submit_mode= --size= --io_size= --filesize= --offset= --offset_increment= --zonemode= --zonesize= --zonecapacity= --zonerange= --zoneskip= --read_beyond_wp= --max_open_zones= --job_max_open_zones= --ignore_zone_limits= --zone_reset_threshold= --zone_reset_frequency= --number_ios= --nrfiles= --direct= --buffered= --sync= --fallocate= --allow_mounted_write= --file_service_type= --zero_buffers --refill_buffers --buffer_compress_percentage= --buffer_compress_chunk= --dedupe_percentage= --dedupe_mode= --dedupe_working_set_percentage= --dedupe_global= --buffer_pattern= --verify= --do_verify= --verify_only --verify_backlog= --verify_backlog_batch= --verify_interval= --verify_offset= --verify_pattern= --verify_fatal= --verify_dump= --verify_async= --verify_state_save= --verify_state_load= --verify_async_cpus= --experimental_verify= --trim_percentage= --trim_verify_zero= --trim_backlog= --trim_backlog_batch= --continue_on_error= --ignore_error= --error_dump= --unlink= --unlink_each_loop= --create_on_open= --overwrite= --invalidate= --fsync= --fdatasync= --end_fsync= --fsync_on_close= --rwmixread= --rwmixwrite= --write_bw_log= --write_lat_log= --write_iops_log= --log_avg_msec= --log_offset= --per_job_logs= --write_hist_log= --log_hist_msec= --log_hist_coarseness= --log_max_value= --log_unix_epoch= --log_entries= --log_alternate_epoch= --log_alternate_epoch_clock_id= --log_prio= --log_compression= --log_compression_cpus= --log_store_compressed= --rate= --rate_iops= --rate_min= --rate_iops_min= --rate_process= --rate_cycle= --rate_ignore_thinktime= --runtime= --time_based --ramp_time= --steadystate= --steadystate_duration= --steadystate_ramp_time= --startdelay= --loops= --numjobs= --submitters= --thread --group_reporting --stonewall --new_group --exitall --wait_for= --exitall_on_error --prio= --prioclass= --clat_percentiles= --lat_percentiles= --slat_percentiles= --percentile_list= --bwavgtime= --iopsavgtime= --disable_lat= --disable_clat= --disable_slat= --disable_bw_measurement= --gtod_reduce= --scramble_buffers= --unified_rw_reporting= --kb_base= --unit_base= --significant_figures= --hipri --fixedbufs --registerfiles --sqthread_poll --allow_file_create= --create_only= --create_fsync= --create_serialize= --file_append= --pre_read= --unique_filename= --openfiles= --opendir= --fadvise_hint= --sync_file_range= --write_hint= --lockfile= --ioscheduler= --atomic= --write_barrier= --offset_align= --bs_unaligned --bs_is_seq_rand= --rw_sequencer= --allrandrepeat= --softrandommap= --mem= --iomem_align= --lockmem= --stats= --disk_util= --block_error_percentiles= --clocksource= --gtod_cpu= --uid= --gid= --cgroup= --cgroup_weight= --cgroup_nodelete= --profile= --merge_blktrace_file= --merge_blktrace_scalars= --merge_blktrace_iters= --write_iolog= --read_iolog= --read_iolog_chunked= --replay_no_stall= --replay_redirect= --replay_scale= --replay_align= --replay_time_scale= --replay_skip= --exec_prerun= --exec_postrun= --numa_cpu_nodes= --numa_mem_policy= --fill_device= --exit_what= --flow_id= --flow= --flow_sleep= --serialize_overlap= --max_latency= --latency_target= --latency_window= --latency_percentile= --latency_run= --cmdprio_percentage= --cmdprio_class= --cmdprio= --cmdprio_bssplit= --cpuload= --cpuchunks= --cpumode= --exit_on_io_done= --stat_type= --program= --arguments= --grace_time= --std_redirect= --hostname= --port= --protocol= --nodelay= --listen --pingpong --interface= --ttl= --window_size= --mss= --donorname= --inplace= --readfua= --writefua= --sg_write_mode= --stream_id= --sqthread_poll_cpu= --nonvectored= --cmd_type=' -- "$cur"))
         [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
         return 0
     fi

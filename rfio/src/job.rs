@@ -577,6 +577,12 @@ fn build(
 /// dropped where it changes nothing, rate checks, the verify spec, buffer
 /// contents.
 fn settle(mut job: Job, o: &JobOptions) -> Result<Job, Failure> {
+    if let Some(us) = engine_thinktime(o) {
+        job.thinktime_us = us;
+        job.thinktime_spin_us = 0;
+        job.thinktime_blocks = 1;
+        job.thinktime_on_issue = false;
+    }
     // fio keeps the random map where blockalign is every direction's block.
     if job
         .blockalign
@@ -1015,6 +1021,22 @@ pub(crate) fn test_job(args: &[&str]) -> Job {
         .collect();
     let plan = crate::cli::parse(&argv).expect("command line");
     expand(&plan).expect("job").remove(0)
+}
+
+// --- h3: engines ---
+/// The thinktime an engine imposes on its job, as fio's engines set it in
+/// their init: cpuio idles `cpuchunks * (100 - cpuload) / cpuload` us after
+/// each burn; exec checks on its program every 50 ms.
+fn engine_thinktime(o: &JobOptions) -> Option<u64> {
+    match o.engine()? {
+        "cpuio" => {
+            let load = o.int("cpuload").clamp(0, 100) as u64;
+            let cycle = o.int("cpuchunks").max(0) as u64;
+            (load > 0).then(|| cycle * (100 - load) / load)
+        }
+        "exec" => Some(50_000),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,18 @@ mod libaio;
 mod mmap;
 mod null;
 mod sync;
+// --- h3: engines ---
+mod cpuio;
+mod e4defrag;
+mod exec;
+mod falloc;
+mod fileops;
+mod ftruncate;
+mod net;
+mod passthru;
+pub use passthru::Refusal;
+mod posixaio;
+mod splice;
 
 use crate::job::Job;
 use std::io;
@@ -102,6 +114,13 @@ pub trait Engine: Send {
     ) -> io::Result<usize> {
         Ok(0)
     }
+
+    /// The peer closed the link (net): no more I/O; the unit that found
+    /// it moved nothing and ends the job without an error. Asked only of a
+    /// unit that moved nothing.
+    fn ended(&self) -> bool {
+        false
+    }
 }
 
 /// Engine properties the job loop needs.
@@ -113,15 +132,81 @@ pub struct Traits {
     pub diskless: bool,
 }
 
+// --- h3: engines ---
+/// Why an engine's init failed, as fio reports it: `before` on stderr, then
+/// `fio: io engine NAME init failed.`, then the job's `fio: pid=N, err=E/`
+/// line with its site (`file:AT, func=FUNC, error=TEXT`; none: nothing
+/// after the slash).
+#[derive(Debug)]
+pub struct InitFailure {
+    pub errno: i32,
+    pub before: String,
+    pub site: Option<InitSite>,
+}
+
+#[derive(Debug)]
+pub struct InitSite {
+    pub at: &'static str,
+    pub func: &'static str,
+    /// The error's text (None: strerror of the errno).
+    pub error: Option<&'static str>,
+}
+
+impl std::fmt::Display for InitFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "io engine init failed (errno {})", self.errno)
+    }
+}
+
+impl std::error::Error for InitFailure {}
+
+impl From<InitFailure> for io::Error {
+    fn from(e: InitFailure) -> io::Error {
+        io::Error::other(e)
+    }
+}
+
+/// The InitFailure inside an error from [`create`], if it holds one.
+pub fn init_failure(e: &io::Error) -> Option<&InitFailure> {
+    e.get_ref().and_then(|r| r.downcast_ref::<InitFailure>())
+}
+
+/// Engines that do no I/O at all (fio's FIO_NOIO): they need no size,
+/// move no bytes, and fio prints no description line for their jobs.
+pub fn noio(name: &str) -> bool {
+    matches!(name, "cpuio" | "exec")
+}
+
+/// The lines an engine prints on stdout as its job starts (cpuio, exec).
+pub fn banner(job: &Job) -> Option<String> {
+    match job.engine.as_str() {
+        "cpuio" if job.opts.int("cpuload") > 0 => Some(cpuio::Cpuio::banner(job)),
+        "exec" if job.opts.text("program").is_some() => Some(exec::Exec::banner(job)),
+        "net" | "netsplice" => net::Net::banner(job),
+        _ => None,
+    }
+}
+
+/// An engine that refuses the job's files before anything is laid out
+/// (sg, io_uring_cmd on what is not their device): fio's lines for stderr
+/// and the job's error.
+pub fn refuse_files(job: &Job) -> Option<Refusal> {
+    passthru::refuse(job)
+}
+
 pub fn traits(name: &str) -> Traits {
     match name {
         "null" => Traits {
             sync: true,
             diskless: true,
         },
-        "libaio" | "io_uring" => Traits {
+        "libaio" | "io_uring" | "posixaio" => Traits {
             sync: false,
             diskless: false,
+        },
+        "filecreate" | "cpuio" | "exec" | "net" | "netsplice" => Traits {
+            sync: true,
+            diskless: true,
         },
         _ => Traits {
             sync: true,
@@ -152,6 +237,20 @@ pub fn create(job: &Job) -> io::Result<Box<dyn Engine>> {
         "libaio" => Box::new(libaio::Libaio::new(job.iodepth)?),
         "io_uring" => Box::new(io_uring::Uring::new(job)?),
         "mmap" => Box::new(mmap::Mmap::default()),
+        "posixaio" => Box::new(posixaio::Posixaio::new(job.iodepth)),
+        "cpuio" => Box::new(cpuio::Cpuio::new(job)?),
+        "filecreate" => Box::new(fileops::FileOps::new(job, fileops::Op::Create)),
+        "filestat" => Box::new(fileops::FileOps::new(
+            job,
+            fileops::Op::Stat(fileops::FileOps::stat_type(job)),
+        )),
+        "filedelete" => Box::new(fileops::FileOps::new(job, fileops::Op::Delete)),
+        "falloc" => Box::new(falloc::Falloc),
+        "ftruncate" => Box::new(ftruncate::Ftruncate),
+        "exec" => Box::new(exec::Exec::new(job)?),
+        "splice" => Box::new(splice::Splice::new()?),
+        "e4defrag" => Box::new(e4defrag::E4defrag::new(job)?),
+        "net" | "netsplice" => Box::new(net::Net::new(job)?),
         other => {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,

@@ -102,6 +102,21 @@ pub const ENGINES: &[(&str, &str)] = &[
     ("io_uring", "Fast Linux native aio"),
     ("mmap", "Memory mapped IO"),
     ("null", "Testing engine (no data transfer)"),
+    // --- h3: engines ---
+    ("posixaio", "POSIX asynchronous IO"),
+    ("cpuio", "CPU cycle burner engine"),
+    ("filecreate", "File creation engine"),
+    ("filestat", "File stat engine"),
+    ("filedelete", "File delete engine"),
+    ("falloc", "fallocate() file based engine"),
+    ("ftruncate", "ftruncate() file based engine"),
+    ("exec", "Execute a program"),
+    ("splice", "splice/vmsplice based IO"),
+    ("net", "Network IO"),
+    ("netsplice", "Network IO with splice"),
+    ("e4defrag", "ext4 online defragmentation"),
+    ("sg", "SCSI generic v3 IO"),
+    ("io_uring_cmd", "io_uring passthrough commands"),
 ];
 
 const DISTRIBUTIONS: &[(&str, &str)] = &[
@@ -271,10 +286,46 @@ const FALLOCATE: &[(&str, &str)] = &[
     ("1", "Alias for 'posix'"),
 ];
 
-const URING: &[&str] = &["io_uring"];
-const URING_PV2: &[&str] = &["io_uring", "pvsync2"];
+const URING: &[&str] = &["io_uring", "io_uring_cmd"];
+const URING_PV2: &[&str] = &["io_uring", "pvsync2", "io_uring_cmd", "sg"];
 /// cmdprio_* (h2).
 const AIO_URING: &[&str] = &["libaio", "io_uring"];
+
+// --- h3: engines ---
+const CPUIO: &[&str] = &["cpuio"];
+const EXEC: &[&str] = &["exec"];
+const NET: &[&str] = &["net", "netsplice"];
+const E4DEFRAG: &[&str] = &["e4defrag"];
+const SG: &[&str] = &["sg"];
+const CPU_MODES: &[(&str, &str)] = &[
+    ("noop", "NOOP instructions"),
+    ("qsort", "QSORT computation"),
+];
+const STAT_TYPES: &[(&str, &str)] = &[
+    ("stat", "Use stat(2)"),
+    ("lstat", "Use lstat(2)"),
+    ("statx", "Use statx(2) if exists"),
+];
+const NET_PROTOCOLS: &[(&str, &str)] = &[
+    ("tcp", "Transmission Control Protocol"),
+    ("tcpv6", "Transmission Control Protocol V6"),
+    ("udp", "User Datagram Protocol"),
+    ("udpv6", "User Datagram Protocol V6"),
+    ("unix", "UNIX domain socket"),
+];
+const SG_WRITE_MODES: &[(&str, &str)] = &[
+    ("write", "Issue standard SCSI WRITE commands"),
+    ("write_and_verify", "Issue SCSI WRITE AND VERIFY commands"),
+    ("verify", "Issue SCSI WRITE AND VERIFY commands. This option is deprecated. Use write_and_verify instead."),
+    ("write_same", "Issue SCSI WRITE SAME commands"),
+    ("same", "Issue SCSI WRITE SAME commands. This option is deprecated. Use write_same instead."),
+    ("write_same_ndob", "Issue SCSI WRITE SAME(16) commands with NDOB flag set"),
+    ("verify_bytchk_00", "Issue SCSI VERIFY commands with BYTCHK set to 00"),
+    ("verify_bytchk_01", "Issue SCSI VERIFY commands with BYTCHK set to 01"),
+    ("verify_bytchk_11", "Issue SCSI VERIFY commands with BYTCHK set to 11"),
+    ("write_stream", "Issue SCSI WRITE STREAM(16) commands"),
+];
+const URING_CMD_TYPES: &[(&str, &str)] = &[("nvme", "nvme")];
 
 /// Every job option, in fio's `--cmdhelp=all` order where it matters.
 const MEM_TYPES: &[(&str, &str)] = &[
@@ -2200,6 +2251,287 @@ pub static OPTIONS: &[OptDef] = &[
             "Set priority percentages for different block sizes",
         ),
         AIO_URING,
+    ),
+    // --- h3: engines ---
+    engine(
+        opt(
+            "cpuload",
+            UNBOUNDED,
+            None,
+            "I/O engine",
+            "Use this percentage of CPU",
+        ),
+        CPUIO,
+    ),
+    engine(
+        opt(
+            "cpuchunks",
+            UNBOUNDED,
+            Some("50000"),
+            "I/O engine",
+            "Length of the CPU burn cycles (usecs)",
+        ),
+        CPUIO,
+    ),
+    engine(
+        opt(
+            "cpumode",
+            Kind::Choice(CPU_MODES),
+            Some("noop"),
+            "I/O engine",
+            "Stress mode",
+        ),
+        CPUIO,
+    ),
+    engine(
+        opt(
+            "exit_on_io_done",
+            Kind::Bool,
+            Some("0"),
+            "I/O engine",
+            "Exit when IO threads finish",
+        ),
+        CPUIO,
+    ),
+    engine(
+        opt(
+            "stat_type",
+            Kind::Choice(STAT_TYPES),
+            Some("stat"),
+            "I/O engine",
+            "Specify stat system call type to measure lookup/getattr performance",
+        ),
+        &["filestat"],
+    ),
+    engine(
+        opt(
+            "program",
+            Kind::Text,
+            None,
+            "I/O engine",
+            "Program to execute",
+        ),
+        EXEC,
+    ),
+    engine(
+        opt(
+            "arguments",
+            Kind::Text,
+            None,
+            "I/O engine",
+            "Arguments to pass",
+        ),
+        EXEC,
+    ),
+    engine(
+        opt(
+            "grace_time",
+            UNBOUNDED,
+            Some("1"),
+            "I/O engine",
+            "Grace time before sending a SIGKILL",
+        ),
+        EXEC,
+    ),
+    engine(
+        opt(
+            "std_redirect",
+            Kind::Bool,
+            Some("1"),
+            "I/O engine",
+            "Redirect stdout & stderr to files",
+        ),
+        EXEC,
+    ),
+    engine(
+        opt(
+            "hostname",
+            Kind::Text,
+            None,
+            "I/O engine",
+            "Hostname for net IO engine",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "port",
+            Kind::Int { min: 1, max: 65535 },
+            None,
+            "I/O engine",
+            "Port to use for TCP or UDP net connections",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "protocol",
+            Kind::Choice(NET_PROTOCOLS),
+            Some("tcp"),
+            "I/O engine",
+            "Network protocol to use",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "nodelay",
+            Kind::Bool,
+            None,
+            "I/O engine",
+            "Use TCP_NODELAY on TCP connections",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "listen",
+            Kind::Flag,
+            None,
+            "I/O engine",
+            "Listen for incoming TCP connections",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "pingpong",
+            Kind::Flag,
+            None,
+            "I/O engine",
+            "Ping-pong IO requests",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "interface",
+            Kind::Text,
+            None,
+            "I/O engine",
+            "Network interface to use",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "ttl",
+            UNBOUNDED,
+            Some("1"),
+            "I/O engine",
+            "Time-to-live value for outgoing UDP multicast packets",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "window_size",
+            UNBOUNDED,
+            None,
+            "I/O engine",
+            "Set socket buffer window size",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "mss",
+            UNBOUNDED,
+            None,
+            "I/O engine",
+            "Set TCP maximum segment size",
+        ),
+        NET,
+    ),
+    engine(
+        opt(
+            "donorname",
+            Kind::Text,
+            None,
+            "I/O engine",
+            "File used as a block donor",
+        ),
+        E4DEFRAG,
+    ),
+    engine(
+        opt(
+            "inplace",
+            Kind::Int { min: 0, max: 1 },
+            None,
+            "I/O engine",
+            "Alloc and free space inside defrag event",
+        ),
+        E4DEFRAG,
+    ),
+    engine(
+        opt(
+            "readfua",
+            Kind::Bool,
+            Some("0"),
+            "I/O engine",
+            "Set FUA flag (force unit access) for all Read operations",
+        ),
+        SG,
+    ),
+    engine(
+        opt(
+            "writefua",
+            Kind::Bool,
+            Some("0"),
+            "I/O engine",
+            "Set FUA flag (force unit access) for all Write operations",
+        ),
+        SG,
+    ),
+    engine(
+        opt(
+            "sg_write_mode",
+            Kind::Choice(SG_WRITE_MODES),
+            Some("write"),
+            "I/O engine",
+            "Specify SCSI WRITE mode",
+        ),
+        SG,
+    ),
+    engine(
+        opt(
+            "stream_id",
+            UNBOUNDED,
+            Some("0"),
+            "I/O engine",
+            "Stream ID for WRITE STREAM(16) commands",
+        ),
+        SG,
+    ),
+    engine(
+        opt(
+            "sqthread_poll_cpu",
+            UNBOUNDED,
+            None,
+            "I/O engine",
+            "What CPU to run SQ thread polling on",
+        ),
+        URING,
+    ),
+    engine(
+        opt(
+            "nonvectored",
+            Kind::Int { min: -1, max: -1 },
+            Some("-1"),
+            "I/O engine",
+            "Use non-vectored read/write commands",
+        ),
+        URING,
+    ),
+    engine(
+        opt(
+            "cmd_type",
+            Kind::Choice(URING_CMD_TYPES),
+            Some("nvme"),
+            "I/O engine",
+            "Specify uring-cmd type",
+        ),
+        &["io_uring_cmd"],
     ),
 ];
 

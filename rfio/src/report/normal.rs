@@ -30,6 +30,10 @@ pub fn header(jobs: &[Job]) -> String {
 pub fn job_lines(jobs: &[Job]) -> String {
     let mut s = String::new();
     for (i, j) in jobs.iter().enumerate() {
+        // fio prints none for an engine that does no I/O (cpuio, exec).
+        if crate::engine::noio(&j.engine) {
+            continue;
+        }
         if j.clone > 0 {
             // One `...` for a job's clones (they follow it).
             if i > 0 && jobs[i - 1].clone == 0 {

@@ -202,6 +202,10 @@ fn plan_job(
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Option<files::layout::Planned> {
     let traits = engine::traits(&job.engine);
+    if let Some(r) = engine::refuse_files(job) {
+        refused(r, out, progress, notice);
+        return None;
+    }
     if let Some(r) = &job.replay {
         // A replay lays out nothing: the log's files are used as they are.
         let io_size = r.log.as_ref().map_or(0, |l| l.bytes.iter().sum());
@@ -422,6 +426,9 @@ fn prepare<'a>(
         }
         match engine::create(job) {
             Ok(eng) => {
+                if let Some(b) = engine::banner(job) {
+                    notice(Stream::Stdout, &b);
+                }
                 // Every job of the segment is in its flow before any starts.
                 *progress[i].flow.lock().unwrap_or_else(|p| p.into_inner()) =
                     pacing::flow::Flow::join(
@@ -433,14 +440,23 @@ fn prepare<'a>(
                 prepared.push((i, job, traits, eng, files));
             }
             Err(e) => {
-                let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
-                notice(
-                    Stream::Stderr,
-                    &format!(
-                        "fio: pid=0, err={errno}/file:ioengines.c:1, func=io engine init, error={}\n",
-                        strerror(errno)
-                    ),
-                );
+                let errno = match engine::init_failure(&e) {
+                    Some(f) => {
+                        init_failed(job, f, notice);
+                        f.errno
+                    }
+                    None => {
+                        let errno = e.raw_os_error().unwrap_or(libc::EINVAL);
+                        notice(
+                            Stream::Stderr,
+                            &format!(
+                                "fio: pid=0, err={errno}/file:ioengines.c:1, func=io engine init, error={}\n",
+                                strerror(errno)
+                            ),
+                        );
+                        errno
+                    }
+                };
                 let stats = ThreadStats {
                     error: errno,
                     ..ThreadStats::default()
@@ -501,6 +517,46 @@ fn cmdprio_failed(
         error_context: None,
         setup_failed: true,
     });
+}
+
+// --- h3: engines ---
+/// An engine's init failure, in fio's words and streams.
+fn init_failed(job: &Job, f: &engine::InitFailure, notice: &mut dyn FnMut(Stream, &str)) {
+    if !f.before.is_empty() {
+        notice(Stream::Stderr, &f.before);
+    }
+    notice(
+        Stream::Stderr,
+        &format!("fio: io engine {} init failed.\n", job.engine),
+    );
+    let site = f.site.as_ref().map_or(String::new(), |s| {
+        let text = s.error.map_or_else(|| strerror(f.errno), str::to_string);
+        format!("file:{}, func={}, error={text}", s.at, s.func)
+    });
+    notice(
+        Stream::Stdout,
+        &format!("fio: pid={}, err={}/{site}\n", std::process::id(), f.errno),
+    );
+}
+
+/// A job whose engine refused its files before the layout (sg,
+/// io_uring_cmd): fio's lines, and the job fails with the refusal's error.
+fn refused(
+    r: engine::Refusal,
+    out: &mut Option<JobRun>,
+    progress: &eta::Progress,
+    notice: &mut dyn FnMut(Stream, &str),
+) {
+    let e = files::layout::SetupError {
+        errno: 0,
+        message: Some(r.stderr),
+        func: String::new(),
+        in_job: false,
+    };
+    setup_failed(e, out, progress, notice);
+    if let Some(run) = out.as_mut() {
+        run.stats.error = r.errno;
+    }
 }
 
 /// What a job's thread hands back: its index, its result, its error

@@ -897,7 +897,17 @@ fn start(
         .collect();
     if let Err(e) = engine.init(&units, &files.fds, &files.sizes) {
         st.error = e.raw_os_error().unwrap_or(libc::EIO);
-        let e = super::errors::engine_init_error(&job.engine, st.error);
+        let e = match crate::engine::init_failure(&e) {
+            // An engine that says where, in fio's words (net's connect).
+            Some(f) => {
+                st.error = f.errno;
+                match &f.site {
+                    Some(s) => IoError::at_site(f.errno, s.at, s.func, f.before.clone()),
+                    None => IoError::at_site(f.errno, "", "", f.before.clone()),
+                }
+            }
+            None => super::errors::engine_init_error(&job.engine, st.error),
+        };
         // fio's job reaps once, finding nothing, on its way out.
         st.complete_map[0] = 1;
         st.complete_calls = 1;
@@ -1003,7 +1013,9 @@ impl<'a> Plan<'a> {
             } else {
                 job.fdatasync
             },
-            count_submits: !traits.diskless,
+            // fio counts none for the null engine; every other engine,
+            // diskless ones (cpuio, exec, net, filecreate) too.
+            count_submits: !traits.diskless || job.engine != "null",
             carry_end: false,
             fill_writes: false,
             per_io_rates: (false, false),
@@ -1442,6 +1454,12 @@ impl Core<'_> {
             self.time.carried = end;
         }
         let resid = io.result == 0 && io.len > 0 && matches!(io.kind, IoKind::Read | IoKind::Write);
+        if resid && self.engine.ended() {
+            // The peer closed the link (net): the job ends here, as fio's.
+            self.issued.exhausted = true;
+            self.q.free.push(idx);
+            return;
+        }
         if resid {
             // fio's "full resid": a synchronous transfer that moved nothing
             // (a read at end of file) is EIO.

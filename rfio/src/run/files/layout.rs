@@ -122,6 +122,9 @@ pub fn plan(
     diskless: bool,
     notices: &mut Vec<(Stream, String)>,
 ) -> Result<Planned, SetupError> {
+    if crate::engine::noio(&job.engine) && job.size.is_none() && job.filesize.is_none() {
+        return Ok(plan_noio(job));
+    }
     if job.filenames.is_empty() {
         // A clone whose generated names its siblings took (job::expand):
         // no file, no I/O; without size= fio still asks for one.
@@ -349,6 +352,10 @@ fn file_sizes(
     min_bs: u64,
 ) -> Option<Vec<u64>> {
     let nfiles = job.filenames.len().max(1);
+    if job.filesize.is_none() && job.size.is_none() && job.engine == "filecreate" {
+        // fio's filecreate sizes each file at the smallest block.
+        return Some(vec![min_bs; nfiles]);
+    }
     job.filesize.map(|(lo, hi)| {
         let sizes: Vec<Option<u64>> = (0..nfiles)
             .map(|i| match job.size {
@@ -386,6 +393,22 @@ fn total_size(
         }
         None => return Err(need_size(job)),
     })
+}
+
+// --- h3: engines ---
+/// An engine without I/O (cpuio, exec) and without a size: one block of
+/// region to go round, for the runtime when time_based, else once.
+fn plan_noio(job: &Job) -> Planned {
+    let bs = job.bs.iter().map(|b| b.1).max().unwrap_or(4096).max(1);
+    let mut files = JobFiles::default();
+    files.regions.push((-1, 0, bs));
+    files.io_size = if job.time_based { u64::MAX >> 2 } else { bs };
+    files.wrap = job.time_based;
+    Planned {
+        files,
+        existing: vec![None; job.filenames.len()],
+        diskless: true,
+    }
 }
 
 /// A diskless engine's plan (null): no files, but their regions.
@@ -831,7 +854,9 @@ fn fill_device_regions(job: &Job, files: &mut JobFiles) -> u64 {
 const ATOMIC_FLAG: libc::c_int = 0o40000000;
 
 pub(crate) fn open(job: &Job, p: &Path) -> Result<RawFd, SetupError> {
-    let writes = job.pattern.write || job.pattern.trim || job.engine == "mmap";
+    // falloc opens read-write whatever the job does (fio's O_CREAT|O_RDWR).
+    let writes =
+        job.pattern.write || job.pattern.trim || matches!(job.engine.as_str(), "mmap" | "falloc");
     let mut flags = 0;
     if job.direct {
         flags |= libc::O_DIRECT;
