@@ -269,6 +269,136 @@ fn set_output_format(p: &mut Program, list: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The job sections built so far from the command line: the global
+/// options, the job being defined, and whether a `--name=global…` section
+/// is open.
+struct Sections {
+    global: JobOptions,
+    current: Option<JobDef>,
+    in_global_section: bool,
+}
+
+impl Sections {
+    /// The engine of the section that takes the next option.
+    fn engine(&self) -> Option<&str> {
+        match self.current.as_ref() {
+            Some(j) if !self.in_global_section => j.opts.engine(),
+            _ => self.global.engine(),
+        }
+    }
+
+    /// `--name=V`: end the job being defined; start a global section
+    /// (V begins with `global`) or a job that inherits the globals.
+    fn start(&mut self, plan: &mut Plan, v: String) {
+        if let Some(j) = self.current.take() {
+            plan.jobs.push(j);
+        }
+        if v.starts_with("global") {
+            self.in_global_section = true;
+        } else {
+            self.in_global_section = false;
+            let mut opts = self.global.inherit();
+            let _ = opts.set("name", Some(&v));
+            self.current = Some(JobDef {
+                name: v,
+                opts,
+                stonewall: false,
+            });
+        }
+    }
+
+    /// A job option, for the open section; a global one is also kept
+    /// typed in the plan.
+    fn job_option(
+        &mut self,
+        plan: &mut Plan,
+        names: (&str, &str, &str),
+        inline: Option<String>,
+        args: &[String],
+        i: &mut usize,
+    ) -> Result<(), Stop> {
+        let is_global = self.in_global_section || self.current.is_none();
+        let target = match self.current.as_mut() {
+            Some(j) if !self.in_global_section => &mut j.opts,
+            _ => &mut self.global,
+        };
+        job_option(target, names, inline, args, i)?;
+        if is_global {
+            plan.global_typed = self.global.typed.clone();
+        }
+        Ok(())
+    }
+}
+
+/// An option's name and inline `=value` from `arg` (`--name` or `-name`);
+/// None for a job file.
+fn option_parts(arg: &str) -> Option<(&str, Option<String>)> {
+    let body = arg
+        .strip_prefix("--")
+        .or_else(|| arg.strip_prefix('-'))
+        .filter(|b| !b.is_empty())?;
+    Some(match body.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (body, None),
+    })
+}
+
+/// The program options that take no separate value; whether `name` was
+/// one. The ones that print and exit stop the parse.
+fn program_flag(
+    p: &mut Program,
+    name: &str,
+    inline: Option<&str>,
+    prog: &str,
+) -> Result<bool, Stop> {
+    match name {
+        "version"
+        | "rbench-version"
+        | "generate-man"
+        | "generate-completions"
+        | "help"
+        | "cmdhelp"
+        | "enghelp" => return Err(exit_option(name, inline, prog)),
+        "warnings-fatal" => p.warnings_fatal = true,
+        "parse-only" => p.parse_only = true,
+        "showcmd" => p.showcmd = true,
+        "readonly" => p.readonly = true,
+        "minimal" => {
+            p.normal = false;
+            p.terse = true;
+            p.json = false;
+        }
+        "append-terse" => p.terse = true,
+        "bandwidth-log" => p.bandwidth_log = true,
+        // An optional value, given only as `--server=ARGS` (getopt).
+        "server" => p.server = Some(inline.unwrap_or_default().to_string()),
+        "server-no-exec" => p.server_no_exec = true,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The value of option `arg`: inline, or the next argument (stepping
+/// `i` past it); getopt's messages when there is none (`hint` after them).
+fn option_value(
+    (prog, arg): (&str, &str),
+    inline: Option<String>,
+    args: &[String],
+    i: &mut usize,
+    hint: &str,
+) -> Result<String, Failure> {
+    if let Some(v) = inline {
+        return Ok(v);
+    }
+    let v = args.get(*i).cloned().ok_or_else(|| {
+        Failure::stderr(format!(
+            "{prog}: option '{arg}' requires an argument\n{prog}: unrecognized option '{arg}'\n{hint}"
+        ))
+    })?;
+    *i += 1;
+    Ok(v)
+}
+
 /// Parse argv (without the program name) into a plan.
 /// Parse argv (`args[0]` is the program name, used in getopt's messages).
 pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
@@ -278,119 +408,38 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
         prog: prog.to_string(),
         ..Plan::default()
     };
-    let mut global = JobOptions::default();
-    let mut current: Option<JobDef> = None;
-    let mut in_global_section = false;
+    let mut s = Sections {
+        global: JobOptions::default(),
+        current: None,
+        in_global_section: false,
+    };
     let mut job_files = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
         i += 1;
-        let Some(body) = arg
-            .strip_prefix("--")
-            .or_else(|| arg.strip_prefix('-'))
-            .filter(|b| !b.is_empty())
-        else {
+        let Some((name, inline)) = option_parts(arg) else {
             job_files.push(arg.clone());
             continue;
         };
-        let (name, inline) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (body, None),
-        };
-        let engine = match current.as_ref() {
-            Some(j) if !in_global_section => j.opts.engine(),
-            _ => global.engine(),
-        };
-        let name = resolve_prefix(&plan.prog, arg, name, engine)?;
-        // Program options.
-        let takes_value = PROGRAM_WITH_VALUE.contains(&name);
-        let program_value = || -> Result<String, Failure> {
-            inline
-                .clone()
-                .or_else(|| args.get(i).cloned())
-                .ok_or_else(|| {
-                    Failure::stderr(format!(
-                    "{prog}: option '{arg}' requires an argument\n{prog}: unrecognized option '{arg}'\n"
-                ))
-                })
-        };
-        let p = &mut plan.program;
-        match name {
-            "version"
-            | "rbench-version"
-            | "generate-man"
-            | "generate-completions"
-            | "help"
-            | "cmdhelp"
-            | "enghelp" => return Err(exit_option(name, inline.as_deref(), prog)),
-            "warnings-fatal" => p.warnings_fatal = true,
-            "parse-only" => p.parse_only = true,
-            "showcmd" => p.showcmd = true,
-            "readonly" => p.readonly = true,
-            "minimal" => {
-                p.normal = false;
-                p.terse = true;
-                p.json = false;
-            }
-            "append-terse" => p.terse = true,
-            "bandwidth-log" => p.bandwidth_log = true,
-            // An optional value, given only as `--server=ARGS` (getopt).
-            "server" => p.server = Some(inline.clone().unwrap_or_default()),
-            "server-no-exec" => p.server_no_exec = true,
-            _ if takes_value => {
-                let v = program_value()?;
-                if inline.is_none() {
-                    i += 1;
-                }
-                valued_option(p, name, v)?;
-            }
-            "name" => {
-                let v = match inline.clone() {
-                    Some(v) => v,
-                    None => {
-                        let v = args.get(i).cloned().ok_or_else(|| {
-                            Failure::stderr(format!(
-                                "{prog}: option '{arg}' requires an argument\n{prog}: unrecognized option '{arg}'\nDid you mean name?\n"
-                            ))
-                        })?;
-                        i += 1;
-                        v
-                    }
-                };
-                if let Some(j) = current.take() {
-                    plan.jobs.push(j);
-                }
-                if v.starts_with("global") {
-                    in_global_section = true;
-                } else {
-                    in_global_section = false;
-                    let mut opts = global.inherit();
-                    let _ = opts.set("name", Some(&v));
-                    current = Some(JobDef {
-                        name: v,
-                        opts,
-                        stonewall: false,
-                    });
-                }
-            }
-            _ => {
-                let is_global = in_global_section || current.is_none();
-                let target = match current.as_mut() {
-                    Some(j) if !in_global_section => &mut j.opts,
-                    _ => &mut global,
-                };
-                job_option(target, (prog, arg, name), inline, args, &mut i)?;
-                if is_global {
-                    plan.global_typed = global.typed.clone();
-                }
-            }
+        let name = resolve_prefix(&plan.prog, arg, name, s.engine())?;
+        if program_flag(&mut plan.program, name, inline.as_deref(), prog)? {
+            continue;
+        }
+        if PROGRAM_WITH_VALUE.contains(&name) {
+            let v = option_value((prog, arg), inline, args, &mut i, "")?;
+            valued_option(&mut plan.program, name, v)?;
+        } else if name == "name" {
+            let v = option_value((prog, arg), inline, args, &mut i, "Did you mean name?\n")?;
+            s.start(&mut plan, v);
+        } else {
+            s.job_option(&mut plan, (prog, arg, name), inline, args, &mut i)?;
         }
     }
-    if let Some(j) = current.take() {
+    if let Some(j) = s.current.take() {
         plan.jobs.push(j);
     }
-    add_job_files(plan, &global, &job_files)
+    add_job_files(plan, &s.global, &job_files)
 }
 
 /// The job files named on the command line, read in order after its

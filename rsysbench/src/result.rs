@@ -205,14 +205,35 @@ impl Summary {
     /// Build a cumulative report from per-thread deltas.
     pub fn build(ctx: Context, deltas: &[ThreadSnap], total_time_s: f64, interval_s: f64) -> Self {
         let events: u64 = deltas.iter().map(|d| d.events).sum();
+        let buckets = sum_buckets(deltas.iter());
+        Summary {
+            total_time_s,
+            interval_s,
+            total_events: events,
+            events_per_second: rate(events as f64, interval_s),
+            latency_ms: Latency::build(ctx, deltas, &buckets),
+            fairness: Fairness::build(deltas),
+            memory: MemoryFigures::build(ctx, events, interval_s),
+            fileio: FileioFigures::build(ctx, deltas, interval_s),
+            sql: (ctx.kind == TestKind::Sql).then(|| SqlFigures::build(deltas, events, interval_s)),
+            threads: deltas.iter().map(ThreadFigures::build).collect(),
+            unfinished_events: None,
+            histogram: histogram(ctx, &buckets),
+        }
+    }
+}
+
+impl Latency {
+    /// The run's latencies in ms: min, avg, max and sum over the threads,
+    /// and the percentiles of the summed histogram `buckets`.
+    fn build(ctx: Context, deltas: &[ThreadSnap], buckets: &[u64]) -> Self {
+        let events: u64 = deltas.iter().map(|d| d.events).sum();
         let sum_ns: u64 = deltas.iter().map(|d| d.sum_ns).sum();
         let with_events = deltas.iter().filter(|d| d.events > 0);
         let min_ns = with_events.clone().map(|d| d.min_ns).min().unwrap_or(0);
         let max_ns = with_events.map(|d| d.max_ns).max().unwrap_or(0);
         let avg_ns = sum_ns.checked_div(events).unwrap_or(0);
-        let buckets = sum_buckets(deltas.iter());
         let ms = |ns: u64| ns as f64 / 1e6;
-
         let mut percentiles = serde_json::Map::new();
         let mut points: Vec<f64> = JSON_PERCENTILES.to_vec();
         if ctx.percentile > 0 && !points.contains(&f64::from(ctx.percentile)) {
@@ -221,16 +242,33 @@ impl Summary {
         }
         if ctx.percentile > 0 {
             for p in points {
-                percentiles.insert(format!("{p}"), percentile_ms(ctx.scale, &buckets, p).into());
+                percentiles.insert(format!("{p}"), percentile_ms(ctx.scale, buckets, p).into());
             }
         }
         let percentile_value = (ctx.percentile > 0)
-            .then(|| percentile_ms(ctx.scale, &buckets, f64::from(ctx.percentile)));
+            .then(|| percentile_ms(ctx.scale, buckets, f64::from(ctx.percentile)));
+        Latency {
+            min: ms(min_ns),
+            avg: ms(avg_ns),
+            max: ms(max_ns),
+            sum: ms(sum_ns),
+            percentile: (ctx.percentile > 0).then_some(ctx.percentile),
+            percentile_value,
+            percentiles,
+        }
+    }
+}
 
+impl Fairness {
+    /// Events and execution time per thread: average and population
+    /// standard deviation.
+    fn build(deltas: &[ThreadSnap]) -> Self {
+        let events: u64 = deltas.iter().map(|d| d.events).sum();
+        let sum_ns: u64 = deltas.iter().map(|d| d.sum_ns).sum();
         let n = deltas.len().max(1) as f64;
         let events_avg = events as f64 / n;
         let time_avg = sum_ns as f64 / 1e9 / n;
-        let fairness = Fairness {
+        Fairness {
             events_avg,
             events_stddev: pop_stddev(deltas.iter().map(|d| d.events as f64), events_avg, n),
             execution_time_avg_s: time_avg,
@@ -239,10 +277,14 @@ impl Summary {
                 time_avg,
                 n,
             ),
-        };
+        }
+    }
+}
 
-        let counter = |c: Counter| deltas.iter().map(|d| d.counter(c)).sum::<u64>() as f64;
-        let memory = match ctx.kind {
+impl MemoryFigures {
+    /// The memory test's operations and transfer (None for other tests).
+    fn build(ctx: Context, events: u64, interval_s: f64) -> Option<Self> {
+        match ctx.kind {
             TestKind::Memory {
                 block_size,
                 transfers,
@@ -256,60 +298,50 @@ impl Summary {
                 })
             }
             _ => None,
-        };
-        let fileio = (ctx.kind == TestKind::Fileio).then(|| FileioFigures {
+        }
+    }
+}
+
+impl FileioFigures {
+    /// The fileio test's operation and throughput rates (None for other
+    /// tests).
+    fn build(ctx: Context, deltas: &[ThreadSnap], interval_s: f64) -> Option<Self> {
+        let counter = |c: Counter| deltas.iter().map(|d| d.counter(c)).sum::<u64>() as f64;
+        (ctx.kind == TestKind::Fileio).then(|| FileioFigures {
             reads_per_second: rate(counter(Counter::Reads), interval_s),
             writes_per_second: rate(counter(Counter::Writes), interval_s),
             fsyncs_per_second: rate(counter(Counter::Fsyncs), interval_s),
             read_mib_per_second: rate(counter(Counter::BytesRead) / MIB, interval_s),
             written_mib_per_second: rate(counter(Counter::BytesWritten) / MIB, interval_s),
-        });
+        })
+    }
+}
 
-        let threads = deltas
-            .iter()
-            .map(|d| ThreadFigures {
-                events: d.events,
-                min_s: if d.events > 0 {
-                    d.min_ns as f64 / 1e9
-                } else {
-                    0.0
-                },
-                avg_s: d.sum_ns.checked_div(d.events).unwrap_or(0) as f64 / 1e9,
-                max_s: d.max_ns as f64 / 1e9,
-                sum_s: d.sum_ns as f64 / 1e9,
-            })
-            .collect();
-
-        let histogram = buckets
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c > 0)
-            .map(|(i, c)| (ctx.scale.bucket_value_ms(i), *c))
-            .collect();
-
-        Summary {
-            total_time_s,
-            interval_s,
-            total_events: events,
-            events_per_second: rate(events as f64, interval_s),
-            latency_ms: Latency {
-                min: ms(min_ns),
-                avg: ms(avg_ns),
-                max: ms(max_ns),
-                sum: ms(sum_ns),
-                percentile: (ctx.percentile > 0).then_some(ctx.percentile),
-                percentile_value,
-                percentiles,
+impl ThreadFigures {
+    /// One thread's events and latencies, in s.
+    fn build(d: &ThreadSnap) -> Self {
+        ThreadFigures {
+            events: d.events,
+            min_s: if d.events > 0 {
+                d.min_ns as f64 / 1e9
+            } else {
+                0.0
             },
-            fairness,
-            memory,
-            fileio,
-            sql: (ctx.kind == TestKind::Sql).then(|| SqlFigures::build(deltas, events, interval_s)),
-            threads,
-            unfinished_events: None,
-            histogram,
+            avg_s: d.sum_ns.checked_div(d.events).unwrap_or(0) as f64 / 1e9,
+            max_s: d.max_ns as f64 / 1e9,
+            sum_s: d.sum_ns as f64 / 1e9,
         }
     }
+}
+
+/// The histogram's non-empty buckets: (bucket value in ms, count).
+fn histogram(ctx: Context, buckets: &[u64]) -> Vec<(f64, u64)> {
+    buckets
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(i, c)| (ctx.scale.bucket_value_ms(i), *c))
+        .collect()
 }
 
 impl Interval {

@@ -34,36 +34,118 @@ pub struct BarChart {
     pub series: Vec<Bars>,
 }
 
-/// The chart as an `<svg>` element, for a file or inline in HTML.
-pub fn svg(c: &BarChart) -> String {
-    let usable = |v: f64| v.is_finite() && (!c.log || v > 0.0);
-    let values = || {
-        c.series
+/// Where the chart's parts go: the value axis, the plot's edges, the
+/// height of one category's row, and the legend's entries (x, row, label).
+struct Layout {
+    axis: Axis,
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+    h: f64,
+    group: f64,
+    nser: f64,
+    legend: Vec<(f64, usize, String)>,
+}
+
+impl Layout {
+    /// The x of value `v`.
+    fn sx(&self, v: f64) -> f64 {
+        self.left + self.axis.frac(v) * (self.right - self.left)
+    }
+}
+
+impl BarChart {
+    /// Whether `v` can be drawn (finite; above 0 on a log axis).
+    fn usable(&self, v: f64) -> bool {
+        v.is_finite() && (!self.log || v > 0.0)
+    }
+
+    /// The drawable values of all series.
+    fn values(&self) -> impl Iterator<Item = f64> + '_ {
+        self.series
             .iter()
             .flat_map(|s| s.values.iter().flatten().copied())
-            .filter(|&v| usable(v))
-    };
+            .filter(|&v| self.usable(v))
+    }
+
+    /// Category `i`'s note ("" for none).
+    fn note(&self, i: usize) -> &str {
+        self.notes.get(i).map_or("", String::as_str)
+    }
+}
+
+/// The chart as an `<svg>` element, for a file or inline in HTML.
+pub fn svg(c: &BarChart) -> String {
+    let l = layout(c);
+    let mut s = String::with_capacity(8 * 1024);
+    head(&mut s, c, l.h);
+    legend(&mut s, &l.legend);
+    value_axis(&mut s, c, &l);
+    // Names (and notes) beside their rows, then the bars.
+    categories(&mut s, c, &l);
+    s.push_str("</g>\n<g class=\"data\">\n");
+    for (si, se) in c.series.iter().enumerate() {
+        series_bars(&mut s, c, &l, si, se);
+    }
+    let (left, right, top, bottom) = (l.left, l.right, l.top, l.bottom);
+    let _ = writeln!(
+        s,
+        "</g>\n<g class=\"axes\" stroke=\"black\" stroke-width=\"1\">\n\
+         <line x1=\"{left}\" y1=\"{bottom}\" x2=\"{right}\" y2=\"{bottom}\"/>\n\
+         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{bottom}\"/>\n</g>\n</svg>"
+    );
+    s
+}
+
+/// Size the chart: the axis over the values, the margins for names and
+/// values, the legend's rows, and the rows of bars.
+fn layout(c: &BarChart) -> Layout {
     // A log axis reaches a decade below the smallest value, so that its bar
     // shows: bars start at the axis' low end.
-    let floor = values().fold(f64::INFINITY, f64::min) / 10.0;
-    let axis = Axis::new(values().chain(c.log.then_some(floor)), c.log);
-    let note = |i: usize| c.notes.get(i).map_or("", String::as_str);
-    let has_notes = (0..c.categories.len()).any(|i| !note(i).is_empty());
+    let floor = c.values().fold(f64::INFINITY, f64::min) / 10.0;
+    let axis = Axis::new(c.values().chain(c.log.then_some(floor)), c.log);
+    let has_notes = (0..c.categories.len()).any(|i| !c.note(i).is_empty());
 
     // Left: the widest name or note; right: the widest value at a bar's end.
     let names = c
         .categories
         .iter()
         .enumerate()
-        .map(|(i, n)| text_width(n, FONT).max(text_width(note(i), SMALL)))
+        .map(|(i, n)| text_width(n, FONT).max(text_width(c.note(i), SMALL)))
         .fold(0.0, f64::max);
     let left = (names + 20.0).clamp(80.0, 320.0).round();
-    let ends = values()
+    let ends = c
+        .values()
         .map(|v| text_width(&short_number(v), SMALL))
         .fold(0.0, f64::max);
     let right = W - (ends + 14.0).max(40.0).round();
 
-    // The legend: entries left to right, wrapping.
+    let (legend, rows) = legend_entries(c, left);
+    let top = if legend.is_empty() {
+        46.0
+    } else {
+        46.0 + 18.0 * rows as f64 + 4.0
+    };
+    let nser = c.series.len().max(1) as f64;
+    let group = (nser * BAR + GAP).max(if has_notes { 36.0 } else { 0.0 });
+    let bottom = top + group * c.categories.len().max(1) as f64;
+    Layout {
+        axis,
+        left,
+        right,
+        top,
+        bottom,
+        h: bottom + 56.0,
+        group,
+        nser,
+        legend,
+    }
+}
+
+/// The legend: entries left to right from `left`, wrapping; none for one
+/// series. The entries and the number of rows they take.
+fn legend_entries(c: &BarChart, left: f64) -> (Vec<(f64, usize, String)>, usize) {
     let mut legend = Vec::new();
     let (mut lx, mut row) = (left, 0usize);
     if c.series.len() > 1 {
@@ -78,18 +160,11 @@ pub fn svg(c: &BarChart) -> String {
             lx += w;
         }
     }
-    let top = if legend.is_empty() {
-        46.0
-    } else {
-        46.0 + 18.0 * (row + 1) as f64 + 4.0
-    };
-    let nser = c.series.len().max(1) as f64;
-    let group = (nser * BAR + GAP).max(if has_notes { 36.0 } else { 0.0 });
-    let bottom = top + group * c.categories.len().max(1) as f64;
-    let h = bottom + 56.0;
-    let sx = |v: f64| left + axis.frac(v) * (right - left);
+    (legend, row + 1)
+}
 
-    let mut s = String::with_capacity(8 * 1024);
+/// The `<svg>` opening, title and background, `h` high.
+fn head(s: &mut String, c: &BarChart, h: f64) {
     let _ = writeln!(
         s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" version=\"1.1\" \
@@ -113,6 +188,10 @@ pub fn svg(c: &BarChart) -> String {
             &fit(&c.title, W - 20.0, 16.0)
         )
     );
+}
+
+/// The legend's swatches and labels.
+fn legend(s: &mut String, legend: &[(f64, usize, String)]) {
     s.push_str("<g class=\"legend\">\n");
     for (i, (x, row, label)) in legend.iter().enumerate() {
         let y = 46.0 + 18.0 * *row as f64;
@@ -127,21 +206,26 @@ pub fn svg(c: &BarChart) -> String {
             escape(label)
         );
     }
+}
+
+/// The value axis: grid lines, tick labels that fit, and its label.
+fn value_axis(s: &mut String, c: &BarChart, l: &Layout) {
+    let (top, bottom) = (l.top, l.bottom);
     s.push_str("</g>\n<g class=\"grid\" stroke=\"#e0e0e0\" stroke-width=\"1\">\n");
-    for (v, _) in &axis.ticks {
+    for (v, _) in &l.axis.ticks {
         let _ = writeln!(
             s,
             "<line x1=\"{0:.1}\" y1=\"{top}\" x2=\"{0:.1}\" y2=\"{bottom}\"/>",
-            sx(*v)
+            l.sx(*v)
         );
     }
     s.push_str("</g>\n<g class=\"ticks\">\n");
-    let shown = axis.labelled(right - left, |l| text_width(l, FONT));
-    for (_, (v, label)) in axis.ticks.iter().enumerate().filter(|(i, _)| shown(*i)) {
+    let shown = l.axis.labelled(l.right - l.left, |t| text_width(t, FONT));
+    for (_, (v, label)) in l.axis.ticks.iter().enumerate().filter(|(i, _)| shown(*i)) {
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            sx(*v),
+            l.sx(*v),
             bottom + 18.0,
             escape(label)
         );
@@ -153,19 +237,22 @@ pub fn svg(c: &BarChart) -> String {
         text_el(
             &format!(
                 "class=\"x-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\"",
-                (left + right) / 2.0,
+                (l.left + l.right) / 2.0,
                 bottom + 40.0
             ),
             &c.value_label,
             &fit(&c.value_label, W - 20.0, FONT)
         )
     );
+}
 
-    // Names (and notes) beside their rows, then the bars.
+/// Each category's name, and its note under it, beside its row.
+fn categories(s: &mut String, c: &BarChart, l: &Layout) {
+    let left = l.left;
     s.push_str("<g class=\"categories\" text-anchor=\"end\">\n");
     for (i, name) in c.categories.iter().enumerate() {
-        let mid = top + group * (i as f64 + 0.5);
-        let n = note(i);
+        let mid = l.top + l.group * (i as f64 + 0.5);
+        let n = c.note(i);
         let y = if n.is_empty() { mid + 4.0 } else { mid - 2.0 };
         let _ = writeln!(
             s,
@@ -192,46 +279,42 @@ pub fn svg(c: &BarChart) -> String {
             );
         }
     }
-    s.push_str("</g>\n<g class=\"data\">\n");
-    let start = axis.start();
-    for (si, se) in c.series.iter().enumerate() {
-        s.push_str(&series_group(si));
-        for (i, name) in c.categories.iter().enumerate() {
-            let y = top + group * i as f64 + (group - nser * BAR) / 2.0 + BAR * si as f64;
-            let v = se.values.get(i).copied().flatten();
-            let Some(v) = v.filter(|&v| usable(v)) else {
-                let _ = write!(
-                    s,
-                    "<text class=\"muted\" x=\"{}\" y=\"{:.1}\" font-size=\"{SMALL}\" fill=\"#555\">n/a</text>",
-                    left + 4.0,
-                    y + BAR / 2.0 + 2.5
-                );
-                continue;
-            };
-            let (x0, x1) = (sx(start), sx(v.max(start)));
+}
+
+/// Series `si`'s bar in each category, its value at its end (`n/a` for
+/// none).
+fn series_bars(s: &mut String, c: &BarChart, l: &Layout, si: usize, se: &Bars) {
+    let (top, group, nser) = (l.top, l.group, l.nser);
+    let start = l.axis.start();
+    s.push_str(&series_group(si));
+    for (i, name) in c.categories.iter().enumerate() {
+        let y = top + group * i as f64 + (group - nser * BAR) / 2.0 + BAR * si as f64;
+        let v = se.values.get(i).copied().flatten();
+        let Some(v) = v.filter(|&v| c.usable(v)) else {
             let _ = write!(
                 s,
-                "<rect class=\"bar\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{}\" \
-                 fill=\"currentColor\"><title>{}</title></rect>\
-                 <text class=\"value\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"{SMALL}\">{}</text>",
-                y + 1.5,
-                (x1 - x0).max(1.0),
-                BAR - 3.0,
-                escape(&format!("{name}, {}: {}", se.label, short_number(v))),
-                x1 + 4.0,
-                y + BAR / 2.0 + 2.5,
-                short_number(v)
+                "<text class=\"muted\" x=\"{}\" y=\"{:.1}\" font-size=\"{SMALL}\" fill=\"#555\">n/a</text>",
+                l.left + 4.0,
+                y + BAR / 2.0 + 2.5
             );
-        }
-        s.push_str("</g>\n");
+            continue;
+        };
+        let (x0, x1) = (l.sx(start), l.sx(v.max(start)));
+        let _ = write!(
+            s,
+            "<rect class=\"bar\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{}\" \
+             fill=\"currentColor\"><title>{}</title></rect>\
+             <text class=\"value\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"{SMALL}\">{}</text>",
+            y + 1.5,
+            (x1 - x0).max(1.0),
+            BAR - 3.0,
+            escape(&format!("{name}, {}: {}", se.label, short_number(v))),
+            x1 + 4.0,
+            y + BAR / 2.0 + 2.5,
+            short_number(v)
+        );
     }
-    let _ = writeln!(
-        s,
-        "</g>\n<g class=\"axes\" stroke=\"black\" stroke-width=\"1\">\n\
-         <line x1=\"{left}\" y1=\"{bottom}\" x2=\"{right}\" y2=\"{bottom}\"/>\n\
-         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{bottom}\"/>\n</g>\n</svg>"
-    );
-    s
+    s.push_str("</g>\n");
 }
 
 #[cfg(test)]

@@ -40,30 +40,83 @@ pub fn render(c: &Chart) -> String {
     format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}", svg(c))
 }
 
+/// Where the chart's parts go: the two axes and the plot's left edge
+/// (the others are fixed).
+struct Layout {
+    x: Axis,
+    y: Axis,
+    left: f64,
+}
+
+impl Layout {
+    /// The x of value `v`.
+    fn sx(&self, v: f64) -> f64 {
+        self.left + self.x.frac(v) * (RIGHT - self.left)
+    }
+
+    /// The y of value `v`.
+    fn sy(&self, v: f64) -> f64 {
+        BOTTOM - self.y.frac(v) * (BOTTOM - TOP)
+    }
+}
+
+impl Chart {
+    /// Whether point `p` can be drawn (finite; above 0 on a log axis).
+    fn usable(&self, p: &(f64, f64)) -> bool {
+        p.0.is_finite()
+            && p.1.is_finite()
+            && (!self.log_x || p.0 > 0.0)
+            && (!self.log_y || p.1 > 0.0)
+    }
+}
+
 /// The chart as an `<svg>` element, for a file or inline in HTML.
 pub fn svg(c: &Chart) -> String {
-    let usable = |p: &(f64, f64)| {
-        p.0.is_finite() && p.1.is_finite() && (!c.log_x || p.0 > 0.0) && (!c.log_y || p.1 > 0.0)
-    };
     let all: Vec<(f64, f64)> = c
         .series
         .iter()
         .flat_map(|s| s.points.iter().copied())
-        .filter(usable)
+        .filter(|p| c.usable(p))
         .collect();
+    let l = layout(c, &all);
+    let mut s = String::with_capacity(16 * 1024);
+    head(&mut s, c);
+    grid_and_axes(&mut s, &l);
+    axis_labels(&mut s, c, &l);
+    if all.is_empty() {
+        let _ = writeln!(
+            s,
+            "<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#888\">no data</text>",
+            (l.left + RIGHT) / 2.0,
+            (TOP + BOTTOM) / 2.0
+        );
+    }
+    // Series and legend.
+    s.push_str("<g class=\"data\" fill=\"none\" stroke-width=\"1.5\">\n");
+    for (i, se) in c.series.iter().enumerate() {
+        series_line(&mut s, c, &l, i, se);
+    }
+    legend(&mut s, c);
+    s.push_str("</g>\n</svg>\n");
+    s
+}
+
+/// The axes over the drawable points `all`, and room for the widest y
+/// tick label between the y axis label and the axis.
+fn layout(c: &Chart, all: &[(f64, f64)]) -> Layout {
     let x = Axis::new(all.iter().map(|p| p.0), c.log_x);
     let y = Axis::new(all.iter().map(|p| p.1), c.log_y);
-    // Room for the widest y tick label between the y axis label and the axis.
     let widest = y
         .ticks
         .iter()
         .map(|t| text_width(&t.1, FONT))
         .fold(0.0, f64::max);
     let left = (26.0 + 12.0 + widest).max(80.0).round();
-    let sx = |v: f64| left + x.frac(v) * (RIGHT - left);
-    let sy = |v: f64| BOTTOM - y.frac(v) * (BOTTOM - TOP);
+    Layout { x, y, left }
+}
 
-    let mut s = String::with_capacity(16 * 1024);
+/// The `<svg>` opening, title and background.
+fn head(s: &mut String, c: &Chart) {
     let _ = writeln!(
         s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" version=\"1.1\" \
@@ -88,20 +141,24 @@ pub fn svg(c: &Chart) -> String {
             &title
         )
     );
-    // Grid, axes, tick labels.
+}
+
+/// Grid, axes, tick labels.
+fn grid_and_axes(s: &mut String, l: &Layout) {
+    let left = l.left;
     s.push_str("<g class=\"grid\" stroke=\"#e0e0e0\" stroke-width=\"1\">\n");
-    for (v, _) in &y.ticks {
+    for (v, _) in &l.y.ticks {
         let _ = writeln!(
             s,
             "<line x1=\"{left}\" y1=\"{0:.1}\" x2=\"{RIGHT}\" y2=\"{0:.1}\"/>",
-            sy(*v)
+            l.sy(*v)
         );
     }
-    for (v, _) in &x.ticks {
+    for (v, _) in &l.x.ticks {
         let _ = writeln!(
             s,
             "<line x1=\"{0:.1}\" y1=\"{TOP}\" x2=\"{0:.1}\" y2=\"{BOTTOM}\"/>",
-            sx(*v)
+            l.sx(*v)
         );
     }
     s.push_str("</g>\n<g class=\"axes\" stroke=\"black\" stroke-width=\"1\">\n");
@@ -111,35 +168,39 @@ pub fn svg(c: &Chart) -> String {
          <line x1=\"{left}\" y1=\"{TOP}\" x2=\"{left}\" y2=\"{BOTTOM}\"/>"
     );
     s.push_str("</g>\n<g class=\"ticks\">\n");
-    let y_shown = y.labelled(BOTTOM - TOP, |_| FONT);
-    for (_, (v, label)) in y.ticks.iter().enumerate().filter(|(i, _)| y_shown(*i)) {
+    let y_shown = l.y.labelled(BOTTOM - TOP, |_| FONT);
+    for (_, (v, label)) in l.y.ticks.iter().enumerate().filter(|(i, _)| y_shown(*i)) {
         let _ = writeln!(
             s,
             "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             left - 6.0,
-            sy(*v) + 4.0,
+            l.sy(*v) + 4.0,
             escape(label)
         );
     }
-    let x_shown = x.labelled(RIGHT - left, |l| text_width(l, FONT));
-    for (_, (v, label)) in x.ticks.iter().enumerate().filter(|(i, _)| x_shown(*i)) {
+    let x_shown = l.x.labelled(RIGHT - left, |t| text_width(t, FONT));
+    for (_, (v, label)) in l.x.ticks.iter().enumerate().filter(|(i, _)| x_shown(*i)) {
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            sx(*v),
+            l.sx(*v),
             BOTTOM + 18.0,
             escape(label)
         );
     }
     s.push_str("</g>\n");
-    let x_label = fit(&c.x_label, RIGHT - left, FONT);
+}
+
+/// The axis labels, with their units: under the x axis, up the y axis.
+fn axis_labels(s: &mut String, c: &Chart, l: &Layout) {
+    let x_label = fit(&c.x_label, RIGHT - l.left, FONT);
     let _ = writeln!(
         s,
         "{}",
         text_el(
             &format!(
                 "class=\"x-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\"",
-                (left + RIGHT) / 2.0,
+                (l.left + RIGHT) / 2.0,
                 H - 18.0
             ),
             &c.x_label,
@@ -160,42 +221,39 @@ pub fn svg(c: &Chart) -> String {
             &y_label
         )
     );
-    if all.is_empty() {
-        let _ = writeln!(
-            s,
-            "<text class=\"muted\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#888\">no data</text>",
-            (left + RIGHT) / 2.0,
-            (TOP + BOTTOM) / 2.0
-        );
+}
+
+/// Series `i`'s polyline over its drawable points.
+fn series_line(s: &mut String, c: &Chart, l: &Layout, i: usize, se: &Series) {
+    let mut pts = String::new();
+    for p in se.points.iter().filter(|p| c.usable(p)) {
+        let _ = write!(pts, "{:.1},{:.1} ", l.sx(p.0), l.sy(p.1));
     }
-    // Series and legend.
-    s.push_str("<g class=\"data\" fill=\"none\" stroke-width=\"1.5\">\n");
-    for (i, se) in c.series.iter().enumerate() {
-        let mut pts = String::new();
-        for p in se.points.iter().filter(|p| usable(p)) {
-            let _ = write!(pts, "{:.1},{:.1} ", sx(p.0), sy(p.1));
+    let _ = write!(
+        s,
+        "{}<polyline class=\"series\" stroke=\"currentColor\" points=\"{}\"><title>{}</title></polyline>",
+        series_group(i),
+        pts.trim_end(),
+        escape(&se.label)
+    );
+    // A dot on each point of a short series (a lone point, the steps of
+    // a scaling curve): where the measurements are.
+    if se.points.len() <= MARKED {
+        for p in se.points.iter().filter(|p| c.usable(p)) {
+            let _ = write!(
+                s,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"currentColor\" stroke=\"none\"/>",
+                l.sx(p.0),
+                l.sy(p.1)
+            );
         }
-        let _ = write!(
-            s,
-            "{}<polyline class=\"series\" stroke=\"currentColor\" points=\"{}\"><title>{}</title></polyline>",
-            series_group(i),
-            pts.trim_end(),
-            escape(&se.label)
-        );
-        // A dot on each point of a short series (a lone point, the steps of
-        // a scaling curve): where the measurements are.
-        if se.points.len() <= MARKED {
-            for p in se.points.iter().filter(|p| usable(p)) {
-                let _ = write!(
-                    s,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"currentColor\" stroke=\"none\"/>",
-                    sx(p.0),
-                    sy(p.1)
-                );
-            }
-        }
-        s.push_str("</g>\n");
     }
+    s.push_str("</g>\n");
+}
+
+/// The legend on the right: the first LEGEND_MAX series, then how many
+/// more there are.
+fn legend(s: &mut String, c: &Chart) {
     s.push_str("</g>\n<g class=\"legend\">\n");
     let room = W - (RIGHT + 40.0) - 6.0;
     for (i, se) in c.series.iter().enumerate().take(LEGEND_MAX) {
@@ -224,8 +282,6 @@ pub fn svg(c: &Chart) -> String {
             c.series.len() - LEGEND_MAX
         );
     }
-    s.push_str("</g>\n</svg>\n");
-    s
 }
 
 #[cfg(test)]

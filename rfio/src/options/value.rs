@@ -203,47 +203,12 @@ impl Kind {
 
     /// Parse `s` for option `name`.
     pub fn parse(self, name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> {
-        // fio's `Nz` (zones, §2.1.4): size, io_size, offset and
-        // offset_increment take it (N read by zone_count, sized by
-        // run/offsets/zones.rs); other numbers refuse it with fio's line.
-        if s.ends_with('z') {
-            match self {
-                Kind::Size { pct: true } => {
-                    return zone_count(name, s)
-                        .map(|_| Value::Text(s.to_string()))
-                        .map_err(|e| ValueError {
-                            detail: Some(e),
-                            show_choices: false,
-                        });
-                }
-                Kind::Int { .. }
-                | Kind::SizeList { .. }
-                | Kind::Time(_)
-                | Kind::TimeList(_)
-                | Kind::Size { .. } => {
-                    return Err(ValueError {
-                        detail: Some(format!("{name}: 'z' suffix isn't applicable")),
-                        show_choices: false,
-                    });
-                }
-                _ => {}
-            }
+        if let Some(r) = self.zone_suffix(name, s) {
+            return r;
         }
         match self {
             Kind::Int { min, max } => parse_int(name, s, kb_base, min, max).map(Value::Int),
-            Kind::Bool | Kind::Flag => match s.trim() {
-                "" if matches!(self, Kind::Flag) => Ok(Value::Bool(true)),
-                t => {
-                    // fio words a boolean's range error without the name.
-                    let v = parse_int(name, t, kb_base, 0, 1).map_err(|mut e| {
-                        e.detail = e
-                            .detail
-                            .map(|d| d.trim_start_matches(&format!("{name}: ")).to_string());
-                        e
-                    })?;
-                    Ok(Value::Bool(v == 1))
-                }
-            },
+            Kind::Bool | Kind::Flag => self.parse_bool(name, s, kb_base),
             Kind::Size { pct } => {
                 if pct && s.trim_end().ends_with('%') {
                     parse_size_or_percent(s, kb_base)
@@ -253,34 +218,10 @@ impl Kind {
                     size_value(name, s, kb_base).map(|v| Value::Size(SizeOrPercent::Bytes(v)))
                 }
             }
-            Kind::SizeList { min, max, default } => per_dir(s, &[',', ':', '-'], default, |p| {
-                let v = size_value(name, p, kb_base)?;
-                if v < min {
-                    return Err(ValueError::detail(
-                        name,
-                        format_args!("min value out of range: {v} ({min} min)"),
-                    ));
-                }
-                if v > max {
-                    return Err(ValueError::detail(
-                        name,
-                        format_args!("max value out of range: {v} ({max} max)"),
-                    ));
-                }
-                Ok(v)
-            })
-            .map(Value::PerDir),
-            Kind::Ranges => per_dir(s, &[','], (4096, 4096), |p| {
-                let r = range_value(name, p, kb_base)?;
-                if r.0 == 0 {
-                    return Err(ValueError::detail(
-                        name,
-                        "min value out of range: 0 (1 min)",
-                    ));
-                }
-                Ok(r)
-            })
-            .map(Value::Ranges),
+            Kind::SizeList { min, max, default } => {
+                parse_size_list(name, s, kb_base, (min, max, default))
+            }
+            Kind::Ranges => parse_ranges(name, s, kb_base),
             Kind::Time(unit) => {
                 let (v, note) =
                     parse_time_as_fio(s, unit).map_err(|e| ValueError::detail(name, e))?;
@@ -298,25 +239,115 @@ impl Kind {
                 Ok(v)
             })
             .map(Value::PerDir),
-            Kind::Choice(words) => {
-                let t = s.trim();
-                let (word, postfix) = match t.find([':', ',']) {
-                    Some(i) => (&t[..i], Some(t[i + 1..].to_string())),
-                    None => (t, None),
-                };
-                if words.iter().any(|(w, _)| *w == word) {
-                    Ok(Value::Choice(word.to_string(), postfix))
-                } else {
-                    Err(ValueError {
-                        detail: None,
-                        show_choices: true,
-                    })
-                }
-            }
+            Kind::Choice(words) => parse_choice(words, s),
             Kind::Text => Ok(Value::Text(s.to_string())),
             Kind::FloatList => parse_percentile_list(s)
                 .map(|(v, p)| Value::Floats(v, p))
                 .map_err(|e| ValueError::detail(name, e)),
         }
+    }
+
+    /// fio's `Nz` (zones, §2.1.4): size, io_size, offset and
+    /// offset_increment take it (N read by zone_count, sized by
+    /// run/offsets/zones.rs); other numbers refuse it with fio's line.
+    /// None when `s` has no `z` or the kind is no number.
+    fn zone_suffix(self, name: &str, s: &str) -> Option<Result<Value, ValueError>> {
+        if !s.ends_with('z') {
+            return None;
+        }
+        match self {
+            Kind::Size { pct: true } => Some(
+                zone_count(name, s)
+                    .map(|_| Value::Text(s.to_string()))
+                    .map_err(|e| ValueError {
+                        detail: Some(e),
+                        show_choices: false,
+                    }),
+            ),
+            Kind::Int { .. }
+            | Kind::SizeList { .. }
+            | Kind::Time(_)
+            | Kind::TimeList(_)
+            | Kind::Size { .. } => Some(Err(ValueError {
+                detail: Some(format!("{name}: 'z' suffix isn't applicable")),
+                show_choices: false,
+            })),
+            _ => None,
+        }
+    }
+
+    /// A boolean, or a flag (empty: set).
+    fn parse_bool(self, name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> {
+        match s.trim() {
+            "" if matches!(self, Kind::Flag) => Ok(Value::Bool(true)),
+            t => {
+                // fio words a boolean's range error without the name.
+                let v = parse_int(name, t, kb_base, 0, 1).map_err(|mut e| {
+                    e.detail = e
+                        .detail
+                        .map(|d| d.trim_start_matches(&format!("{name}: ")).to_string());
+                    e
+                })?;
+                Ok(Value::Bool(v == 1))
+            }
+        }
+    }
+}
+
+/// Per-direction sizes, each within `min..=max`.
+fn parse_size_list(
+    name: &str,
+    s: &str,
+    kb_base: u64,
+    (min, max, default): (u64, u64, u64),
+) -> Result<Value, ValueError> {
+    per_dir(s, &[',', ':', '-'], default, |p| {
+        let v = size_value(name, p, kb_base)?;
+        if v < min {
+            return Err(ValueError::detail(
+                name,
+                format_args!("min value out of range: {v} ({min} min)"),
+            ));
+        }
+        if v > max {
+            return Err(ValueError::detail(
+                name,
+                format_args!("max value out of range: {v} ({max} max)"),
+            ));
+        }
+        Ok(v)
+    })
+    .map(Value::PerDir)
+}
+
+/// Per-direction size ranges, none starting at 0.
+fn parse_ranges(name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> {
+    per_dir(s, &[','], (4096, 4096), |p| {
+        let r = range_value(name, p, kb_base)?;
+        if r.0 == 0 {
+            return Err(ValueError::detail(
+                name,
+                "min value out of range: 0 (1 min)",
+            ));
+        }
+        Ok(r)
+    })
+    .map(Value::Ranges)
+}
+
+/// One of `words`, with what follows a `:` or `,` kept as its postfix.
+fn parse_choice(words: &[(&str, &str)], s: &str) -> Result<Value, ValueError> {
+    let t = s.trim();
+    let (word, postfix) = match t.find([':', ',']) {
+        Some(i) => (&t[..i], Some(t[i + 1..].to_string())),
+        None => (t, None),
+    };
+    if words.iter().any(|(w, _)| *w == word) {
+        Ok(Value::Choice(word.to_string(), postfix))
+    } else {
+        Err(ValueError {
+            detail: None,
+            show_choices: true,
+        })
     }
 }

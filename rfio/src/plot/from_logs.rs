@@ -314,110 +314,153 @@ fn scaled(mut series: Vec<Series>, units: &[(&'static str, f64)]) -> (Vec<Series
     (series, u)
 }
 
+/// The series read from the logs, by chart.
+#[derive(Default)]
+struct Gathered {
+    bw: Vec<Series>,
+    iops: Vec<Series>,
+    lat: Vec<Series>,
+    hists: Vec<(String, Chart)>,
+    cdf: Vec<Series>,
+}
+
 /// Draw the charts of `logs` into `dir` (created by [`super::prepare`]).
 pub fn write(dir: &str, logs: &[String]) -> Result<(), String> {
-    let (mut bw, mut iops, mut lat) = (Vec::new(), Vec::new(), Vec::new());
-    let mut hists: Vec<(String, Chart)> = Vec::new();
-    let mut cdf: Vec<Series> = Vec::new();
+    let mut got = Gathered::default();
     for path in logs {
-        let name = Path::new(path)
-            .file_name()
-            .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
-        // `NAME.log.fz` (log_store_compressed): fio's stored log, inflated.
-        let (name, stored) = match name.strip_suffix(".fz") {
-            Some(n) => (n.to_string(), true),
-            None => (name, false),
-        };
-        let kind = kind_of(&name).ok_or_else(|| {
-            format!("rfio: {path}: not a fio log name (PREFIX_bw|iops|lat|clat|slat|clat_hist[.N].log[.fz])\n")
-        })?;
-        let text = if stored {
-            let data = std::fs::read(path).map_err(|e| format!("rfio: {path}: {e}\n"))?;
-            match crate::run::logs::logzip::inflate(&data) {
-                (text, None) => text,
-                (_, Some(_)) => return Err(format!("rfio: {path}: failed inflating log\n")),
+        let (label, kind, text) = read_log(path)?;
+        got.add(path, &label, kind, &text)?;
+    }
+    write_page(Path::new(dir), logs, &got.charts())
+}
+
+/// Log `path`'s label (its name less `.log`), kind and text.
+fn read_log(path: &str) -> Result<(String, Kind, String), String> {
+    let name = Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
+    // `NAME.log.fz` (log_store_compressed): fio's stored log, inflated.
+    let (name, stored) = match name.strip_suffix(".fz") {
+        Some(n) => (n.to_string(), true),
+        None => (name, false),
+    };
+    let kind = kind_of(&name).ok_or_else(|| {
+        format!("rfio: {path}: not a fio log name (PREFIX_bw|iops|lat|clat|slat|clat_hist[.N].log[.fz])\n")
+    })?;
+    let text = if stored {
+        let data = std::fs::read(path).map_err(|e| format!("rfio: {path}: {e}\n"))?;
+        match crate::run::logs::logzip::inflate(&data) {
+            (text, None) => text,
+            (_, Some(_)) => return Err(format!("rfio: {path}: failed inflating log\n")),
+        }
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("rfio: {path}: {e}\n"))?
+    };
+    let label = name.trim_end_matches(".log").to_string();
+    Ok((label, kind, text))
+}
+
+/// A chart file's name from a log label: anything but ASCII letters,
+/// digits and dots becomes `_`.
+fn file_stem(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
             }
-        } else {
-            std::fs::read_to_string(path).map_err(|e| format!("rfio: {path}: {e}\n"))?
-        };
-        let label = name.trim_end_matches(".log").to_string();
+        })
+        .collect()
+}
+
+/// A chart over the job's time, its series scaled to one of `units`.
+fn over_time(series: Vec<Series>, title: &str, what: &str, units: &[(&'static str, f64)]) -> Chart {
+    let (series, u) = scaled(series, units);
+    Chart {
+        title: title.into(),
+        x_label: "time since the job started (s)".into(),
+        y_label: format!("{what} ({u})"),
+        log_x: false,
+        log_y: false,
+        series,
+    }
+}
+
+impl Gathered {
+    /// Add the series of log `path` (labelled `label`, of `kind`).
+    fn add(&mut self, path: &str, label: &str, kind: Kind, text: &str) -> Result<(), String> {
         match kind {
-            Kind::Bw => rate_series(&label, &value_rows(path, &text)?, true, &mut bw),
-            Kind::Iops => rate_series(&label, &value_rows(path, &text)?, false, &mut iops),
-            Kind::Lat(_) => latency_series(&label, &value_rows(path, &text)?, &mut lat),
+            Kind::Bw => rate_series(label, &value_rows(path, text)?, true, &mut self.bw),
+            Kind::Iops => rate_series(label, &value_rows(path, text)?, false, &mut self.iops),
+            Kind::Lat(_) => latency_series(label, &value_rows(path, text)?, &mut self.lat),
             Kind::Hist => {
-                let (chart, c) = hist_charts(&label, path, &text)?;
-                let file: String = label
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || c == '.' {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
-                hists.push((format!("{file}_percentiles.svg"), chart));
-                cdf.extend(c);
+                let (chart, c) = hist_charts(label, path, text)?;
+                let file = file_stem(label);
+                self.hists.push((format!("{file}_percentiles.svg"), chart));
+                self.cdf.extend(c);
             }
         }
+        Ok(())
     }
-    let over_time =
-        |series: Vec<Series>, title: &str, what: &str, units: &[(&'static str, f64)]| {
-            let (series, u) = scaled(series, units);
-            Chart {
-                title: title.into(),
-                x_label: "time since the job started (s)".into(),
-                y_label: format!("{what} ({u})"),
-                log_x: false,
-                log_y: false,
-                series,
-            }
-        };
-    let mut charts: Vec<(String, Chart)> = Vec::new();
-    if !bw.is_empty() {
-        charts.push((
-            "bandwidth.svg".into(),
-            over_time(bw, "Bandwidth", "bandwidth", &BYTE_UNITS),
-        ));
-    }
-    if !iops.is_empty() {
-        charts.push((
-            "iops.svg".into(),
-            over_time(iops, "IOPS", "I/O operations per second", &IOPS_UNITS),
-        ));
-    }
-    if !lat.is_empty() {
-        charts.push((
-            "latency.svg".into(),
-            over_time(lat, "Latency", "latency", &NS_UNITS),
-        ));
-    }
-    charts.extend(hists);
-    if !cdf.is_empty() {
-        let max = cdf
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .fold(0.0, f64::max);
-        let (u, scale) = unit(max, &NS_UNITS);
-        for s in &mut cdf {
-            for p in &mut s.points {
-                p.0 /= scale;
-            }
+
+    /// The charts to draw, by file name: bandwidth, IOPS and latency over
+    /// time, each histogram log's percentiles, and their distribution.
+    fn charts(self) -> Vec<(String, Chart)> {
+        let mut charts: Vec<(String, Chart)> = Vec::new();
+        if !self.bw.is_empty() {
+            charts.push((
+                "bandwidth.svg".into(),
+                over_time(self.bw, "Bandwidth", "bandwidth", &BYTE_UNITS),
+            ));
         }
-        charts.push((
-            "clat_distribution.svg".into(),
-            Chart {
-                title: "Completion latency distribution (histogram logs)".into(),
-                x_label: format!("completion latency ({u}, log scale)"),
-                y_label: "I/Os completed within (%)".into(),
-                log_x: true,
-                log_y: false,
-                series: cdf,
-            },
-        ));
+        if !self.iops.is_empty() {
+            charts.push((
+                "iops.svg".into(),
+                over_time(self.iops, "IOPS", "I/O operations per second", &IOPS_UNITS),
+            ));
+        }
+        if !self.lat.is_empty() {
+            charts.push((
+                "latency.svg".into(),
+                over_time(self.lat, "Latency", "latency", &NS_UNITS),
+            ));
+        }
+        charts.extend(self.hists);
+        if !self.cdf.is_empty() {
+            charts.push(("clat_distribution.svg".into(), cdf_chart(self.cdf)));
+        }
+        charts
     }
-    let dir = Path::new(dir);
+}
+
+/// The completion latency distribution of the histogram logs, its
+/// latencies scaled to one unit.
+fn cdf_chart(mut cdf: Vec<Series>) -> Chart {
+    let max = cdf
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .fold(0.0, f64::max);
+    let (u, scale) = unit(max, &NS_UNITS);
+    for s in &mut cdf {
+        for p in &mut s.points {
+            p.0 /= scale;
+        }
+    }
+    Chart {
+        title: "Completion latency distribution (histogram logs)".into(),
+        x_label: format!("completion latency ({u}, log scale)"),
+        y_label: "I/Os completed within (%)".into(),
+        log_x: true,
+        log_y: false,
+        series: cdf,
+    }
+}
+
+/// Write each chart's SVG into `dir`, and `index.html` listing the logs
+/// and showing the charts.
+fn write_page(dir: &Path, logs: &[String], charts: &[(String, Chart)]) -> Result<(), String> {
     let fail =
         |e: std::io::Error| format!("rfio: failed to write plots to '{}': {e}\n", dir.display());
     let mut page = String::from(
@@ -429,7 +472,7 @@ pub fn write(dir: &str, logs: &[String]) -> Result<(), String> {
         page.push_str(&format!("<li>{}</li>\n", escape(path)));
     }
     page.push_str("</ul>\n");
-    for (file, chart) in &charts {
+    for (file, chart) in charts {
         std::fs::write(dir.join(file), render(chart)).map_err(fail)?;
         page.push_str(&format!(
             "<h2>{}</h2>\n<p><a href=\"{1}\"><img src=\"{1}\" alt=\"{0}\"></a></p>\n",

@@ -9,6 +9,7 @@ use super::policy::Policy;
 use super::protocol::{self as p, Command, Decoder, Op};
 use super::tsconv;
 use crate::failure::Failure;
+use crate::job::Job;
 use crate::run::files::diskstats;
 use std::io::{Read, Write};
 use std::sync::mpsc;
@@ -476,60 +477,9 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     }
     send(Op::ServerStart, 0, &[])?;
     let started = std::time::SystemTime::now();
-    let disk_paths: Vec<std::path::PathBuf> = jobs
-        .iter()
-        .filter(|j| !crate::engine::traits(&j.engine).diskless && j.opts.flag("disk_util"))
-        .flat_map(|j| j.filenames.iter().cloned())
-        .collect();
+    let disk_paths = disk_paths(jobs);
     let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));
-    let (ntx, nrx) = mpsc::channel::<String>();
-    let nr_jobs = jobs.len() as u32;
-    let runs = std::thread::scope(|s| -> Result<Vec<crate::run::JobRun>, String> {
-        let h = s.spawn(move || {
-            crate::run::run_all(jobs, None, None, None, &mut |st, t| {
-                if normal || st == crate::run::Stream::Stderr || t.starts_with("fio:") {
-                    let _ = ntx.send(t.to_string());
-                }
-            })
-        });
-        loop {
-            while let Ok(t) = nrx.try_recv() {
-                send(Op::Text, 0, &now_text(&t))?;
-            }
-            if h.is_finished() {
-                break;
-            }
-            match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok(Incoming::Cmd(c)) if c.op() == Some(Op::SendEta) => {
-                    let eta = p::JobsEta {
-                        nr_running: nr_jobs,
-                        nr_threads: nr_jobs,
-                        files_open: nr_jobs,
-                        run_str: "R".repeat(nr_jobs as usize),
-                        // fio's "unknown" (INT_MAX): the client prints no
-                        // rate or eta part.
-                        eta_sec: i32::MAX as u64,
-                        is_pow2: u32::from(jobs.first().is_none_or(|j| j.kb_base == 1024)),
-                        unit_base: tsconv::n2s_unit(jobs.first().map_or(8, |j| j.unit_base)),
-                        sig_figs: jobs.first().map_or(4, |j| j.sig_figs as u32),
-                        ..Default::default()
-                    };
-                    send(Op::Eta, c.tag, &eta.encode())?;
-                }
-                Ok(Incoming::Cmd(c)) if matches!(c.op(), Some(Op::Quit) | Some(Op::Exit)) => {
-                    // The client was interrupted: stop the jobs, as a
-                    // signal would, and send what ran.
-                    rbench_common::stop::request();
-                }
-                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {}
-            }
-        }
-        while let Ok(t) = nrx.try_recv() {
-            send(Op::Text, 0, &now_text(&t))?;
-        }
-        h.join().map_err(|_| "fio: job runner failed\n".to_string())
-    });
+    let runs = run_jobs(jobs, normal, rx, send);
     rbench_common::stop::clear_request();
     let runs = runs?;
     let report = crate::result::build(
@@ -539,43 +489,8 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
         pj.plan.program.json_plus,
         started,
     );
-    // Global options first, then each unit's options (JSON `job options`).
-    for (name, value) in &report.global_options {
-        let o = p::JobOption {
-            global: true,
-            truncated: false,
-            groupid: 0,
-            name: name.clone(),
-            value: value.clone(),
-        };
-        send(Op::JobOpt, 0, &o.encode())?;
-    }
-    let members = crate::result::unit_members(jobs);
-    for (u, unit) in report.units.iter().enumerate() {
-        // fio numbers a unit's options by the unit's index while its client
-        // looks them up by the unit's first job: past a group_reporting
-        // unit of several jobs, later units show none (as with fio).
-        for (name, value) in &unit.job_options {
-            let o = p::JobOption {
-                global: false,
-                truncated: false,
-                groupid: u as u32,
-                name: name.clone(),
-                value: value.clone(),
-            };
-            send(Op::JobOpt, 0, &o.encode())?;
-        }
-    }
-    let mut error = 0;
-    for (u, unit) in report.units.iter().enumerate() {
-        let st = crate::result::unit_stats(jobs, &runs, members[u].clone());
-        let group = report.groups.iter().find(|g| g.groupid == unit.groupid);
-        let ts = tsconv::thread_stat(&jobs[members[u].start], members[u].start, &st, unit, group);
-        if unit.error != 0 && error == 0 {
-            error = unit.error as u32;
-        }
-        send(Op::Ts, 0, &ts.encode())?;
-    }
+    send_job_options(&report, send)?;
+    let error = send_unit_stats(jobs, &runs, &report, send)?;
     for g in &report.groups {
         send(Op::Gs, 0, &tsconv::group_stats(g).encode())?;
     }
@@ -592,6 +507,137 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     let stop = p::Stop { error, signal: 0 };
     send(Op::Stop, 0, &stop.encode())?;
     Ok(())
+}
+
+/// The files whose devices disk_util reports on.
+fn disk_paths(jobs: &[Job]) -> Vec<std::path::PathBuf> {
+    jobs.iter()
+        .filter(|j| !crate::engine::traits(&j.engine).diskless && j.opts.flag("disk_util"))
+        .flat_map(|j| j.filenames.iter().cloned())
+        .collect()
+}
+
+/// Run the jobs on a thread of their own, forwarding their text to the
+/// client and answering its commands meanwhile.
+fn run_jobs(
+    jobs: &[Job],
+    normal: bool,
+    rx: &mpsc::Receiver<Incoming>,
+    send: &mut Sender<'_>,
+) -> Result<Vec<crate::run::JobRun>, String> {
+    let (ntx, nrx) = mpsc::channel::<String>();
+    std::thread::scope(|s| -> Result<Vec<crate::run::JobRun>, String> {
+        let h = s.spawn(move || {
+            crate::run::run_all(jobs, None, None, None, &mut |st, t| {
+                if normal || st == crate::run::Stream::Stderr || t.starts_with("fio:") {
+                    let _ = ntx.send(t.to_string());
+                }
+            })
+        });
+        loop {
+            while let Ok(t) = nrx.try_recv() {
+                send(Op::Text, 0, &now_text(&t))?;
+            }
+            if h.is_finished() {
+                break;
+            }
+            answer_while_running(jobs, rx, send)?;
+        }
+        while let Ok(t) = nrx.try_recv() {
+            send(Op::Text, 0, &now_text(&t))?;
+        }
+        h.join().map_err(|_| "fio: job runner failed\n".to_string())
+    })
+}
+
+/// Wait a little for a client command and answer it: the ETA, or a quit.
+fn answer_while_running(
+    jobs: &[Job],
+    rx: &mpsc::Receiver<Incoming>,
+    send: &mut Sender<'_>,
+) -> Result<(), String> {
+    match rx.recv_timeout(Duration::from_millis(50)) {
+        Ok(Incoming::Cmd(c)) if c.op() == Some(Op::SendEta) => {
+            send(Op::Eta, c.tag, &running_eta(jobs).encode())?;
+        }
+        Ok(Incoming::Cmd(c)) if matches!(c.op(), Some(Op::Quit) | Some(Op::Exit)) => {
+            // The client was interrupted: stop the jobs, as a
+            // signal would, and send what ran.
+            rbench_common::stop::request();
+        }
+        Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+        Err(mpsc::RecvTimeoutError::Disconnected) => {}
+    }
+    Ok(())
+}
+
+/// The ETA of the jobs running: all of them, with no rate or time known.
+fn running_eta(jobs: &[Job]) -> p::JobsEta {
+    let nr_jobs = jobs.len() as u32;
+    p::JobsEta {
+        nr_running: nr_jobs,
+        nr_threads: nr_jobs,
+        files_open: nr_jobs,
+        run_str: "R".repeat(nr_jobs as usize),
+        // fio's "unknown" (INT_MAX): the client prints no
+        // rate or eta part.
+        eta_sec: i32::MAX as u64,
+        is_pow2: u32::from(jobs.first().is_none_or(|j| j.kb_base == 1024)),
+        unit_base: tsconv::n2s_unit(jobs.first().map_or(8, |j| j.unit_base)),
+        sig_figs: jobs.first().map_or(4, |j| j.sig_figs as u32),
+        ..Default::default()
+    }
+}
+
+/// Global options first, then each unit's options (JSON `job options`).
+fn send_job_options(report: &crate::result::Report, send: &mut Sender<'_>) -> Result<(), String> {
+    for (name, value) in &report.global_options {
+        let o = p::JobOption {
+            global: true,
+            truncated: false,
+            groupid: 0,
+            name: name.clone(),
+            value: value.clone(),
+        };
+        send(Op::JobOpt, 0, &o.encode())?;
+    }
+    for (u, unit) in report.units.iter().enumerate() {
+        // fio numbers a unit's options by the unit's index while its client
+        // looks them up by the unit's first job: past a group_reporting
+        // unit of several jobs, later units show none (as with fio).
+        for (name, value) in &unit.job_options {
+            let o = p::JobOption {
+                global: false,
+                truncated: false,
+                groupid: u as u32,
+                name: name.clone(),
+                value: value.clone(),
+            };
+            send(Op::JobOpt, 0, &o.encode())?;
+        }
+    }
+    Ok(())
+}
+
+/// Each unit's thread stats; the first unit error, for the stop command.
+fn send_unit_stats(
+    jobs: &[Job],
+    runs: &[crate::run::JobRun],
+    report: &crate::result::Report,
+    send: &mut Sender<'_>,
+) -> Result<u32, String> {
+    let members = crate::result::unit_members(jobs);
+    let mut error = 0;
+    for (u, unit) in report.units.iter().enumerate() {
+        let st = crate::result::unit_stats(jobs, runs, members[u].clone());
+        let group = report.groups.iter().find(|g| g.groupid == unit.groupid);
+        let ts = tsconv::thread_stat(&jobs[members[u].start], members[u].start, &st, unit, group);
+        if unit.error != 0 && error == 0 {
+            error = unit.error as u32;
+        }
+        send(Op::Ts, 0, &ts.encode())?;
+    }
+    Ok(error)
 }
 
 #[cfg(test)]

@@ -123,6 +123,110 @@ fn run_states(states: &[u8]) -> String {
     out.join(",")
 }
 
+/// Sleep in small steps until helper tick `ticks` after `start`, so the
+/// end of the run is not delayed; false once `done` is raised.
+fn wait_tick(start: Instant, ticks: u32, done: &AtomicBool) -> bool {
+    let wake = start + Duration::from_millis(HELPER_TICK_MS * u64::from(ticks));
+    while Instant::now() < wake {
+        if done.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// The bytes and I/Os moved so far by all jobs, per direction.
+fn totals(progress: &[Progress]) -> ([u64; 3], [u64; 3]) {
+    let mut bytes = [0u64; 3];
+    let mut ios = [0u64; 3];
+    for p in progress {
+        for d in 0..3 {
+            bytes[d] += p.bytes[d].load(Ordering::Relaxed);
+            ios[d] += p.ios[d].load(Ordering::Relaxed);
+        }
+    }
+    (bytes, ios)
+}
+
+/// Seconds job `j` still has to go, `elapsed` seconds into the run.
+fn job_eta(j: &Job, p: &Progress, elapsed: u64) -> u64 {
+    let began = p.started_ms.load(Ordering::Relaxed) / 1000;
+    let by_time = if j.runtime_us > 0 {
+        let total = (j.ramp_us + j.runtime_us) / 1_000_000;
+        Some((began + total).saturating_sub(elapsed))
+    } else {
+        None
+    };
+    // Size-bound: what is left at the rate so far.
+    let expected = p.expected_bytes.load(Ordering::Relaxed);
+    let done: u64 = p.bytes.iter().map(|b| b.load(Ordering::Relaxed)).sum();
+    let ran = elapsed.saturating_sub(began).max(1);
+    let by_size = (expected > 0 && done > 0).then(|| expected.saturating_sub(done) * ran / done);
+    match (by_time, by_size) {
+        (Some(t), Some(s)) if !j.time_based => t.min(s),
+        (Some(t), _) => t,
+        (None, Some(s)) => s,
+        (None, None) => 0,
+    }
+}
+
+/// Remaining time: the longest job still to go.
+fn eta_secs(jobs: &[Job], progress: &[Progress], elapsed: u64) -> u64 {
+    jobs.iter()
+        .zip(progress)
+        .filter(|(_, p)| p.state.load(Ordering::Relaxed) != b'_')
+        .map(|(j, p)| job_eta(j, p, elapsed))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The line's `[r=…,w=…][r=…,w=… IOPS]` part for what moved since the last
+/// line (`last` bytes and I/Os, `span` seconds ago); empty when nothing did.
+fn rates_text(
+    bytes: &[u64; 3],
+    ios: &[u64; 3],
+    last: &([u64; 3], [u64; 3]),
+    span: f64,
+    kb: u64,
+) -> String {
+    let mut rates = Vec::new();
+    let mut iops = Vec::new();
+    for (d, c) in ["r", "w", "t"].iter().enumerate() {
+        let db = bytes[d].saturating_sub(last.0[d]);
+        let di = ios[d].saturating_sub(last.1[d]);
+        if db > 0 || di > 0 {
+            let kib = (db as f64 / span / 1024.0) as u64;
+            rates.push(format!(
+                "{c}={}",
+                num2str(kib, 4, 1024, kb == 1024, N2sUnit::BytePerSec)
+            ));
+            iops.push(format!(
+                "{c}={}",
+                num2str((di as f64 / span) as u64, 4, 1, false, N2sUnit::None)
+            ));
+        }
+    }
+    if rates.is_empty() {
+        return String::new();
+    }
+    format!("[{}][{} IOPS]", rates.join(","), iops.join(","))
+}
+
+/// The line's opening `Jobs: N (f=N)` and the rate limits of the jobs
+/// running, from their `states`.
+fn jobs_text(jobs: &[Job], states: &[u8]) -> String {
+    let running = states.iter().filter(|&&s| s != b'P' && s != b'_').count();
+    let mut line = format!("Jobs: {running} (f={running})");
+    line.push_str(&super::pacing::throttle::eta_limits(
+        jobs.iter()
+            .zip(states)
+            .filter(|(_, &s)| s != b'P' && s != b'_')
+            .map(|(j, _)| j),
+    ));
+    line
+}
+
 /// Draw until `done` is raised; `newline_every` adds fio's `--eta-newline`.
 pub fn draw(
     jobs: &[Job],
@@ -141,15 +245,10 @@ pub fn draw(
     let kb = jobs.first().map_or(1024, |j| j.kb_base);
     let mut out = std::io::stdout();
     loop {
-        // Sleep in small steps so the end of the run is not delayed; wake
-        // on fio's helper ticks and draw when the interval has passed.
+        // Wake on fio's helper ticks and draw when the interval has passed.
         ticks += 1;
-        let wake = start + Duration::from_millis(HELPER_TICK_MS * u64::from(ticks));
-        while Instant::now() < wake {
-            if done.load(Ordering::Relaxed) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        if !wait_tick(start, ticks, done) {
+            return;
         }
         if !due(last_shown.elapsed().as_millis() as u64, interval) {
             continue;
@@ -159,76 +258,16 @@ pub fn draw(
             .iter()
             .map(|p| p.state.load(Ordering::Relaxed))
             .collect();
-        let running = states.iter().filter(|&&s| s != b'P' && s != b'_').count();
-        let mut line = format!("Jobs: {running} (f={running})");
-        line.push_str(&super::pacing::throttle::eta_limits(
-            jobs.iter()
-                .zip(&states)
-                .filter(|(_, &s)| s != b'P' && s != b'_')
-                .map(|(j, _)| j),
-        ));
-        let mut bytes = [0u64; 3];
-        let mut ios = [0u64; 3];
-        for p in progress {
-            for d in 0..3 {
-                bytes[d] += p.bytes[d].load(Ordering::Relaxed);
-                ios[d] += p.ios[d].load(Ordering::Relaxed);
-            }
-        }
+        let mut line = jobs_text(jobs, &states);
+        let (bytes, ios) = totals(progress);
         let now = Instant::now();
         let span = now.duration_since(last.2).as_secs_f64().max(1e-3);
         if !first {
             let elapsed = start.elapsed().as_secs();
-            // Remaining time: the longest runtime-bound job still to go.
-            let eta = jobs
-                .iter()
-                .zip(progress)
-                .filter(|(_, p)| p.state.load(Ordering::Relaxed) != b'_')
-                .map(|(j, p)| {
-                    let began = p.started_ms.load(Ordering::Relaxed) / 1000;
-                    let by_time = if j.runtime_us > 0 {
-                        let total = (j.ramp_us + j.runtime_us) / 1_000_000;
-                        Some((began + total).saturating_sub(elapsed))
-                    } else {
-                        None
-                    };
-                    // Size-bound: what is left at the rate so far.
-                    let expected = p.expected_bytes.load(Ordering::Relaxed);
-                    let done: u64 = p.bytes.iter().map(|b| b.load(Ordering::Relaxed)).sum();
-                    let ran = elapsed.saturating_sub(began).max(1);
-                    let by_size = (expected > 0 && done > 0)
-                        .then(|| expected.saturating_sub(done) * ran / done);
-                    match (by_time, by_size) {
-                        (Some(t), Some(s)) if !j.time_based => t.min(s),
-                        (Some(t), _) => t,
-                        (None, Some(s)) => s,
-                        (None, None) => 0,
-                    }
-                })
-                .max()
-                .unwrap_or(0);
+            let eta = eta_secs(jobs, progress, elapsed);
             let pct = elapsed as f64 * 100.0 / (elapsed + eta).max(1) as f64;
-            let mut rates = Vec::new();
-            let mut iops = Vec::new();
-            for (d, c) in ["r", "w", "t"].iter().enumerate() {
-                let db = bytes[d].saturating_sub(last.0[d]);
-                let di = ios[d].saturating_sub(last.1[d]);
-                if db > 0 || di > 0 {
-                    let kib = (db as f64 / span / 1024.0) as u64;
-                    rates.push(format!(
-                        "{c}={}",
-                        num2str(kib, 4, 1024, kb == 1024, N2sUnit::BytePerSec)
-                    ));
-                    iops.push(format!(
-                        "{c}={}",
-                        num2str((di as f64 / span) as u64, 4, 1, false, N2sUnit::None)
-                    ));
-                }
-            }
             line.push_str(&format!(": [{}][{pct:.1}%]", run_states(&states)));
-            if !rates.is_empty() {
-                line.push_str(&format!("[{}][{} IOPS]", rates.join(","), iops.join(",")));
-            }
+            line.push_str(&rates_text(&bytes, &ios, &(last.0, last.1), span, kb));
             line.push_str(&format!("[eta {}]", eta_text(eta)));
         }
         first = false;

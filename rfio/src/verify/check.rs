@@ -7,6 +7,32 @@ use super::pattern::Pattern;
 use super::{hdr_inc, swap_header, Expect, Kind, Mismatch, Verifier};
 use std::fmt::Write as _;
 
+/// Where the block being checked lies, for the messages: the file (by
+/// index and shown path), the block's offset and length, and the verify
+/// interval.
+#[derive(Clone, Copy)]
+struct Block<'p> {
+    file: usize,
+    offset: u64,
+    total: usize,
+    inc: usize,
+    path: &'p dyn std::fmt::Display,
+    expect: Expect,
+}
+
+impl Block<'_> {
+    /// The failure carrying `report`.
+    fn mismatch(&self, report: String) -> Mismatch {
+        Mismatch {
+            report,
+            file: self.file,
+            offset: self.offset,
+            len: self.total,
+            errno: 0,
+        }
+    }
+}
+
 impl Verifier<'_> {
     /// Check one block read back at `offset` of file `file`.
     pub(super) fn check(
@@ -18,8 +44,6 @@ impl Verifier<'_> {
     ) -> Result<(), Mismatch> {
         let mut report = String::new();
         let spec = self.spec;
-        let kind = spec.kind;
-        let hs = kind.hdr_size();
         let inc = hdr_inc(spec.interval, buf.len());
         // Only a failure names the file: no allocation on the clean path.
         let shown = self.paths.get(file).map(|p| p.display());
@@ -27,118 +51,184 @@ impl Verifier<'_> {
             Some(p) => p,
             None => &"",
         };
+        let block = Block {
+            file,
+            offset,
+            total: buf.len(),
+            inc,
+            path,
+            expect,
+        };
         let mut failed = false;
-        let total = buf.len();
         for (i, chunk) in buf.chunks_mut(inc).enumerate() {
             if failed && spec.fatal {
                 break;
             }
             let at = offset + (i * inc) as u64;
-            if kind != Kind::PatternNoHdr && kind != Kind::Null {
-                if spec.offset > 0 && spec.offset + hs <= chunk.len() {
-                    swap_header(chunk, spec.offset, hs);
-                }
-                if let Some(why) = self.header_problem(chunk, i, inc, offset, expect) {
-                    let _ = writeln!(
-                        report,
-                        "{why} at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={total})"
-                    );
-                    self.dump(&mut report, chunk, &path.to_string(), at, "hdr_fail");
-                    return Err(Mismatch {
-                        report,
-                        file,
-                        offset,
-                        len: total,
-                        errno: 0,
-                    });
-                }
-            }
-            let stored = (hs > 0 && chunk.len() >= header::LEN).then(|| Header::read(chunk));
-            let bad = if kind == Kind::Meta || kind == Kind::Pattern || kind == Kind::PatternNoHdr {
-                match &spec.pattern {
-                    Some(p) => self.pattern_problem(chunk, p, i, inc, offset, &mut report),
-                    None => false,
-                }
-            } else if chunk.len() > hs {
-                let (head, data) = chunk.split_at(hs);
-                let mut want = [0u8; 128];
-                let n = kind.trailer_len();
-                checksum::fill(kind, data, &mut want[..n]);
-                if want[..n] != head[header::LEN..header::LEN + n] {
-                    let _ = writeln!(
-                        report,
-                        "{}: verify failed at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={}, flags={:x})",
-                        kind.name(),
-                        total,
-                        expect.flags
-                    );
-                    let _ = writeln!(
-                        report,
-                        "       Expected CRC: {}",
-                        hex(&head[header::LEN..header::LEN + n])
-                    );
-                    let _ = writeln!(report, "       Received CRC: {}", hex(&want[..n]));
-                    true
-                } else {
-                    false
-                }
-            } else {
-                false
-            };
-            if bad {
-                // Without a header (verify=pattern) fio still reads its
-                // fields from the block's first bytes: the length and
-                // type it prints come from the data.
-                let raw = |a: usize, b: usize| chunk.get(a..b).map(|x| x.to_vec());
-                let raw_type = raw(2, 4).map(|x| u16::from_le_bytes([x[0], x[1]]));
-                if kind == Kind::Pattern || kind == Kind::PatternNoHdr || kind == Kind::Meta {
-                    let (shown_at, shown_len) = match raw(4, 8) {
-                        Some(x) if kind == Kind::PatternNoHdr => {
-                            let l = u32::from_le_bytes([x[0], x[1], x[2], x[3]]);
-                            (offset + i as u64 * u64::from(l), u64::from(l))
-                        }
-                        _ => (at, inc as u64),
-                    };
-                    let _ = writeln!(
-                        report,
-                        "pattern: verify failed at file {path} offset {shown_at}, length {shown_len} (requested block: offset={offset}, length={total}, flags={:x})",
-                        expect.flags
-                    );
-                }
-                if let Some(m) = raw_type.filter(|&m| m != kind as u16) {
-                    let _ = writeln!(
-                        report,
-                        "fio: verify type mismatch ({m} media, {} given)",
-                        kind as u16
-                    );
-                }
-                let seed = stored.map_or(0, |h| h.rand_seed);
-                self.dump_pair(
-                    &mut report,
-                    chunk,
-                    &path.to_string(),
-                    at,
-                    seed,
-                    expect,
-                    i,
-                    inc,
-                    offset,
-                );
+            self.check_header(chunk, i, at, &block, &mut report)?;
+            if self.data_problem(chunk, i, at, &block, &mut report) {
+                self.report_bad_data(chunk, i, at, &block, &mut report);
                 failed = true;
             }
         }
         if failed {
-            return Err(Mismatch {
-                report,
-                file,
-                offset,
-                len: buf.len(),
-                errno: 0,
-            });
+            return Err(block.mismatch(report));
         }
         Ok(())
     }
 
+    /// The header checks of interval `i` (none for verify=pattern or
+    /// null): a bad header fails the whole block at once, with its dump.
+    fn check_header(
+        &self,
+        chunk: &mut [u8],
+        i: usize,
+        at: u64,
+        block: &Block<'_>,
+        report: &mut String,
+    ) -> Result<(), Mismatch> {
+        let spec = self.spec;
+        let kind = spec.kind;
+        if kind == Kind::PatternNoHdr || kind == Kind::Null {
+            return Ok(());
+        }
+        let hs = kind.hdr_size();
+        if spec.offset > 0 && spec.offset + hs <= chunk.len() {
+            swap_header(chunk, spec.offset, hs);
+        }
+        let Block {
+            offset,
+            total,
+            inc,
+            path,
+            expect,
+            ..
+        } = *block;
+        let Some(why) = self.header_problem(chunk, i, inc, offset, expect) else {
+            return Ok(());
+        };
+        let _ = writeln!(
+            report,
+            "{why} at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={total})"
+        );
+        self.dump(report, chunk, &path.to_string(), at, "hdr_fail");
+        Err(block.mismatch(std::mem::take(report)))
+    }
+
+    /// Whether interval `i`'s data is wrong: against the pattern for
+    /// verify=pattern and meta, else against the checksum in its header
+    /// (with fio's CRC lines in `report`).
+    fn data_problem(
+        &self,
+        chunk: &[u8],
+        i: usize,
+        at: u64,
+        block: &Block<'_>,
+        report: &mut String,
+    ) -> bool {
+        let kind = self.spec.kind;
+        let hs = kind.hdr_size();
+        let Block {
+            offset,
+            total,
+            inc,
+            path,
+            expect,
+            ..
+        } = *block;
+        if kind == Kind::Meta || kind == Kind::Pattern || kind == Kind::PatternNoHdr {
+            return match &self.spec.pattern {
+                Some(p) => self.pattern_problem(chunk, p, i, inc, offset, report),
+                None => false,
+            };
+        }
+        if chunk.len() <= hs {
+            return false;
+        }
+        let (head, data) = chunk.split_at(hs);
+        let mut want = [0u8; 128];
+        let n = kind.trailer_len();
+        checksum::fill(kind, data, &mut want[..n]);
+        if want[..n] == head[header::LEN..header::LEN + n] {
+            return false;
+        }
+        let _ = writeln!(
+            report,
+            "{}: verify failed at file {path} offset {at}, length {inc} (requested block: offset={offset}, length={}, flags={:x})",
+            kind.name(),
+            total,
+            expect.flags
+        );
+        let _ = writeln!(
+            report,
+            "       Expected CRC: {}",
+            hex(&head[header::LEN..header::LEN + n])
+        );
+        let _ = writeln!(report, "       Received CRC: {}", hex(&want[..n]));
+        true
+    }
+
+    /// fio's lines for a bad interval `i`: the pattern failure, a verify
+    /// type that differs from the one given, and the dumps.
+    #[cold]
+    fn report_bad_data(
+        &self,
+        chunk: &[u8],
+        i: usize,
+        at: u64,
+        block: &Block<'_>,
+        report: &mut String,
+    ) {
+        let kind = self.spec.kind;
+        let Block {
+            offset,
+            total,
+            inc,
+            path,
+            expect,
+            ..
+        } = *block;
+        let stored =
+            (kind.hdr_size() > 0 && chunk.len() >= header::LEN).then(|| Header::read(chunk));
+        // Without a header (verify=pattern) fio still reads its
+        // fields from the block's first bytes: the length and
+        // type it prints come from the data.
+        let raw = |a: usize, b: usize| chunk.get(a..b).map(|x| x.to_vec());
+        let raw_type = raw(2, 4).map(|x| u16::from_le_bytes([x[0], x[1]]));
+        if kind == Kind::Pattern || kind == Kind::PatternNoHdr || kind == Kind::Meta {
+            let (shown_at, shown_len) = match raw(4, 8) {
+                Some(x) if kind == Kind::PatternNoHdr => {
+                    let l = u32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+                    (offset + i as u64 * u64::from(l), u64::from(l))
+                }
+                _ => (at, inc as u64),
+            };
+            let _ = writeln!(
+                report,
+                "pattern: verify failed at file {path} offset {shown_at}, length {shown_len} (requested block: offset={offset}, length={total}, flags={:x})",
+                expect.flags
+            );
+        }
+        if let Some(m) = raw_type.filter(|&m| m != kind as u16) {
+            let _ = writeln!(
+                report,
+                "fio: verify type mismatch ({m} media, {} given)",
+                kind as u16
+            );
+        }
+        let seed = stored.map_or(0, |h| h.rand_seed);
+        self.dump_pair(
+            report,
+            chunk,
+            &path.to_string(),
+            at,
+            seed,
+            expect,
+            i,
+            inc,
+            offset,
+        );
+    }
     /// fio's verify_header checks, in fio's order and words.
     fn header_problem(
         &self,

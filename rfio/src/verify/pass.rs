@@ -50,6 +50,30 @@ pub enum PassError {
     },
 }
 
+/// The phase's queue: free unit slots, the blocks in flight and the
+/// first failure.
+struct Queue {
+    depth: usize,
+    free: Vec<usize>,
+    done: Vec<usize>,
+    /// (block, start, issue): queued reads get their issue time at commit,
+    /// so they report slat as the job's own queued I/Os do.
+    pending: Vec<Option<(Written, u64, u64)>>,
+    next: usize,
+    inflight: usize,
+    failure: Option<PassError>,
+}
+
+/// An engine error that ends the phase: nothing names a block.
+fn engine_error(e: &std::io::Error) -> PassError {
+    PassError::Io {
+        errno: e.raw_os_error().unwrap_or(libc::EIO),
+        file: 0,
+        offset: 0,
+        len: 0,
+    }
+}
+
 pub(super) fn run(
     v: &mut Verifier<'_>,
     list: &[Written],
@@ -66,110 +90,137 @@ pub(super) fn run(
     } else {
         units.len().max(1)
     };
-    let mut free: Vec<usize> = (0..depth.min(units.len())).rev().collect();
-    let mut done: Vec<usize> = Vec::with_capacity(depth);
-    // (block, start, issue): queued reads get their issue time at commit,
-    // so they report slat as the job's own queued I/Os do.
-    let mut pending: Vec<Option<(Written, u64, u64)>> = vec![None; units.len()];
-    let mut next = 0;
-    let mut inflight = 0usize;
-    let mut failure: Option<PassError> = None;
+    let mut q = Queue::new(depth, units.len());
     loop {
+        if q.submit(v, list, engine, units, st, log) {
+            q.commit(engine, st)?;
+        }
+        if q.inflight == 0 {
+            if q.next >= list.len() || q.failure.is_some() || stop::should_stop() {
+                break;
+            }
+            continue;
+        }
+        q.reap(v, engine, units, st, log)?;
+    }
+    match q.failure {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}
+
+impl Queue {
+    /// `depth` free slots of `units` units.
+    fn new(depth: usize, units: usize) -> Self {
+        Queue {
+            depth,
+            free: (0..depth.min(units)).rev().collect(),
+            done: Vec::with_capacity(depth),
+            pending: vec![None; units],
+            next: 0,
+            inflight: 0,
+            failure: None,
+        }
+    }
+
+    /// Queue reads of the next blocks while a slot is free and the engine
+    /// takes them; a read completed at once is checked here. Whether any
+    /// read was left queued (to commit).
+    fn submit(
+        &mut self,
+        v: &Verifier<'_>,
+        list: &[Written],
+        engine: &mut dyn Engine,
+        units: &mut [IoUnit],
+        st: &mut ThreadStats,
+        log: &mut ReadLog<'_>,
+    ) -> bool {
         let mut queued = false;
-        while failure.is_none() && next < list.len() && !stop::should_stop() {
-            let Some(idx) = free.pop() else { break };
-            let w = list[next];
+        while self.failure.is_none() && self.next < list.len() && !stop::should_stop() {
+            let Some(idx) = self.free.pop() else { break };
+            let w = list[self.next];
             let io = &mut units[idx];
-            io.kind = IoKind::Read;
-            io.file = w.file as usize;
-            io.fd = v.fds.get(io.file).copied().unwrap_or(-1);
-            io.offset = w.offset;
-            io.len = w.len as usize;
-            io.result = 0;
+            prepare_read(v, io, &w);
             let t0 = now_ns();
             if let Some(l) = log.iolog.as_deref_mut() {
                 l.io_now(io);
             }
             match engine.queue(idx, io) {
                 Queued::Completed => {
-                    next += 1;
+                    self.next += 1;
                     st.depth_map[depth_bucket(1)] += 1;
-                    pending[idx] = Some((w, t0, t0));
-                    if let Err(e) = finish(v, &units[idx], &mut pending[idx], st, log) {
-                        failure = Some(e);
+                    self.pending[idx] = Some((w, t0, t0));
+                    if let Err(e) = finish(v, &units[idx], &mut self.pending[idx], st, log) {
+                        self.failure = Some(e);
                     }
-                    free.push(idx);
+                    self.free.push(idx);
                 }
                 Queued::Queued => {
-                    next += 1;
-                    pending[idx] = Some((w, t0, 0));
-                    inflight += 1;
-                    st.depth_map[depth_bucket(inflight)] += 1;
+                    self.next += 1;
+                    self.pending[idx] = Some((w, t0, 0));
+                    self.inflight += 1;
+                    st.depth_map[depth_bucket(self.inflight)] += 1;
                     queued = true;
                 }
                 Queued::Busy => {
-                    free.push(idx);
+                    self.free.push(idx);
                     break;
                 }
             }
         }
-        if queued {
-            if let Err(e) = engine.commit() {
-                // Nothing submitted is in flight any more.
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                failure.get_or_insert(PassError::Io {
-                    errno,
-                    file: 0,
-                    offset: 0,
-                    len: 0,
-                });
-                return Err(failure.unwrap_or(PassError::Io {
-                    errno,
-                    file: 0,
-                    offset: 0,
-                    len: 0,
-                }));
-            }
-            let now = now_ns();
-            for (_, start, issue) in pending.iter_mut().flatten() {
-                if *issue == 0 {
-                    *issue = now;
-                    st.dir[0].slat.record(now.saturating_sub(*start));
-                }
-            }
-        }
-        if inflight == 0 {
-            if next >= list.len() || failure.is_some() || stop::should_stop() {
-                break;
-            }
-            continue;
-        }
-        done.clear();
-        match engine.getevents(1, depth, units, &mut done) {
-            Ok(n) => {
-                inflight -= n.min(inflight);
-                for &idx in &done {
-                    let r = finish(v, &units[idx], &mut pending[idx], st, log);
-                    if let Err(e) = r {
-                        failure.get_or_insert(e);
-                    }
-                    free.push(idx);
-                }
-            }
-            Err(e) => {
-                return Err(PassError::Io {
-                    errno: e.raw_os_error().unwrap_or(libc::EIO),
-                    file: 0,
-                    offset: 0,
-                    len: 0,
-                });
-            }
-        }
+        queued
     }
-    match failure {
-        Some(f) => Err(f),
-        None => Ok(()),
+
+    /// Submit what was queued and give it its issue time (and slat); a
+    /// commit error ends the phase with the first failure.
+    fn commit(&mut self, engine: &mut dyn Engine, st: &mut ThreadStats) -> Result<(), PassError> {
+        if let Err(e) = engine.commit() {
+            // Nothing submitted is in flight any more.
+            return Err(self.failure.take().unwrap_or_else(|| engine_error(&e)));
+        }
+        let now = now_ns();
+        for (_, start, issue) in self.pending.iter_mut().flatten() {
+            if *issue == 0 {
+                *issue = now;
+                st.dir[0].slat.record(now.saturating_sub(*start));
+            }
+        }
+        Ok(())
     }
+
+    /// Reap at least one completed read and check each.
+    fn reap(
+        &mut self,
+        v: &Verifier<'_>,
+        engine: &mut dyn Engine,
+        units: &mut [IoUnit],
+        st: &mut ThreadStats,
+        log: &mut ReadLog<'_>,
+    ) -> Result<(), PassError> {
+        self.done.clear();
+        let n = engine
+            .getevents(1, self.depth, units, &mut self.done)
+            .map_err(|e| engine_error(&e))?;
+        self.inflight -= n.min(self.inflight);
+        for &idx in &self.done {
+            let r = finish(v, &units[idx], &mut self.pending[idx], st, log);
+            if let Err(e) = r {
+                self.failure.get_or_insert(e);
+            }
+            self.free.push(idx);
+        }
+        Ok(())
+    }
+}
+
+/// Point unit `io` at block `w` for a read.
+fn prepare_read(v: &Verifier<'_>, io: &mut IoUnit, w: &Written) {
+    io.kind = IoKind::Read;
+    io.file = w.file as usize;
+    io.fd = v.fds.get(io.file).copied().unwrap_or(-1);
+    io.offset = w.offset;
+    io.len = w.len as usize;
+    io.result = 0;
 }
 
 /// Check one completed verify read.

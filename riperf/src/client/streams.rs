@@ -17,6 +17,23 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// One opened stream: its descriptor, local address, the body that will
+/// drive it, and what keeps its socket alive.
+type Opened = (
+    i32,
+    SocketAddr,
+    Box<dyn StreamIo>,
+    Arc<dyn std::any::Any + Send + Sync>,
+);
+
+/// Where the streams go: the server's address and the local address to
+/// bind.
+#[derive(Clone, Copy)]
+struct Ends {
+    peer: SocketAddr,
+    bind_ip: Option<std::net::IpAddr>,
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn create_streams(
     cfg: &Config,
@@ -35,35 +52,10 @@ pub fn create_streams(
     } else {
         cfg.parallel
     } as usize;
-    let opts = SockOpts {
-        window: cfg.window,
-        mss: cfg.mss,
-        nodelay: cfg.nodelay,
-        congestion: cfg.congestion.clone(),
-        tos: cfg.tos,
-        dont_fragment: cfg.dont_fragment,
-        fqrate: cfg.fqrate,
-        snd_timeout_ms: cfg.snd_timeout_ms,
-        bind_dev: cfg.bind_dev.clone(),
-    };
-    let block = payload(blksize as usize, cfg.repeating_payload);
-    let per_stream_rate = cfg.rate;
-    let pacing = Pacing {
-        rate: per_stream_rate,
-        burst: cfg.burst.max(0) as u64,
-        pacing_timer_us: cfg.pacing_timer.max(1) as u64,
-    };
+    let opts = sock_opts(cfg);
     let _ = shared;
-    let spec = BodySpec {
-        len: blksize as usize,
-        block: block.into(),
-        pacing,
-        udp_counters_64bit: cfg.udp_counters_64bit,
-        grow_buffer: cfg.window == 0,
-        zerocopy: cfg.zerocopy,
-        file: cfg.file.as_deref(),
-        count_tail: false,
-    };
+    let spec = body_spec(cfg, blksize);
+    let ends = Ends { peer, bind_ip };
     let mut bodies: Vec<Box<dyn StreamIo>> = Vec::new();
     for i in 0..n {
         let sender = if cfg.bidir {
@@ -78,42 +70,10 @@ pub fn create_streams(
         } else {
             0
         };
-        #[allow(clippy::type_complexity)]
-        let (fd, local, io, keep): (
-            i32,
-            SocketAddr,
-            Box<dyn StreamIo>,
-            Arc<dyn std::any::Any + Send + Sync>,
-        ) = if udp {
-            let s = udp_connect(peer, bind_ip, cport, &opts, blksize)?;
-            let local = s.local_addr().map_err(|e| e.to_string_c())?;
-            let fd = s.as_raw_fd();
-            let s = Arc::new(s);
-            (fd, local, udp_body(&s, sender, &spec), s)
+        let (fd, local, io, keep) = if udp {
+            open_udp(ends, cport, &opts, blksize, sender, &spec)?
         } else {
-            let label = cfg.flowlabel.max(0) as u32;
-            let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
-                net::set_window(s, opts.window)?;
-                net::apply_tcp_opts(s, &opts, v6)?;
-                if label != 0 {
-                    net::flowlabel_mgr(s, &peer, label)?;
-                }
-                Ok(())
-            };
-            let to = net::with_flowlabel(peer, label);
-            let mut t =
-                net::connect_tcp(&[to], bind_ip, cport, None, &prepare).map_err(|e| match e {
-                    net::ConnectError::Io(e) => {
-                        format!("unable to connect stream: {}", e.to_string_c())
-                    }
-                    net::ConnectError::Option(n) => server_error_text(n, 0),
-                })?;
-            t.write_all(cookie.as_bytes())
-                .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
-            let local = t.local_addr().map_err(|e| e.to_string_c())?;
-            let fd = t.as_raw_fd();
-            let t = Arc::new(t);
-            (fd, local, tcp_body(&t, sender, &spec)?, t)
+            open_tcp(cfg, cookie, ends, cport, &opts, sender, &spec)?
         };
         let new = NewStream {
             index: i,
@@ -129,6 +89,96 @@ pub fn create_streams(
     }
     session.pending = bodies;
     Ok(())
+}
+
+/// The socket options every stream gets.
+fn sock_opts(cfg: &Config) -> SockOpts {
+    SockOpts {
+        window: cfg.window,
+        mss: cfg.mss,
+        nodelay: cfg.nodelay,
+        congestion: cfg.congestion.clone(),
+        tos: cfg.tos,
+        dont_fragment: cfg.dont_fragment,
+        fqrate: cfg.fqrate,
+        snd_timeout_ms: cfg.snd_timeout_ms,
+        bind_dev: cfg.bind_dev.clone(),
+    }
+}
+
+/// What the stream bodies send and how fast: the block, its pacing and
+/// the --file to send or write.
+fn body_spec(cfg: &Config, blksize: i64) -> BodySpec<'_> {
+    let block = payload(blksize as usize, cfg.repeating_payload);
+    let per_stream_rate = cfg.rate;
+    let pacing = Pacing {
+        rate: per_stream_rate,
+        burst: cfg.burst.max(0) as u64,
+        pacing_timer_us: cfg.pacing_timer.max(1) as u64,
+    };
+    BodySpec {
+        len: blksize as usize,
+        block: block.into(),
+        pacing,
+        udp_counters_64bit: cfg.udp_counters_64bit,
+        grow_buffer: cfg.window == 0,
+        zerocopy: cfg.zerocopy,
+        file: cfg.file.as_deref(),
+        count_tail: false,
+    }
+}
+
+/// A UDP stream: connected, with its hello answered.
+fn open_udp(
+    ends: Ends,
+    cport: u16,
+    opts: &SockOpts,
+    blksize: i64,
+    sender: bool,
+    spec: &BodySpec<'_>,
+) -> Result<Opened, String> {
+    let s = udp_connect(ends.peer, ends.bind_ip, cport, opts, blksize)?;
+    let local = s.local_addr().map_err(|e| e.to_string_c())?;
+    let fd = s.as_raw_fd();
+    let s = Arc::new(s);
+    Ok((fd, local, udp_body(&s, sender, spec), s))
+}
+
+/// A TCP stream: connected with the stream options set, and the cookie
+/// presented.
+fn open_tcp(
+    cfg: &Config,
+    cookie: &Cookie,
+    ends: Ends,
+    cport: u16,
+    opts: &SockOpts,
+    sender: bool,
+    spec: &BodySpec<'_>,
+) -> Result<Opened, String> {
+    let peer = ends.peer;
+    let label = cfg.flowlabel.max(0) as u32;
+    let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
+        net::set_window(s, opts.window)?;
+        net::apply_tcp_opts(s, opts, v6)?;
+        if label != 0 {
+            net::flowlabel_mgr(s, &peer, label)?;
+        }
+        Ok(())
+    };
+    let to = net::with_flowlabel(peer, label);
+    let mut t =
+        net::connect_tcp(&[to], ends.bind_ip, cport, None, &prepare).map_err(|e| match e {
+            net::ConnectError::Io(e) => {
+                format!("unable to connect stream: {}", e.to_string_c())
+            }
+            net::ConnectError::Option(n) => server_error_text(n, 0),
+        })?;
+    t.write_all(cookie.as_bytes())
+        .map_err(|e| format!("unable to connect stream: {}", e.to_string_c()))?;
+    let local = t.local_addr().map_err(|e| e.to_string_c())?;
+    let fd = t.as_raw_fd();
+    let t = Arc::new(t);
+    Ok((fd, local, tcp_body(&t, sender, spec)?, t))
 }
 
 fn udp_connect(

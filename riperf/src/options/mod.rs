@@ -345,16 +345,15 @@ fn general_option(
     c: &mut Config,
     seen: &mut Seen,
 ) -> Result<bool, UsageError> {
+    Ok(output_option(opt, val.clone(), c)? || connection_option(opt, val, c, seen)?)
+}
+
+/// The general options of the output: format, interval, JSON, logging;
+/// false for another option.
+fn output_option(opt: Opt, val: Option<String>, c: &mut Config) -> Result<bool, UsageError> {
     let v = val.clone().unwrap_or_default();
     let p = |m: &str| UsageError::Parameter(m.to_string());
     match opt {
-        Opt::Port => {
-            let n = atoi(&v);
-            if !(1..=65535).contains(&n) {
-                return Err(p("port number must be between 1 and 65535 inclusive"));
-            }
-            c.port = n as u16;
-        }
         Opt::Format => match v.chars().next() {
             Some(f) if is_format_letter(f) => c.format = f,
             _ => {
@@ -369,40 +368,6 @@ fn general_option(
                 return Err(p("invalid report interval (min = 0.1, max = 60 seconds)"));
             }
             c.interval = i;
-        }
-        Opt::Pidfile => c.pidfile = Some(v),
-        Opt::File => c.file = Some(v),
-        Opt::Affinity => {
-            // 3.12: the number (strtol base 0) the value starts with,
-            // in 0..=1024, else refused; what follows it is ignored
-            // (`2/2` is CPU 2) except a `,m` for the server.
-            let b = v.split_once(',').map(|(_, b)| b);
-            let cpu = strtol0_prefix(&v).filter(|n| (0..=1024).contains(n));
-            let Some(cpu) = cpu else {
-                return Err(p("unable to set CPU affinity: "));
-            };
-            c.affinity = Some(cpu as usize);
-            if let Some(b) = b {
-                let n = atoi(b);
-                if !(0..=1024).contains(&n) {
-                    return Err(p("unable to set CPU affinity: "));
-                }
-                c.server_affinity = Some(n);
-                seen.client_flag = true;
-            }
-        }
-        Opt::Bind => {
-            if let Some((_, dev)) = v.split_once('%') {
-                c.bind_dev = Some(dev.to_string());
-            }
-            c.bind = Some(v);
-        }
-        Opt::BindDev => c.bind_dev = Some(v),
-        Opt::MaxParallel => {
-            c.max_parallel = atoi(&v);
-            if c.max_parallel < 1 {
-                return Err(p("--max-parallel must be at least 1"));
-            }
         }
         Opt::Verbose => c.verbose = true,
         Opt::Json => c.output = OutputKind::Json,
@@ -423,6 +388,46 @@ fn general_option(
         Opt::Logfile => c.logfile = Some(v),
         Opt::ForceFlush => c.forceflush = true,
         Opt::Timestamps => c.timestamps = Some(val.unwrap_or_else(|| "%c ".into())),
+        Opt::Debug => c.debug = val.map(|s| atoi(&s).clamp(1, 4) as u8).unwrap_or(4),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The general options of the connection and the process: port, files,
+/// affinity, binding, parallelism, timeouts; false for another option.
+fn connection_option(
+    opt: Opt,
+    val: Option<String>,
+    c: &mut Config,
+    seen: &mut Seen,
+) -> Result<bool, UsageError> {
+    let v = val.unwrap_or_default();
+    let p = |m: &str| UsageError::Parameter(m.to_string());
+    match opt {
+        Opt::Port => {
+            let n = atoi(&v);
+            if !(1..=65535).contains(&n) {
+                return Err(p("port number must be between 1 and 65535 inclusive"));
+            }
+            c.port = n as u16;
+        }
+        Opt::Pidfile => c.pidfile = Some(v),
+        Opt::File => c.file = Some(v),
+        Opt::Affinity => set_affinity(&v, c, seen)?,
+        Opt::Bind => {
+            if let Some((_, dev)) = v.split_once('%') {
+                c.bind_dev = Some(dev.to_string());
+            }
+            c.bind = Some(v);
+        }
+        Opt::BindDev => c.bind_dev = Some(v),
+        Opt::MaxParallel => {
+            c.max_parallel = atoi(&v);
+            if c.max_parallel < 1 {
+                return Err(p("--max-parallel must be at least 1"));
+            }
+        }
         Opt::RcvTimeout => {
             let n = atoi(&v);
             if !(100..=86_400_000).contains(&n) {
@@ -438,10 +443,31 @@ fn general_option(
             }
             c.snd_timeout_ms = Some(n as u64);
         }
-        Opt::Debug => c.debug = val.map(|s| atoi(&s).clamp(1, 4) as u8).unwrap_or(4),
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// `-A n[,m]`. 3.12: the number (strtol base 0) the value starts with,
+/// in 0..=1024, else refused; what follows it is ignored (`2/2` is CPU 2)
+/// except a `,m` for the server.
+fn set_affinity(v: &str, c: &mut Config, seen: &mut Seen) -> Result<(), UsageError> {
+    let refused = || UsageError::Parameter("unable to set CPU affinity: ".to_string());
+    let b = v.split_once(',').map(|(_, b)| b);
+    let cpu = strtol0_prefix(v).filter(|n| (0..=1024).contains(n));
+    let Some(cpu) = cpu else {
+        return Err(refused());
+    };
+    c.affinity = Some(cpu as usize);
+    if let Some(b) = b {
+        let n = atoi(b);
+        if !(0..=1024).contains(&n) {
+            return Err(refused());
+        }
+        c.server_affinity = Some(n);
+        seen.client_flag = true;
+    }
+    Ok(())
 }
 
 /// Options of the server (and the `-s` itself); false for another group's.

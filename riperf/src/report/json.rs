@@ -2,7 +2,7 @@
 //! iperf3 3.12, built as a JSON tree and printed by the cJSON printer.
 
 use super::sum::IntervalSum;
-use super::{Ctx, StartInfo, Summary};
+use super::{Ctx, OnConnect, StartInfo, Summary, SummaryStream, TestDesc};
 use crate::measure::{Interval, StreamInterval};
 use crate::protocol::cjson::num;
 use serde_json::{Map, Value};
@@ -16,6 +16,27 @@ fn obj(pairs: Vec<(&str, Value)>) -> Value {
 }
 
 pub fn start(info: &StartInfo, is_client: bool) -> Value {
+    let mut m = Map::new();
+    m.insert("connected".into(), connected(info));
+    m.insert("version".into(), "iperf 3.12".into());
+    m.insert("system_info".into(), info.system_info.clone().into());
+    let Some(t) = &info.test else {
+        if let (true, Some(oc)) = (is_client, &info.on_connect) {
+            insert_on_connect(&mut m, info, oc);
+        }
+        return Value::Object(m);
+    };
+    if is_client {
+        insert_client_test(&mut m, info, t);
+    } else {
+        insert_server_test(&mut m, info, t);
+    }
+    m.insert("test_start".into(), test_start(t));
+    Value::Object(m)
+}
+
+/// `connected`: each stream's socket and ends.
+fn connected(info: &StartInfo) -> Value {
     let connected: Vec<Value> = info
         .connected
         .iter()
@@ -29,114 +50,105 @@ pub fn start(info: &StartInfo, is_client: bool) -> Value {
             ])
         })
         .collect();
-    let mut m = Map::new();
-    m.insert("connected".into(), Value::Array(connected));
-    m.insert("version".into(), "iperf 3.12".into());
-    m.insert("system_info".into(), info.system_info.clone().into());
-    let Some(t) = &info.test else {
-        if let (true, Some(oc)) = (is_client, &info.on_connect) {
-            m.insert(
-                "timestamp".into(),
-                obj(vec![
-                    ("time", info.time.clone().into()),
-                    ("timesecs", info.timesecs.into()),
-                ]),
-            );
-            m.insert(
-                "connecting_to".into(),
-                obj(vec![
-                    ("host", info.peer_host.clone().into()),
-                    ("port", info.peer_port.into()),
-                ]),
-            );
-            m.insert("cookie".into(), info.cookie.clone().into());
-            if oc.tcp {
-                let key = if oc.mss > 0 {
-                    "tcp_mss"
-                } else {
-                    "tcp_mss_default"
-                };
-                m.insert(key.into(), info.tcp_mss.into());
-            }
-            m.insert("target_bitrate".into(), oc.rate.into());
-        }
-        return Value::Object(m);
-    };
-    let timestamp = obj(vec![
+    Value::Array(connected)
+}
+
+/// `timestamp`: when the test started.
+fn timestamp(info: &StartInfo) -> Value {
+    obj(vec![
         ("time", info.time.clone().into()),
         ("timesecs", info.timesecs.into()),
-    ]);
-    let bufs = |m: &mut Map<String, Value>| {
-        m.insert("sock_bufsize".into(), t.window.into());
-        m.insert("sndbuf_actual".into(), info.sndbuf_actual.into());
-        m.insert("rcvbuf_actual".into(), info.rcvbuf_actual.into());
-    };
-    if is_client {
-        m.insert("timestamp".into(), timestamp);
-        m.insert(
-            "connecting_to".into(),
-            obj(vec![
-                ("host", info.peer_host.clone().into()),
-                ("port", info.peer_port.into()),
-            ]),
-        );
-        m.insert("cookie".into(), info.cookie.clone().into());
-        if !t.udp {
-            m.insert(
-                if t.mss > 0 {
-                    "tcp_mss"
-                } else {
-                    "tcp_mss_default"
-                }
-                .into(),
-                info.tcp_mss.into(),
-            );
-        }
-        m.insert("target_bitrate".into(), t.rate.into());
-        bufs(&mut m);
-    } else {
-        // 3.12's server adds target_bitrate while reading the parameters
-        // (and again later: a duplicate key, kept here at its first place).
-        if t.rate != 0 {
-            m.insert("target_bitrate".into(), t.rate.into());
-        }
-        // TCP streams exist (and report their buffers) before the
-        // timestamp is added; UDP streams only after the cookie.
-        if !t.udp {
-            bufs(&mut m);
-        }
-        m.insert("timestamp".into(), timestamp);
-        m.insert(
-            "accepted_connection".into(),
-            obj(vec![
-                ("host", info.peer_host.clone().into()),
-                ("port", info.peer_port.into()),
-            ]),
-        );
-        m.insert("cookie".into(), info.cookie.clone().into());
-        if t.udp {
-            bufs(&mut m);
+    ])
+}
+
+/// The peer's host and port (`connecting_to`, `accepted_connection`).
+fn peer(info: &StartInfo) -> Value {
+    obj(vec![
+        ("host", info.peer_host.clone().into()),
+        ("port", info.peer_port.into()),
+    ])
+}
+
+/// The socket buffer sizes asked for and got.
+fn insert_bufs(m: &mut Map<String, Value>, info: &StartInfo, t: &TestDesc) {
+    m.insert("sock_bufsize".into(), t.window.into());
+    m.insert("sndbuf_actual".into(), info.sndbuf_actual.into());
+    m.insert("rcvbuf_actual".into(), info.rcvbuf_actual.into());
+}
+
+/// A client that connected but has no test yet: what it knows then.
+fn insert_on_connect(m: &mut Map<String, Value>, info: &StartInfo, oc: &OnConnect) {
+    m.insert("timestamp".into(), timestamp(info));
+    m.insert("connecting_to".into(), peer(info));
+    m.insert("cookie".into(), info.cookie.clone().into());
+    if oc.tcp {
+        let key = if oc.mss > 0 {
+            "tcp_mss"
         } else {
-            m.insert("tcp_mss_default".into(), info.tcp_mss.into());
-        }
+            "tcp_mss_default"
+        };
+        m.insert(key.into(), info.tcp_mss.into());
+    }
+    m.insert("target_bitrate".into(), oc.rate.into());
+}
+
+/// The client's keys, in 3.12's order.
+fn insert_client_test(m: &mut Map<String, Value>, info: &StartInfo, t: &TestDesc) {
+    m.insert("timestamp".into(), timestamp(info));
+    m.insert("connecting_to".into(), peer(info));
+    m.insert("cookie".into(), info.cookie.clone().into());
+    if !t.udp {
+        m.insert(
+            if t.mss > 0 {
+                "tcp_mss"
+            } else {
+                "tcp_mss_default"
+            }
+            .into(),
+            info.tcp_mss.into(),
+        );
+    }
+    m.insert("target_bitrate".into(), t.rate.into());
+    insert_bufs(m, info, t);
+}
+
+/// The server's keys, in 3.12's order.
+fn insert_server_test(m: &mut Map<String, Value>, info: &StartInfo, t: &TestDesc) {
+    // 3.12's server adds target_bitrate while reading the parameters
+    // (and again later: a duplicate key, kept here at its first place).
+    if t.rate != 0 {
         m.insert("target_bitrate".into(), t.rate.into());
     }
-    m.insert(
-        "test_start".into(),
-        obj(vec![
-            ("protocol", if t.udp { "UDP" } else { "TCP" }.into()),
-            ("num_streams", t.num_streams.into()),
-            ("blksize", t.blksize.into()),
-            ("omit", t.omit.into()),
-            ("duration", t.duration.into()),
-            ("bytes", t.bytes.into()),
-            ("blocks", t.blocks.into()),
-            ("reverse", (t.reverse as i64).into()),
-            ("tos", t.tos.into()),
-            ("target_bitrate", t.rate.into()),
-        ]),
-    );
-    Value::Object(m)
+    // TCP streams exist (and report their buffers) before the
+    // timestamp is added; UDP streams only after the cookie.
+    if !t.udp {
+        insert_bufs(m, info, t);
+    }
+    m.insert("timestamp".into(), timestamp(info));
+    m.insert("accepted_connection".into(), peer(info));
+    m.insert("cookie".into(), info.cookie.clone().into());
+    if t.udp {
+        insert_bufs(m, info, t);
+    } else {
+        m.insert("tcp_mss_default".into(), info.tcp_mss.into());
+    }
+    m.insert("target_bitrate".into(), t.rate.into());
+}
+
+/// `test_start`: the test's parameters.
+fn test_start(t: &TestDesc) -> Value {
+    obj(vec![
+        ("protocol", if t.udp { "UDP" } else { "TCP" }.into()),
+        ("num_streams", t.num_streams.into()),
+        ("blksize", t.blksize.into()),
+        ("omit", t.omit.into()),
+        ("duration", t.duration.into()),
+        ("bytes", t.bytes.into()),
+        ("blocks", t.blocks.into()),
+        ("reverse", (t.reverse as i64).into()),
+        ("tos", t.tos.into()),
+        ("target_bitrate", t.rate.into()),
+    ])
 }
 
 fn stream_interval(ctx: &Ctx, s: &StreamInterval) -> Value {
@@ -225,219 +237,310 @@ pub fn interval(ctx: &Ctx, iv: &Interval) -> Value {
     Value::Object(m)
 }
 
+/// The test's sending and receiving times (of its first stream).
+#[derive(Clone, Copy)]
+struct Times {
+    sender: f64,
+    receiver: f64,
+}
+
+/// One direction's totals over its streams.
+#[derive(Default)]
+struct Totals {
+    sent: u64,
+    received: u64,
+    retransmits: i64,
+    sender_packets: i64,
+    receiver_packets: i64,
+    lost: i64,
+    jitter: f64,
+}
+
+impl Totals {
+    fn add(&mut self, st: &SummaryStream) {
+        self.sent += st.bytes_sent;
+        self.received += st.bytes_received;
+        self.retransmits += st.retransmits.max(0);
+        self.sender_packets += st.sender_packets;
+        self.receiver_packets += st.receiver_packets;
+        self.lost += st.lost;
+        self.jitter += st.jitter;
+    }
+}
+
+/// Bits per second of `b` bytes in `t` seconds (0 without time).
+fn bps(b: u64, t: f64) -> Value {
+    num(if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 })
+}
+
+/// `lost` of `packets` in percent (0 without packets).
+fn lost_percent(lost: i64, packets: i64) -> Value {
+    num(if packets > 0 {
+        100.0 * lost as f64 / packets as f64
+    } else {
+        0.0
+    })
+}
+
 pub fn end(ctx: &Ctx, s: &Summary) -> Value {
     let mut m = Map::new();
     let mut streams = Vec::new();
     let mut sums: Vec<(String, Value)> = Vec::new();
-    let (sender_time, receiver_time) = s
-        .streams
-        .first()
-        .map_or((0.0, 0.0), |f| (f.sender_time, f.receiver_time));
+    let times = s.streams.first().map_or(
+        Times {
+            sender: 0.0,
+            receiver: 0.0,
+        },
+        |f| Times {
+            sender: f.sender_time,
+            receiver: f.receiver_time,
+        },
+    );
     for must_send in ctx.direction_order() {
         let mine: Vec<_> = s.streams.iter().filter(|x| x.sender == must_send).collect();
         if mine.is_empty() {
             continue;
         }
-        let retr_known = if ctx.bidir && !must_send {
-            s.other_side_has_retransmits
-        } else if ctx.bidir {
-            s.sender_has_retransmits
-        } else {
-            s.sender_has_retransmits || s.other_side_has_retransmits
-        };
-        let (mut ts, mut tr, mut retr) = (0u64, 0u64, 0i64);
-        let (mut spk, mut rpk, mut lost, mut jit) = (0i64, 0i64, 0i64, 0.0);
+        let retr_known = retransmits_known(ctx, s, must_send);
+        let mut totals = Totals::default();
         for st in &mine {
-            ts += st.bytes_sent;
-            tr += st.bytes_received;
-            retr += st.retransmits.max(0);
-            spk += st.sender_packets;
-            rpk += st.receiver_packets;
-            lost += st.lost;
-            jit += st.jitter;
-            let bps = |b: u64, t: f64| num(if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 });
-            if ctx.udp {
-                let packets = if st.sender_packets != 0 {
-                    st.sender_packets
-                } else {
-                    st.receiver_packets
-                };
-                streams.push(obj(vec![(
-                    "udp",
-                    obj(vec![
-                        ("socket", st.socket.into()),
-                        ("start", 0.into()),
-                        ("end", num(receiver_time)),
-                        ("seconds", num(sender_time)),
-                        ("bytes", st.bytes_sent.into()),
-                        ("bits_per_second", bps(st.bytes_sent, sender_time)),
-                        ("jitter_ms", num(st.jitter * 1000.0)),
-                        ("lost_packets", st.lost.into()),
-                        ("packets", packets.into()),
-                        (
-                            "lost_percent",
-                            num(if packets > 0 {
-                                100.0 * st.lost as f64 / packets as f64
-                            } else {
-                                0.0
-                            }),
-                        ),
-                        ("out_of_order", st.out_of_order.into()),
-                        ("sender", st.sender.into()),
-                    ]),
-                )]));
+            totals.add(st);
+            streams.push(if ctx.udp {
+                udp_stream_end(st, times)
             } else {
-                let mut sv = vec![
-                    ("socket", st.socket.into()),
-                    ("start", 0.into()),
-                    ("end", num(sender_time)),
-                    ("seconds", num(sender_time)),
-                    ("bytes", st.bytes_sent.into()),
-                    ("bits_per_second", bps(st.bytes_sent, sender_time)),
-                ];
-                if retr_known {
-                    sv.push(("retransmits", st.retransmits.max(0).into()));
-                    sv.push(("max_snd_cwnd", st.max_snd_cwnd.into()));
-                    sv.push(("max_snd_wnd", st.max_snd_wnd.into()));
-                    sv.push(("max_rtt", st.max_rtt.into()));
-                    sv.push(("min_rtt", st.min_rtt.into()));
-                    sv.push(("mean_rtt", st.mean_rtt.into()));
-                }
-                sv.push(("sender", st.sender.into()));
-                let rv = vec![
-                    ("socket", st.socket.into()),
-                    ("start", 0.into()),
-                    ("end", num(receiver_time)),
-                    ("seconds", num(sender_time)),
-                    ("bytes", st.bytes_received.into()),
-                    ("bits_per_second", bps(st.bytes_received, receiver_time)),
-                    ("sender", st.sender.into()),
-                ];
-                let mut one = vec![("sender", obj(sv))];
-                if let Some((name, size)) = &s.file {
-                    // 3.12: whole percents, truncated; an empty file is 100%.
-                    let pct = |b: u64| {
-                        if *size > 0 {
-                            (b as f64 / *size as f64 * 100.0) as i64
-                        } else {
-                            100
-                        }
-                    };
-                    one.push((
-                        "diskfile",
-                        obj(vec![
-                            ("sent", st.bytes_sent.into()),
-                            ("received", st.bytes_received.into()),
-                            ("size", (*size).into()),
-                            ("percent_sent", pct(st.bytes_sent).into()),
-                            ("percent_received", pct(st.bytes_received).into()),
-                            ("filename", name.clone().into()),
-                        ]),
-                    ));
-                }
-                one.push(("receiver", obj(rv)));
-                streams.push(obj(one));
-            }
+                tcp_stream_end(st, times, retr_known, s.file.as_ref())
+            });
         }
         let reverse = ctx.bidir && (ctx.is_client != must_send);
         let sfx = if reverse { "_bidir_reverse" } else { "" };
-        let bps = |b: u64, t: f64| num(if t > 0.0 { b as f64 * 8.0 / t } else { 0.0 });
         if ctx.udp {
-            let packets = if spk != 0 { spk } else { rpk };
-            let lp = |l: i64, p: i64| {
-                num(if p > 0 {
-                    100.0 * l as f64 / p as f64
-                } else {
-                    0.0
-                })
-            };
-            let avg_jit = jit / ctx.num_streams as f64 * 1000.0;
-            let total = |end: f64,
-                         seconds: f64,
-                         bytes: u64,
-                         bits: Value,
-                         lost: i64,
-                         packets: i64,
-                         jitter: f64,
-                         sender: bool| {
-                obj(vec![
-                    ("start", 0.into()),
-                    ("end", num(end)),
-                    ("seconds", num(seconds)),
-                    ("bytes", bytes.into()),
-                    ("bits_per_second", bits),
-                    ("jitter_ms", num(jitter)),
-                    ("lost_packets", lost.into()),
-                    ("packets", packets.into()),
-                    ("lost_percent", lp(lost, packets)),
-                    ("sender", sender.into()),
-                ])
-            };
-            // `sum` mixes the sender's bytes and rate with the receiver's
-            // times and loss (3.12's legacy object, spec §6.4).
-            let legacy = total(
-                receiver_time,
-                receiver_time,
-                ts,
-                bps(ts, sender_time),
-                lost,
-                packets,
-                avg_jit,
-                must_send,
-            );
-            let sent = total(
-                sender_time,
-                sender_time,
-                ts,
-                bps(ts, sender_time),
-                0,
-                spk,
-                0.0,
-                true,
-            );
-            let received = total(
-                receiver_time,
-                receiver_time,
-                tr,
-                bps(tr, receiver_time),
-                lost,
-                rpk,
-                avg_jit,
-                false,
-            );
-            sums.push((format!("sum{sfx}"), legacy));
-            sums.push((format!("sum_sent{sfx}"), sent));
-            sums.push((format!("sum_received{sfx}"), received));
+            udp_sums(ctx, &totals, times, must_send, sfx, &mut sums);
         } else {
-            let mut sv = vec![
-                ("start", 0.into()),
-                ("end", num(sender_time)),
-                ("seconds", num(sender_time)),
-                ("bytes", ts.into()),
-                ("bits_per_second", bps(ts, sender_time)),
-            ];
-            if retr_known {
-                sv.push(("retransmits", retr.into()));
-            }
-            sv.push(("sender", must_send.into()));
-            sums.push((format!("sum_sent{sfx}"), obj(sv)));
-            sums.push((
-                format!("sum_received{sfx}"),
-                obj(vec![
-                    ("start", 0.into()),
-                    ("end", num(receiver_time)),
-                    ("seconds", num(receiver_time)),
-                    ("bytes", tr.into()),
-                    ("bits_per_second", bps(tr, receiver_time)),
-                    ("sender", must_send.into()),
-                ]),
-            ));
+            tcp_sums(&totals, times, must_send, retr_known, sfx, &mut sums);
         }
     }
     m.insert("streams".into(), Value::Array(streams));
     for (k, v) in sums {
         m.insert(k, v);
     }
+    insert_cpu_and_congestion(&mut m, ctx, s);
+    Value::Object(m)
+}
+
+/// Whether the streams sending `must_send`'s way report retransmits.
+fn retransmits_known(ctx: &Ctx, s: &Summary, must_send: bool) -> bool {
+    if ctx.bidir && !must_send {
+        s.other_side_has_retransmits
+    } else if ctx.bidir {
+        s.sender_has_retransmits
+    } else {
+        s.sender_has_retransmits || s.other_side_has_retransmits
+    }
+}
+
+/// A UDP stream's `end` entry.
+fn udp_stream_end(st: &SummaryStream, times: Times) -> Value {
+    let packets = if st.sender_packets != 0 {
+        st.sender_packets
+    } else {
+        st.receiver_packets
+    };
+    obj(vec![(
+        "udp",
+        obj(vec![
+            ("socket", st.socket.into()),
+            ("start", 0.into()),
+            ("end", num(times.receiver)),
+            ("seconds", num(times.sender)),
+            ("bytes", st.bytes_sent.into()),
+            ("bits_per_second", bps(st.bytes_sent, times.sender)),
+            ("jitter_ms", num(st.jitter * 1000.0)),
+            ("lost_packets", st.lost.into()),
+            ("packets", packets.into()),
+            ("lost_percent", lost_percent(st.lost, packets)),
+            ("out_of_order", st.out_of_order.into()),
+            ("sender", st.sender.into()),
+        ]),
+    )])
+}
+
+/// A TCP stream's `end` entry: its sender side, its `-F` file, and its
+/// receiver side.
+fn tcp_stream_end(
+    st: &SummaryStream,
+    times: Times,
+    retr_known: bool,
+    file: Option<&(String, u64)>,
+) -> Value {
+    let mut sv = vec![
+        ("socket", st.socket.into()),
+        ("start", 0.into()),
+        ("end", num(times.sender)),
+        ("seconds", num(times.sender)),
+        ("bytes", st.bytes_sent.into()),
+        ("bits_per_second", bps(st.bytes_sent, times.sender)),
+    ];
+    if retr_known {
+        sv.push(("retransmits", st.retransmits.max(0).into()));
+        sv.push(("max_snd_cwnd", st.max_snd_cwnd.into()));
+        sv.push(("max_snd_wnd", st.max_snd_wnd.into()));
+        sv.push(("max_rtt", st.max_rtt.into()));
+        sv.push(("min_rtt", st.min_rtt.into()));
+        sv.push(("mean_rtt", st.mean_rtt.into()));
+    }
+    sv.push(("sender", st.sender.into()));
+    let rv = vec![
+        ("socket", st.socket.into()),
+        ("start", 0.into()),
+        ("end", num(times.receiver)),
+        ("seconds", num(times.sender)),
+        ("bytes", st.bytes_received.into()),
+        ("bits_per_second", bps(st.bytes_received, times.receiver)),
+        ("sender", st.sender.into()),
+    ];
+    let mut one = vec![("sender", obj(sv))];
+    if let Some((name, size)) = file {
+        one.push(("diskfile", diskfile(st, name, *size)));
+    }
+    one.push(("receiver", obj(rv)));
+    obj(one)
+}
+
+/// A stream's share of the `-F` file `name` of `size` bytes.
+fn diskfile(st: &SummaryStream, name: &str, size: u64) -> Value {
+    // 3.12: whole percents, truncated; an empty file is 100%.
+    let pct = |b: u64| {
+        if size > 0 {
+            (b as f64 / size as f64 * 100.0) as i64
+        } else {
+            100
+        }
+    };
+    obj(vec![
+        ("sent", st.bytes_sent.into()),
+        ("received", st.bytes_received.into()),
+        ("size", size.into()),
+        ("percent_sent", pct(st.bytes_sent).into()),
+        ("percent_received", pct(st.bytes_received).into()),
+        ("filename", name.to_string().into()),
+    ])
+}
+
+/// One UDP total object.
+#[allow(clippy::too_many_arguments)]
+fn udp_total(
+    end: f64,
+    seconds: f64,
+    bytes: u64,
+    bits: Value,
+    lost: i64,
+    packets: i64,
+    jitter: f64,
+    sender: bool,
+) -> Value {
+    obj(vec![
+        ("start", 0.into()),
+        ("end", num(end)),
+        ("seconds", num(seconds)),
+        ("bytes", bytes.into()),
+        ("bits_per_second", bits),
+        ("jitter_ms", num(jitter)),
+        ("lost_packets", lost.into()),
+        ("packets", packets.into()),
+        ("lost_percent", lost_percent(lost, packets)),
+        ("sender", sender.into()),
+    ])
+}
+
+/// A UDP direction's `sum`, `sum_sent` and `sum_received` (with `sfx`).
+fn udp_sums(
+    ctx: &Ctx,
+    t: &Totals,
+    times: Times,
+    must_send: bool,
+    sfx: &str,
+    sums: &mut Vec<(String, Value)>,
+) {
+    let packets = if t.sender_packets != 0 {
+        t.sender_packets
+    } else {
+        t.receiver_packets
+    };
+    let avg_jit = t.jitter / ctx.num_streams as f64 * 1000.0;
+    let (st, rt) = (times.sender, times.receiver);
+    // `sum` mixes the sender's bytes and rate with the receiver's
+    // times and loss (3.12's legacy object, spec §6.4).
+    let legacy = udp_total(
+        rt,
+        rt,
+        t.sent,
+        bps(t.sent, st),
+        t.lost,
+        packets,
+        avg_jit,
+        must_send,
+    );
+    let sent = udp_total(
+        st,
+        st,
+        t.sent,
+        bps(t.sent, st),
+        0,
+        t.sender_packets,
+        0.0,
+        true,
+    );
+    let received = udp_total(
+        rt,
+        rt,
+        t.received,
+        bps(t.received, rt),
+        t.lost,
+        t.receiver_packets,
+        avg_jit,
+        false,
+    );
+    sums.push((format!("sum{sfx}"), legacy));
+    sums.push((format!("sum_sent{sfx}"), sent));
+    sums.push((format!("sum_received{sfx}"), received));
+}
+
+/// A TCP direction's `sum_sent` and `sum_received` (with `sfx`).
+fn tcp_sums(
+    t: &Totals,
+    times: Times,
+    must_send: bool,
+    retr_known: bool,
+    sfx: &str,
+    sums: &mut Vec<(String, Value)>,
+) {
+    let mut sv = vec![
+        ("start", 0.into()),
+        ("end", num(times.sender)),
+        ("seconds", num(times.sender)),
+        ("bytes", t.sent.into()),
+        ("bits_per_second", bps(t.sent, times.sender)),
+    ];
+    if retr_known {
+        sv.push(("retransmits", t.retransmits.into()));
+    }
+    sv.push(("sender", must_send.into()));
+    sums.push((format!("sum_sent{sfx}"), obj(sv)));
+    sums.push((
+        format!("sum_received{sfx}"),
+        obj(vec![
+            ("start", 0.into()),
+            ("end", num(times.receiver)),
+            ("seconds", num(times.receiver)),
+            ("bytes", t.received.into()),
+            ("bits_per_second", bps(t.received, times.receiver)),
+            ("sender", must_send.into()),
+        ]),
+    ));
+}
+
+/// The `end` document's CPU use and (TCP) congestion algorithms.
+fn insert_cpu_and_congestion(m: &mut Map<String, Value>, ctx: &Ctx, s: &Summary) {
     m.insert(
         "cpu_utilization_percent".into(),
         obj(vec![
@@ -457,5 +560,4 @@ pub fn end(ctx: &Ctx, s: &Summary) -> Value {
             m.insert("receiver_tcp_congestion".into(), c.clone().into());
         }
     }
-    Value::Object(m)
 }

@@ -722,11 +722,30 @@ fn create_on_open(job: &Job, existing: Option<(u64, bool)>) -> bool {
 
 /// Lay out `p` to `size` bytes; `old_len` is its size before (0: new).
 fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError> {
-    let func = format!("open({})", p.display());
-    // fio (filesetup.c extend_file) removes a file that is too short before
-    // laying it out again for a job that reads or writes: nothing of its
-    // old content survives (a cut verify file reads back zeros at offset 0).
-    // file_append keeps what a write-only job appends to.
+    remove_for_layout(job, p)?;
+    let mut f = open_for_layout(job, p)?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+    let old = f.metadata().map(|m| m.len()).unwrap_or(0);
+    allocate(job, fd, size)?;
+    // Reads (and overwrite=1) need real data in the file, as fio writes it.
+    if job.pattern.read || job.overwrite || job.engine == "mmap" {
+        f = write_data(job, f, p, old, size)?;
+    }
+    if job.opts.flag("create_fsync") {
+        f.sync_all()
+            .map_err(|e| SetupError::os("fsync".into(), &e))?;
+    }
+    // fio drops the cache of what the layout added (its size before to the
+    // end), whatever the job's invalidate= says.
+    drop_cache(fd, old_len, size.saturating_sub(old_len));
+    Ok(())
+}
+
+/// fio (filesetup.c extend_file) removes a file that is too short before
+/// laying it out again for a job that reads or writes: nothing of its
+/// old content survives (a cut verify file reads back zeros at offset 0).
+/// file_append keeps what a write-only job appends to.
+fn remove_for_layout(job: &Job, p: &Path) -> Result<(), SetupError> {
     let append = job.opts.flag("file_append") && !job.pattern.read;
     if (job.pattern.read || job.pattern.write) && !append {
         match std::fs::remove_file(p) {
@@ -740,8 +759,14 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// Open `p` for writing, created unless allow_file_create=0.
+fn open_for_layout(job: &Job, p: &Path) -> Result<std::fs::File, SetupError> {
+    let func = format!("open({})", p.display());
     let allow_create = job.opts.flag("allow_file_create");
-    let mut f = OpenOptions::new()
+    OpenOptions::new()
         .create(allow_create)
         .write(true)
         .truncate(false)
@@ -753,9 +778,12 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
                 )
             }
             _ => SetupError::os(func.clone(), &e),
-        })?;
-    let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
-    let old = f.metadata().map(|m| m.len()).unwrap_or(0);
+        })
+}
+
+/// Preallocate the file as `fallocate=` says, and size it for a new
+/// layout.
+fn allocate(job: &Job, fd: RawFd, size: u64) -> Result<(), SetupError> {
     // SAFETY: plain syscalls on a descriptor we own.
     unsafe {
         // fill_device: the file is written until the device is full,
@@ -784,51 +812,53 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
             ));
         }
     }
-    // Reads (and overwrite=1) need real data in the file, as fio writes it.
-    if job.pattern.read || job.overwrite || job.engine == "mmap" {
-        let mut rng = Rng::new(0x89);
-        let mut chunk = vec![0u8; 1 << 20];
-        for w in chunk.chunks_mut(8) {
-            w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
-        }
-        use std::io::Seek;
-        f.seek(std::io::SeekFrom::Start(old))
-            .map_err(|e| SetupError::os("lseek".into(), &e))?;
-        let mut left = size.saturating_sub(old);
-        while left > 0 {
-            if rbench_common::stop::should_stop() {
-                // Ctrl-C while laying out: stop now and remove the partial
-                // file, as fio does; the job ends without an error (errno 0).
-                drop(f);
-                let _ = std::fs::remove_file(p);
-                return Err(SetupError {
-                    errno: 0,
-                    message: None,
-                    func: "layout".into(),
-                    in_job: false,
-                });
-            }
-            let n = left.min(chunk.len() as u64) as usize;
-            // fio fails the layout before the job starts (pid=0,
-            // filesetup.c:240); a full device is where fill_device ends.
-            match f.write_all(&chunk[..n]) {
-                Err(e) if job.fill_device && is_full(&e) => break,
-                r => r.map_err(|e| SetupError {
-                    in_job: false,
-                    ..SetupError::os("write".into(), &e)
-                })?,
-            }
-            left -= n as u64;
-        }
-    }
-    if job.opts.flag("create_fsync") {
-        f.sync_all()
-            .map_err(|e| SetupError::os("fsync".into(), &e))?;
-    }
-    // fio drops the cache of what the layout added (its size before to the
-    // end), whatever the job's invalidate= says.
-    drop_cache(fd, old_len, size.saturating_sub(old_len));
     Ok(())
+}
+
+/// Write fio's layout data into `f` (at `p`) from `old` bytes to `size`;
+/// the file back, to finish the layout.
+fn write_data(
+    job: &Job,
+    mut f: std::fs::File,
+    p: &Path,
+    old: u64,
+    size: u64,
+) -> Result<std::fs::File, SetupError> {
+    let mut rng = Rng::new(0x89);
+    let mut chunk = vec![0u8; 1 << 20];
+    for w in chunk.chunks_mut(8) {
+        w.copy_from_slice(&rng.next().to_le_bytes()[..w.len()]);
+    }
+    use std::io::Seek;
+    f.seek(std::io::SeekFrom::Start(old))
+        .map_err(|e| SetupError::os("lseek".into(), &e))?;
+    let mut left = size.saturating_sub(old);
+    while left > 0 {
+        if rbench_common::stop::should_stop() {
+            // Ctrl-C while laying out: stop now and remove the partial
+            // file, as fio does; the job ends without an error (errno 0).
+            drop(f);
+            let _ = std::fs::remove_file(p);
+            return Err(SetupError {
+                errno: 0,
+                message: None,
+                func: "layout".into(),
+                in_job: false,
+            });
+        }
+        let n = left.min(chunk.len() as u64) as usize;
+        // fio fails the layout before the job starts (pid=0,
+        // filesetup.c:240); a full device is where fill_device ends.
+        match f.write_all(&chunk[..n]) {
+            Err(e) if job.fill_device && is_full(&e) => break,
+            r => r.map_err(|e| SetupError {
+                in_job: false,
+                ..SetupError::os("write".into(), &e)
+            })?,
+        }
+        left -= n as u64;
+    }
+    Ok(f)
 }
 
 /// ENOSPC or EDQUOT: the device (or the quota) is full.
