@@ -220,6 +220,7 @@ complete -c rfio -l allrandrepeat -r -d 'Use repeatable random numbers for every
 complete -c rfio -l softrandommap -r -d 'Set norandommap if randommap allocation fails'
 complete -c rfio -l mem -x -a 'malloc shm shmhuge mmap mmapshared mmaphuge' -d 'Backing type for IO buffers'
 complete -c rfio -l iomem_align -r -d 'IO memory buffer offset alignment'
+complete -c rfio -l hugepage-size -r -d 'When using hugepages, specify size of each page'
 complete -c rfio -l lockmem -r -d 'Lock down this amount of memory'
 complete -c rfio -l stats -r -d 'Enable collection of stats'
 complete -c rfio -l disk_util -r -d 'Log disk utilization statistics'

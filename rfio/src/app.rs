@@ -297,6 +297,7 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
             j.opts.choice("profile").0
         ))));
     }
+    deprecated_notices(&jobs, p.normal);
     if let Err(f) = opendir_notices(&jobs, p.normal) {
         return Err(fail(f));
     }
@@ -329,6 +330,26 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         return Err(fail(Failure::stderr(m)));
     }
     Ok(jobs)
+}
+
+/// fio's line for an option it takes but no longer reads (`Option
+/// verifysort is deprecated`), once per option: stdout under normal output,
+/// stderr otherwise (the documents stay whole).
+fn deprecated_notices(jobs: &[crate::job::Job], normal: bool) {
+    let mut said: Vec<&str> = Vec::new();
+    for j in jobs {
+        for name in ["flow_watermark", "verifysort", "verifysort_nr"] {
+            if j.opts.is_set(name) && !said.contains(&name) {
+                said.push(name);
+                let to = if normal {
+                    Stream::Stdout
+                } else {
+                    Stream::Stderr
+                };
+                Out { file: None }.put(to, &format!("Option {name} is deprecated\n"));
+            }
+        }
+    }
 }
 
 /// opendir=: fio's count of the files it added, once per job section, as

@@ -588,3 +588,24 @@ fn write_hint_is_set_or_fails_as_fios() {
         assert!(seen.windows(2).all(|w| w[0] == w[1]), "{direct}: {seen:?}");
     }
 }
+
+#[test]
+fn deprecated_options_say_so_and_hugepage_size_is_taken() {
+    let args = [
+        "--name=a",
+        "--filename=f",
+        "--rw=read",
+        "--size=64k",
+        "--verifysort=1",
+        "--hugepage-size=4m",
+    ];
+    for (who, r, _d) in both(&args, &|_| {}) {
+        assert_eq!(r.code, 0, "{who}: {}", r.stderr);
+        assert!(
+            r.stdout.starts_with("Option verifysort is deprecated\n"),
+            "{who}: {}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("io=64.0KiB"), "{who}");
+    }
+}

@@ -1882,6 +1882,13 @@ pub static OPTIONS: &[OptDef] = &[
         ),
         "mem_align",
     ),
+    opt(
+        "hugepage-size",
+        UNBOUNDED,
+        Some("2097152"),
+        "I/O buffers",
+        "When using hugepages, specify size of each page",
+    ),
     shown(
         opt(
             "lockmem",
@@ -2135,6 +2142,8 @@ pub static OPTIONS: &[OptDef] = &[
     ),
     // Soft-deprecated in fio: taken and ignored, unknown to --cmdhelp.
     opt("flow_watermark", Kind::Text, None, "I/O flow", ""),
+    opt("verifysort", Kind::Text, None, "Verify", ""),
+    opt("verifysort_nr", Kind::Text, None, "Verify", ""),
     opt(
         "flow_sleep",
         UNBOUNDED,

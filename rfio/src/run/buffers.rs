@@ -23,7 +23,14 @@ impl Buffers {
     /// `units` buffers of `unit_len` bytes, filled once as fio fills them
     /// at allocation (zeros with `zero_buffers`, else random or pattern).
     pub fn new(units: usize, unit_len: usize, fill: &mut Filler) -> Option<Self> {
-        Self::backed(units, unit_len, fill, &super::memory::Backing::Malloc, 0).ok()
+        Self::backed(
+            units,
+            unit_len,
+            fill,
+            (&super::memory::Backing::Malloc, 0),
+            0,
+        )
+        .ok()
     }
 
     /// As [`Buffers::new`], in memory of `backing` (fio's mem=), the first
@@ -32,7 +39,7 @@ impl Buffers {
         units: usize,
         unit_len: usize,
         fill: &mut Filler,
-        backing: &super::memory::Backing,
+        (backing, huge_page): (&super::memory::Backing, usize),
         align: usize,
     ) -> Result<Self, super::memory::AllocError> {
         let size = units
@@ -43,7 +50,7 @@ impl Buffers {
                 func: "iomem allocation",
                 note: String::new(),
             })?;
-        let region = super::memory::alloc(backing, size)?;
+        let region = super::memory::alloc(backing, size, huge_page)?;
         // SAFETY: the region holds `size` >= align + units * unit_len bytes.
         let ptr = unsafe { region.base.add(align) };
         let bytes = unsafe { std::slice::from_raw_parts_mut(ptr, units * unit_len) };

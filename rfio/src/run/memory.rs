@@ -100,7 +100,7 @@ enum Kind {
 unsafe impl Send for Region {}
 
 /// Allocate `len` bytes the way `backing` says.
-pub fn alloc(backing: &Backing, len: usize) -> Result<Region, AllocError> {
+pub fn alloc(backing: &Backing, len: usize, huge_page: usize) -> Result<Region, AllocError> {
     let len = len.max(4096);
     match backing {
         Backing::Malloc => {
@@ -124,20 +124,30 @@ pub fn alloc(backing: &Backing, len: usize) -> Result<Region, AllocError> {
                 kind: Kind::Heap(layout),
             })
         }
-        Backing::Shm { huge } => alloc_shm(*huge, len),
-        Backing::Mmap { huge, shared, file } => alloc_mmap(*huge, *shared, file.as_deref(), len),
+        Backing::Shm { huge } => alloc_shm(*huge, len, huge_page),
+        Backing::Mmap { huge, shared, file } => {
+            alloc_mmap(*huge, *shared, file.as_deref(), len, huge_page)
+        }
     }
 }
 
-/// A huge page is 2 MiB here (fio's default hugepage-size).
+/// fio's default hugepage-size, 2 MiB.
 const HUGE: usize = 2 << 20;
 
-fn alloc_shm(huge: bool, len: usize) -> Result<Region, AllocError> {
+/// hugepage-size: what the huge backings round their size up to.
+pub fn huge_page(job: &Job) -> usize {
+    match job.opts.int("hugepage-size") {
+        n if n > 0 => n as usize,
+        _ => HUGE,
+    }
+}
+
+fn alloc_shm(huge: bool, len: usize, huge_page: usize) -> Result<Region, AllocError> {
     let mut flags = libc::IPC_CREAT | 0o600;
     let mut len = len;
     if huge {
         flags |= libc::SHM_HUGETLB;
-        len = len.next_multiple_of(HUGE);
+        len = len.next_multiple_of(huge_page.max(1));
     }
     // SAFETY: a private segment of our own.
     let id = unsafe { libc::shmget(libc::IPC_PRIVATE, len, flags) };
@@ -175,11 +185,12 @@ fn alloc_mmap(
     shared: bool,
     file: Option<&std::path::Path>,
     len: usize,
+    huge_page: usize,
 ) -> Result<Region, AllocError> {
     let mut len = len;
     let mut flags = 0;
     if huge {
-        len = len.next_multiple_of(HUGE);
+        len = len.next_multiple_of(huge_page.max(1));
         if file.is_none() {
             flags |= libc::MAP_HUGETLB;
         }
@@ -380,7 +391,7 @@ mod tests {
                 file: None,
             },
         ] {
-            let r = alloc(&b, 8192).unwrap_or_else(|e| panic!("{b:?}: {e:?}"));
+            let r = alloc(&b, 8192, HUGE).unwrap_or_else(|e| panic!("{b:?}: {e:?}"));
             // SAFETY: the region holds 8192 bytes.
             let s = unsafe { std::slice::from_raw_parts_mut(r.base, 8192) };
             assert!(s.iter().all(|&x| x == 0), "{b:?} not zeroed");
@@ -399,12 +410,12 @@ mod tests {
             shared: true,
             file: Some(p.clone()),
         };
-        let r = alloc(&b, 10000).unwrap();
+        let r = alloc(&b, 10000, HUGE).unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 10000);
         drop(r);
         assert!(!p.exists(), "a backing file the job made goes with it");
         std::fs::write(&p, vec![1u8; 20000]).unwrap();
-        drop(alloc(&b, 10000).unwrap());
+        drop(alloc(&b, 10000, HUGE).unwrap());
         assert_eq!(
             std::fs::read(&p).unwrap().len(),
             20000,

@@ -877,7 +877,13 @@ fn start(
     let mut filler = super::buffers::Filler::new(job, files.io_size);
     let backing = super::memory::Backing::of(job);
     let align = job.opts.int("iomem_align").max(0) as usize;
-    let bufs = match Buffers::backed(depth, unit_len, &mut filler, &backing, align) {
+    let bufs = match Buffers::backed(
+        depth,
+        unit_len,
+        &mut filler,
+        (&backing, super::memory::huge_page(job)),
+        align,
+    ) {
         Ok(b) => b,
         Err(a) => {
             // iodepth x bs more than memory can hold, or a mem= fio cannot
