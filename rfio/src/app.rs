@@ -150,6 +150,15 @@ pub(crate) fn validate(jobs: &[crate::job::Job], parse_only: bool) -> Result<(),
                 code: 1,
             })?;
         }
+        // fio's run of an engine it cannot load (its --parse-only takes
+        // the job): rfio has none of these built in.
+        if !parse_only && crate::options::table::SERVICE_ENGINES.contains(&j.engine.as_str()) {
+            return Err(crate::cli::bad_value(
+                crate::options::store::SetError::Unknown,
+                "ioengine",
+                &j.engine,
+            ));
+        }
         if j.readonly && (j.pattern.write || j.pattern.trim) {
             return Err(Failure::stderr(format!(
                 "fio: job <{}> has write bit set, but fio is in read-only mode\n",

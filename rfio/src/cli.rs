@@ -609,7 +609,7 @@ fn parse_interval(v: &str) -> Result<u32, String> {
 
 /// Apply a section's lines in fio's parse order: `ioengine` first (so its
 /// private options are known), then by option priority (§1.3).
-fn apply_section(opts: &mut JobOptions, sec: &Section) -> Result<(), Failure> {
+fn apply_section(opts: &mut JobOptions, sec: &Section, parse_only: bool) -> Result<(), Failure> {
     let mut lines: Vec<&(String, Option<String>)> = sec.lines.iter().collect();
     lines.sort_by_key(|(k, _)| {
         let p = crate::options::find(k).map_or(0, |o| o.prio);
@@ -618,7 +618,7 @@ fn apply_section(opts: &mut JobOptions, sec: &Section) -> Result<(), Failure> {
     // The JSON echo lists the section's options in fio's priority order;
     // `ioengine` goes first above only so its private options parse.
     let echoed_before = opts.typed.len();
-    let result = apply_lines(opts, sec, lines);
+    let result = apply_lines(opts, sec, lines, parse_only);
     let canonical = |k: &str| crate::options::find(k).map(|o| o.name);
     let key = |n: &str| {
         let written = sec.lines.iter().position(|(k, _)| canonical(k) == Some(n));
@@ -632,6 +632,7 @@ fn apply_lines(
     opts: &mut JobOptions,
     sec: &Section,
     lines: Vec<&(String, Option<String>)>,
+    parse_only: bool,
 ) -> Result<(), Failure> {
     let dropped = |f: Failure| {
         let mut f = f;
@@ -658,6 +659,10 @@ fn apply_lines(
                 }
                 return Err(dropped(Failure::stderr(s)));
             }
+            // fio's --parse-only loads no engine a job file names: one it
+            // could not load is no error there (its own options still are).
+            Err(_)
+                if parse_only && crate::options::find(k).is_some_and(|o| o.name == "ioengine") => {}
             Err(e) => {
                 return Err(dropped(bad_value(e, k, v.as_deref().unwrap_or(""))));
             }
@@ -680,7 +685,7 @@ fn add_file_jobs(
     }
     for sec in sections {
         if sec.is_global() {
-            apply_section(&mut global, sec)?;
+            apply_section(&mut global, sec, plan.program.parse_only)?;
             // An option set again keeps its first place with the last value.
             for (k, v) in &global.typed {
                 match plan.global_typed.iter_mut().find(|(n, _)| n == k) {
@@ -695,7 +700,7 @@ fn add_file_jobs(
             continue;
         }
         let mut opts = global.inherit();
-        apply_section(&mut opts, sec)?;
+        apply_section(&mut opts, sec, plan.program.parse_only)?;
         plan.jobs.push(JobDef {
             name: sec.name.clone(),
             opts,

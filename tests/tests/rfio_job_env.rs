@@ -609,3 +609,54 @@ fn deprecated_options_say_so_and_hugepage_size_is_taken() {
         assert!(r.stdout.contains("io=64.0KiB"), "{who}");
     }
 }
+
+#[test]
+fn service_engines_parse_and_are_refused_as_fio_refuses_an_engine_it_cannot_load() {
+    let rfio = rbench_tests::our_bin("rfio");
+    let d = SUITE.scratch("svc");
+    std::fs::write(
+        d.join("rbd.fio"),
+        "[rbd]\nioengine=rbd\nclientname=admin\npool=rbd\nrbdname=fio_test\nbusy_poll=1\nrw=randwrite\nbs=4k\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("plugin.fio"),
+        "[x]\nioengine=libiscsi\nfilename=iscsi\n",
+    )
+    .unwrap();
+    for job in ["rbd.fio", "plugin.fio"] {
+        let r = SUITE.run_in(&rfio, &d, &["--parse-only", job]);
+        assert_eq!(
+            (r.code, r.stdout.as_str(), r.stderr.as_str()),
+            (0, "", ""),
+            "{job}"
+        );
+    }
+    // fio's own lines for an engine it cannot load (its run of a plugin
+    // that is not installed), exit 1.
+    let r = SUITE.run_in(&rfio, &d, &["rbd.fio"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout
+            .contains("func=dlopen, error=rbd: cannot open shared object file"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.stderr,
+        "fio: engine rbd not loadable\nfio: failed to load engine\n"
+    );
+    // An option of another engine is still refused.
+    std::fs::write(
+        d.join("bad.fio"),
+        "[x]\nioengine=libiscsi\nclientname=admin\n",
+    )
+    .unwrap();
+    let r = SUITE.run_in(&rfio, &d, &["--parse-only", "bad.fio"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("Bad option <clientname=admin>"),
+        "{}",
+        r.stderr
+    );
+}

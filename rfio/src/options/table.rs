@@ -117,7 +117,37 @@ pub const ENGINES: &[(&str, &str)] = &[
     ("e4defrag", "ext4 online defragmentation"),
     ("sg", "SCSI generic v3 IO"),
     ("io_uring_cmd", "io_uring passthrough commands"),
+    // --- main: engines that need an outside service or device ---
+    ("gfapi", "Glusterfs libgfapi(sync) based engine"),
+    ("gfapi_async", "Glusterfs libgfapi(async) based engine"),
+    ("mtd", "MTD (Memory Technology Device) engine"),
+    ("nbd", "Network Block Device (NBD) engine"),
+    ("rdma", "RDMA IO engine"),
+    ("rados", "Rados engine"),
+    ("rbd", "Rados Block Device engine"),
+    ("pmemblk", "PMDK libpmemblk based IO engine"),
+    ("dev-dax", "DAX Device based IO engine"),
+    ("libpmem", "PMDK libpmem based IO engine"),
 ];
+
+/// Engines of fio 3.33 (Debian's build) that need a service or device
+/// rfio does not talk to (Gluster, Ceph, NBD, RDMA, MTD, persistent
+/// memory): their jobs and options parse (`--parse-only`), and a run is
+/// refused as fio refuses an engine it cannot load.
+pub const SERVICE_ENGINES: &[&str] = &[
+    "gfapi",
+    "gfapi_async",
+    "mtd",
+    "nbd",
+    "rdma",
+    "rados",
+    "rbd",
+    "pmemblk",
+    "dev-dax",
+    "libpmem",
+];
+const CEPH: &[&str] = &["rbd", "rados"];
+const GLUSTER: &[&str] = &["gfapi", "gfapi_async"];
 
 const DISTRIBUTIONS: &[(&str, &str)] = &[
     ("random", "Completely random"),
@@ -295,6 +325,7 @@ const AIO_URING: &[&str] = &["libaio", "io_uring"];
 const CPUIO: &[&str] = &["cpuio"];
 const EXEC: &[&str] = &["exec"];
 const NET: &[&str] = &["net", "netsplice"];
+const NET_RDMA: &[&str] = &["net", "netsplice", "rdma"];
 const E4DEFRAG: &[&str] = &["e4defrag"];
 const SG: &[&str] = &["sg"];
 const CPU_MODES: &[(&str, &str)] = &[
@@ -2360,7 +2391,7 @@ pub static OPTIONS: &[OptDef] = &[
             "I/O engine",
             "Hostname for net IO engine",
         ),
-        NET,
+        NET_RDMA,
     ),
     engine(
         opt(
@@ -2370,7 +2401,7 @@ pub static OPTIONS: &[OptDef] = &[
             "I/O engine",
             "Port to use for TCP or UDP net connections",
         ),
-        NET,
+        NET_RDMA,
     ),
     engine(
         opt(
@@ -2541,6 +2572,59 @@ pub static OPTIONS: &[OptDef] = &[
             "Specify uring-cmd type",
         ),
         &["io_uring_cmd"],
+    ),
+    // --- main: options of the service engines ---
+    engine(
+        opt("clientname", Kind::Text, None, "I/O engine", "Ceph client name"),
+        CEPH,
+    ),
+    engine(
+        opt("clustername", Kind::Text, None, "I/O engine", "Cluster name for ceph"),
+        CEPH,
+    ),
+    engine(
+        opt("pool", Kind::Text, None, "I/O engine", "Name of the pool hosting the RBD for the RBD engine"),
+        CEPH,
+    ),
+    engine(
+        opt("rbdname", Kind::Text, None, "I/O engine", "RBD name for RBD engine"),
+        &["rbd"],
+    ),
+    engine(
+        opt("busy_poll", Kind::Bool, Some("0"), "I/O engine", "Busy poll for completions instead of sleeping"),
+        CEPH,
+    ),
+    engine(
+        opt("conf", Kind::Text, None, "I/O engine", "Path to ceph config file"),
+        &["rados"],
+    ),
+    engine(
+        opt("touch_objects", Kind::Bool, Some("1"), "I/O engine", "Touch (create) objects on initialization"),
+        &["rados"],
+    ),
+    engine(
+        opt("volume", Kind::Text, None, "I/O engine", "Name of the Gluster volume"),
+        GLUSTER,
+    ),
+    engine(
+        opt("brick", Kind::Text, None, "I/O engine", "Glusterfs volfile server hostname"),
+        GLUSTER,
+    ),
+    engine(
+        opt("uri", Kind::Text, None, "I/O engine", "NBD URI"),
+        &["nbd"],
+    ),
+    engine(
+        opt("skip_bad", Kind::Bool, Some("0"), "I/O engine", "Skip operations against known bad blocks"),
+        &["mtd"],
+    ),
+    engine(
+        opt("bindname", Kind::Text, None, "I/O engine", "Local address to bind to for rdma"),
+        &["rdma"],
+    ),
+    engine(
+        opt("verb", Kind::Text, None, "I/O engine", "RDMA verb: write, read, send or recv"),
+        &["rdma"],
     ),
 ];
 
