@@ -275,6 +275,7 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     if plan.jobs.is_empty() && plan.files.is_empty() {
         // Nothing to parse is no error for --parse-only (fio exits 0).
         if p.parse_only {
+            crate::options::trace::free_all(0);
             return Err(0);
         }
         return Err(fail(Failure {
@@ -298,6 +299,7 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     // --parse-only runs none of fio's job fixups, which say the rest
     // (nor opendir's walk).
     if p.parse_only {
+        crate::options::trace::free_all(plan.jobs.len());
         return Err(0);
     }
     if let Some(j) = jobs.iter().find(|j| j.opts.is_set("profile")) {

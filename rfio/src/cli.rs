@@ -6,6 +6,7 @@ use crate::failure::Failure;
 use crate::options::help;
 use crate::options::jobfile::{self, Section};
 use crate::options::store::SetError;
+use crate::options::trace;
 use crate::options::{closest, JobOptions};
 
 /// What to print and how (`--output-format` and friends).
@@ -452,6 +453,11 @@ fn add_job_files(mut plan: Plan, global: &JobOptions, job_files: &[String]) -> R
         } else {
             JobOptions::default()
         };
+        if n == 0 {
+            // fio frees the command line's jobs before it reads a file.
+            trace::free_jobs(plan.jobs.len());
+        }
+        trace::line(format!("Parsing ini file {file}"));
         let added = jobfile::read(file).and_then(|s| add_file_jobs(&mut plan, seed, &s, n > 0));
         if let Err(failure) = added {
             return Err(Stop::JobFile {
@@ -531,6 +537,12 @@ fn valued_option(p: &mut Program, name: &str, v: String) -> Result<(), Stop> {
                 return Err(Failure::stderr("fio: status interval too small\n").into());
             }
             p.status_interval_us = Some(t);
+        }
+        // fio's lines as it sets each class; only `parse` traces.
+        "debug" => {
+            let (out, err) = crate::options::trace::set_classes(&v);
+            print!("{out}");
+            eprint!("{err}");
         }
         // Accepted for compatibility; not implemented.
         _ => {}
@@ -671,6 +683,28 @@ fn apply_lines(
     Ok(())
 }
 
+/// `--debug=parse`: fio's trace of a global section read from a job file
+/// (its header, its lines, then the next header).
+fn trace_section(sec: &Section, next: Option<&Section>) {
+    trace::line(format!("[{}]", sec.name));
+    trace::line(format!("Parsing section [{}]", sec.name));
+    trace_lines(sec, next);
+}
+
+/// A section's lines as fio echoes them while reading, then the next
+/// section's header (fio handles a section's options once it reads it).
+fn trace_lines(sec: &Section, next: Option<&Section>) {
+    for (k, v) in &sec.lines {
+        trace::line(match v {
+            Some(v) => format!("{k}={v}"),
+            None => k.clone(),
+        });
+    }
+    if let Some(n) = next {
+        trace::line(format!("[{}]", n.name));
+    }
+}
+
 fn add_file_jobs(
     plan: &mut Plan,
     mut global: JobOptions,
@@ -683,8 +717,10 @@ fn add_file_jobs(
     if stonewall_first {
         plan.global_typed.clear();
     }
-    for sec in sections {
+    for (i, sec) in sections.iter().enumerate() {
+        let next = sections.get(i + 1);
         if sec.is_global() {
+            trace_section(sec, next);
             apply_section(&mut global, sec, plan.program.parse_only)?;
             // An option set again keeps its first place with the last value.
             for (k, v) in &global.typed {
@@ -699,8 +735,12 @@ fn add_file_jobs(
         if !wanted.is_empty() && !wanted.contains(&sec.name) {
             continue;
         }
+        trace::line(format!("[{}]", sec.name));
+        trace::line(format!("Parsing section [{}]", sec.name));
         let mut opts = global.inherit();
+        trace_lines(sec, next);
         apply_section(&mut opts, sec, plan.program.parse_only)?;
+        trace::file_job_freed();
         plan.jobs.push(JobDef {
             name: sec.name.clone(),
             opts,

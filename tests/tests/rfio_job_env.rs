@@ -660,3 +660,64 @@ fn service_engines_parse_and_are_refused_as_fio_refuses_an_engine_it_cannot_load
         r.stderr
     );
 }
+
+#[test]
+fn debug_parse_traces_the_parser_as_fio() {
+    let norm = |s: &str| -> String {
+        s.lines()
+            .map(|l| match l.strip_prefix("parse ") {
+                Some(rest) => format!(
+                    "parse PID {}",
+                    rest.trim_start()
+                        .split_once(' ')
+                        .map_or("", |x| x.1)
+                        .trim_start()
+                ),
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let prepare = |d: &Path| {
+        std::fs::write(
+            d.join("j.fio"),
+            "[global]\nbs=4k\n[a]\nsize=1m\n[b]\nrw=write\n",
+        )
+        .unwrap();
+    };
+    for args in [
+        vec![
+            "--parse-only",
+            "--debug=parse",
+            "--ss_dur=10s",
+            "--ss=iops:10",
+            "--ss_ramp=5",
+        ],
+        vec!["--parse-only", "--debug=parse", "--ss=bw:.1%"],
+        vec!["--parse-only", "--debug=parse", "--ss=bw:12"],
+        vec!["--debug=parse", "--parse-only", "j.fio"],
+        vec![
+            "--debug=parse",
+            "--parse-only",
+            "--name=x",
+            "--bs=4k,8k",
+            "--norandommap",
+            "--percentile_list=50:90",
+            "--runtime=10",
+        ],
+    ] {
+        let runs = both(&args, &prepare);
+        let outs: Vec<String> = runs.iter().map(|(_, r, _)| norm(&r.stdout)).collect();
+        assert!(outs[0].contains("parse PID "), "{}", outs[0]);
+        for w in outs.windows(2) {
+            assert_eq!(w[0], w[1], "{args:?}");
+        }
+    }
+    let r = SUITE.run_in(
+        &rbench_tests::our_bin("rfio"),
+        &SUITE.scratch("dbg"),
+        &["--debug=io,nosuch", "--parse-only"],
+    );
+    assert_eq!(r.stdout, "fio: set debug option io\n");
+    assert_eq!(r.stderr, "fio: debug mask nosuch not found\n");
+}

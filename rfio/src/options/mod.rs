@@ -5,6 +5,7 @@ pub mod help;
 pub mod jobfile;
 pub mod store;
 pub mod table;
+pub mod trace;
 pub mod value;
 
 pub use store::JobOptions;

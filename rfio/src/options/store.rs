@@ -42,6 +42,7 @@ impl JobOptions {
     /// A copy for a new job: every value, but none of the text typed for the
     /// parent (JSON `job options` lists only what the job's own section set).
     pub fn inherit(&self) -> JobOptions {
+        super::trace::line("dup options");
         JobOptions {
             values: self.values.clone(),
             typed: Vec::new(),
@@ -104,6 +105,7 @@ impl JobOptions {
             }
             _ => {}
         }
+        super::trace::option(opt, raw, &value);
         self.values.insert(opt.name, value);
         match self.typed.iter_mut().find(|(n, _)| *n == opt.name) {
             Some(slot) => slot.1 = text.to_string(),
