@@ -801,3 +801,42 @@ fn job_options_on_the_command_line_make_a_local_job_as_fio_client() {
         );
     }
 }
+
+#[test]
+fn sixty_four_rfio_servers_all_report_to_either_client() {
+    // Each server waits for its client to hang up after QUIT: closing
+    // with the client's last ETA requests unread reset the connection,
+    // and under this load fio's client lost most reports (`disconnected`).
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("fleet");
+    let job = dir.file(
+        "f.fio",
+        "[f]\nioengine=null\nsize=1g\nrw=randread\nbs=4k\nrate_iops=200\ntime_based\nruntime=2\n",
+    );
+    let servers: Vec<Server> = (0..64).map(|_| Server::start(&our_bin("rfio"))).collect();
+    let list: String = servers
+        .iter()
+        .map(|s| format!("127.0.0.1,{}\n", s.port))
+        .collect();
+    let list = dir.file("hosts", &list);
+    for client in [fio.clone(), our_bin("rfio")] {
+        // 64 reports outgrow a pipe: read them as they come.
+        let o = rbench_tests::run_drained(
+            Command::new(&client)
+                .arg("--eta=never")
+                .arg(format!("--client={list}"))
+                .arg(&job),
+            LIMIT,
+        );
+        let t = text(&o);
+        assert!(o.status.success(), "{}: {t}", client.display());
+        assert_eq!(
+            t.matches("\nf: (groupid=0").count(),
+            64,
+            "{}: {t}",
+            client.display()
+        );
+        assert!(!t.contains("disconnected"), "{}: {t}", client.display());
+        assert!(t.contains("All clients: (groupid=0, jobs=64)"), "{t}");
+    }
+}

@@ -306,6 +306,21 @@ fn refuse(send: &mut Sender<'_>, text: &str) -> Result<(), String> {
     send(Op::Quit, 0, &[])
 }
 
+/// After QUIT: wait (bounded) for the client to hang up before closing.
+/// Closing with its last requests (SEND_ETA) unread would reset the
+/// connection, and a reset makes the client's kernel drop the frames it
+/// has not read yet: under load (64 servers on 2 CPUs) fio's client then
+/// lost the report and said `disconnected`.
+fn await_hangup(rx: &mpsc::Receiver<Incoming>) {
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(Incoming::Cmd(_)) => {}
+            _ => return,
+        }
+    }
+}
+
 /// Reads what the client still sends until it hangs up (bounded), so that
 /// its writes after a refusal do not meet a closed socket (SIGPIPE kills
 /// fio's client).
@@ -418,7 +433,10 @@ fn converse(
                 let j = p::JobFile::decode(&cmd.payload).map_err(|e| format!("{e}\n"))?;
                 match take_job(&mut send, prog, policy, &args, Ok(j.text))? {
                     Some(pj) => parsed = Some(pj),
-                    None => return Ok(()),
+                    None => {
+                        await_hangup(&rx);
+                        return Ok(());
+                    }
                 }
             }
             Some(Op::LoadFile) => {
@@ -432,7 +450,10 @@ fn converse(
                     });
                 match take_job(&mut send, prog, policy, &args, text)? {
                     Some(pj) => parsed = Some(pj),
-                    None => return Ok(()),
+                    None => {
+                        await_hangup(&rx);
+                        return Ok(());
+                    }
                 }
             }
             Some(Op::Run) => {
@@ -442,6 +463,7 @@ fn converse(
                 };
                 run(&pj, &rx, &mut send)?;
                 send(Op::Quit, 0, &[])?;
+                await_hangup(&rx);
                 return Ok(());
             }
             Some(Op::SendEta) => send(Op::Eta, cmd.tag, &p::JobsEta::default().encode())?,
