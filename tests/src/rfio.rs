@@ -69,3 +69,67 @@ impl Suite {
 pub fn tools() -> Vec<(&'static str, PathBuf)> {
     ours_then_original("rfio", "rfio", "fio")
 }
+
+/// A free loopback TCP port (taken and released at once).
+pub fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// A `--server` (fio's or rfio's) on a loopback port, killed when dropped.
+pub struct Server {
+    pub child: std::process::Child,
+    pub port: u16,
+}
+
+impl Server {
+    pub fn start(bin: &Path) -> Server {
+        Server::start_with(bin, &[], None)
+    }
+
+    /// With more server options; its stderr to `stderr` when given. A port
+    /// taken between the probe and the bind: another is tried.
+    pub fn start_with(bin: &Path, extra: &[String], stderr: Option<&Path>) -> Server {
+        use std::process::{Command, Stdio};
+        for _ in 0..5 {
+            let port = free_port();
+            let err = match stderr {
+                Some(p) => Stdio::from(std::fs::File::create(p).expect("stderr file")),
+                None => Stdio::null(),
+            };
+            let child = Command::new(bin)
+                .arg(format!("--server=127.0.0.1,{port}"))
+                .args(extra)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(err)
+                .spawn()
+                .expect("spawn server");
+            let mut s = Server { child, port };
+            if crate::wait_for(Duration::from_secs(10), || {
+                crate::tcp_listening(port) || s.child.try_wait().ok().flatten().is_some()
+            }) && s.alive()
+                && crate::tcp_listening(port)
+            {
+                return s;
+            }
+        }
+        panic!("{} --server did not start listening", bin.display());
+    }
+
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The client's `--client=` argument for this server.
+    pub fn host(&self) -> String {
+        format!("--client=127.0.0.1,{}", self.port)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

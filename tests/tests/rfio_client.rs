@@ -5,13 +5,14 @@
 //! goes away mid-run; Ctrl-C; a host that cannot be reached.
 
 use rbench_tests::{
-    fio_json_parts, fio_key_paths, fio_layout, original, our_bin, run_bounded, tcp_listening,
-    wait_for,
+    fio_json_parts, fio_key_paths, fio_layout, original, our_bin, run_bounded, wait_for,
 };
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
+
+use rbench_tests::rfio::{free_port, Server};
 
 const JOB: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\n";
 /// For two hosts: long enough that both have said how many reports they
@@ -21,62 +22,6 @@ const JOB2: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nr
 /// Runs until stopped (the interrupt test), bounded by its runtime.
 const LONG: &str = "[long]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=30\n";
 const LIMIT: Duration = Duration::from_secs(60);
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
-
-/// A server on loopback, killed by its pid when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(bin: &Path) -> Server {
-        Server::start_with(bin, &[], None)
-    }
-
-    /// With more server options; its stderr to `stderr` when given.
-    fn start_with(bin: &Path, extra: &[String], stderr: Option<&Path>) -> Server {
-        for _ in 0..5 {
-            let port = free_port();
-            let err = match stderr {
-                Some(p) => Stdio::from(std::fs::File::create(p).expect("stderr file")),
-                None => Stdio::null(),
-            };
-            let child = Command::new(bin)
-                .arg(format!("--server=127.0.0.1,{port}"))
-                .args(extra)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(err)
-                .spawn()
-                .expect("spawn server");
-            let mut s = Server { child, port };
-            if wait_for(Duration::from_secs(10), || {
-                tcp_listening(port) || s.child.try_wait().ok().flatten().is_some()
-            }) && matches!(s.child.try_wait(), Ok(None))
-                && tcp_listening(port)
-            {
-                return s;
-            }
-        }
-        panic!("{} --server did not start listening", bin.display());
-    }
-
-    fn host(&self) -> String {
-        format!("--client=127.0.0.1,{}", self.port)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 struct TempDir(PathBuf);
 

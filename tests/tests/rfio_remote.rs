@@ -3,12 +3,14 @@
 //! moved, JSON that parses with the client's keys; and a server that
 //! outlives clients sending broken frames.
 
-use rbench_tests::{fio_layout, original, our_bin, run_bounded, tcp_listening, wait_for};
+use rbench_tests::{fio_layout, original, our_bin, run_bounded, wait_for};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
+
+use rbench_tests::rfio::Server;
 
 const JOB: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\n";
 /// Two reporting groups: a group_reporting unit of two clones (mixed
@@ -17,53 +19,6 @@ const MULTI: &str = "[global]\nioengine=null\nsize=8M\nbs=4k\n\
     [a]\nrw=randrw\nnumjobs=2\ngroup_reporting\n\
     [b]\nstonewall\nrw=write\ndescription=second job\n";
 const LIMIT: Duration = Duration::from_secs(60);
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
-
-/// A server on loopback, killed by its pid when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(bin: &Path) -> Server {
-        // A port taken between the probe and the bind: try another.
-        for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new(bin)
-                .arg(format!("--server=127.0.0.1,{port}"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn server");
-            let mut s = Server { child, port };
-            if wait_for(Duration::from_secs(10), || {
-                tcp_listening(port) || s.child.try_wait().ok().flatten().is_some()
-            }) && s.alive()
-                && tcp_listening(port)
-            {
-                return s;
-            }
-        }
-        panic!("{} --server did not start listening", bin.display());
-    }
-
-    fn alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn job_file(dir: &Path) -> PathBuf {
     write_job(dir, "cs.fio", JOB)
