@@ -26,9 +26,16 @@ extern "C" fn on_signal(sig: libc::c_int) {
 /// system calls resume: a loop that blocks (accept, read, poll) must block
 /// with a timeout and check [`should_stop`] between waits.
 pub fn install() {
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    install_handler(on_signal);
+}
+
+/// Install `handler` for SIGINT and SIGTERM, with `SA_RESTART` as above,
+/// for a tool that counts signals its own way (`handler` must be
+/// async-signal-safe: atomics, `_exit`).
+pub fn install_handler(handler: extern "C" fn(libc::c_int)) {
+    let handler = handler as libc::sighandler_t;
     for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: installing a handler that only touches atomics and calls _exit.
+        // SAFETY: installing an async-signal-safe handler (the caller's word).
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = handler;

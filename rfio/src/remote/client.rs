@@ -389,17 +389,9 @@ extern "C" fn on_signal(_: libc::c_int) {
 }
 
 fn install_signals() {
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only adds to an atomic; SA_RESTART as fio.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = handler;
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
+    // The handler only adds to an atomic: fio's client never exits on a
+    // second signal.
+    rbench_common::stop::install_handler(on_signal);
 }
 
 enum Flow {
