@@ -327,12 +327,7 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         warn("fio: read iolog overrides write_iolog\n");
     }
     for (stdout, line) in crate::verify::warnings(&jobs) {
-        let to = if stdout && p.normal {
-            Stream::Stdout
-        } else {
-            Stream::Stderr
-        };
-        Out { file: None }.put(to, &line);
+        parse_info(stdout && p.normal, &line);
     }
     if jobs.is_empty() {
         return Err(fail(Failure::stderr("No job(s) defined\n\n")));
@@ -341,6 +336,17 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
         return Err(fail(Failure::stderr(m)));
     }
     Ok(jobs)
+}
+
+/// A line fio logs as it reads the jobs: on stdout with normal output
+/// (`to_stdout`), else on stderr, so JSON and terse documents stay whole.
+fn parse_info(to_stdout: bool, line: &str) {
+    let to = if to_stdout {
+        Stream::Stdout
+    } else {
+        Stream::Stderr
+    };
+    Out { file: None }.put(to, line);
 }
 
 /// fio's line for an option it takes but no longer reads (`Option
@@ -352,12 +358,7 @@ fn deprecated_notices(jobs: &[crate::job::Job], normal: bool) {
         for name in ["flow_watermark", "verifysort", "verifysort_nr"] {
             if j.opts.is_set(name) && !said.contains(&name) {
                 said.push(name);
-                let to = if normal {
-                    Stream::Stdout
-                } else {
-                    Stream::Stderr
-                };
-                Out { file: None }.put(to, &format!("Option {name} is deprecated\n"));
+                parse_info(normal, &format!("Option {name} is deprecated\n"));
             }
         }
     }
@@ -370,13 +371,10 @@ fn opendir_notices(jobs: &[crate::job::Job], normal: bool) -> Result<(), Failure
     for j in jobs.iter().filter(|j| j.clone == 0) {
         if let Some(dir) = j.opts.text("opendir") {
             crate::job::opendir_files(&dir)?;
-            let to = if normal {
-                Stream::Stdout
-            } else {
-                Stream::Stderr
-            };
-            let line = format!("fio: opendir added {} files\n", j.filenames.len());
-            Out { file: None }.put(to, &line);
+            parse_info(
+                normal,
+                &format!("fio: opendir added {} files\n", j.filenames.len()),
+            );
         }
     }
     Ok(())
