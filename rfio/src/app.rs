@@ -224,7 +224,9 @@ pub fn read_plan(args: &[String]) -> Result<Plan, Failure> {
         }) => {
             if before.program.normal {
                 if let Ok(jobs) = crate::job::expand(&before) {
-                    failure.stdout.insert_str(0, &normal::job_lines(&jobs));
+                    failure
+                        .stdout
+                        .insert_str(0, &crate::job::header::job_lines(&jobs));
                 }
             }
             Err(failure)
@@ -326,7 +328,7 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     {
         warn("fio: read iolog overrides write_iolog\n");
     }
-    for (stdout, line) in crate::verify::warnings(&jobs) {
+    for (stdout, line) in crate::job::verify::warnings(&jobs) {
         parse_info(stdout && p.normal, &line);
     }
     if jobs.is_empty() {

@@ -128,7 +128,7 @@ pub struct UnitReport {
     /// The unit moved no data and did no I/O: no normal-output block.
     pub idle: bool,
     /// The steadystate block (ss_dur set).
-    pub steadystate: Option<crate::run::pacing::steadystate::SsReport>,
+    pub steadystate: Option<crate::stats::SsReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]

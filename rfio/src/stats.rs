@@ -132,7 +132,7 @@ pub struct ThreadStats {
     /// Non-fatal errors to print (error_dump).
     pub dumped: Vec<crate::run::worker::IoError>,
     /// The steadystate block (ss_dur set).
-    pub steadystate: Option<Box<crate::run::pacing::steadystate::SsReport>>,
+    pub steadystate: Option<Box<SsReport>>,
     /// latency_target: the queue depth the probe ended at (0: no probe).
     pub latency_qd: usize,
 }
@@ -218,11 +218,35 @@ impl ThreadStats {
             self.first_error = o.first_error;
         }
         self.runtime_ms += o.runtime_ms;
-        crate::run::pacing::steadystate::merge(&mut self.steadystate, &o.steadystate);
+        merge_steadystate(&mut self.steadystate, &o.steadystate);
         if self.error == 0 {
             self.error = o.error;
             self.error_text.clone_from(&o.error_text);
         }
+    }
+}
+
+/// The `steadystate` block of a job's report (JSON and normal output).
+#[derive(Debug, Clone, serde::Serialize, PartialEq)]
+pub struct SsReport {
+    pub criterion: crate::job::steadystate::Criterion,
+    pub duration: u64,
+    pub attained: bool,
+    /// The last value of the criterion (slope or deviation, maybe in %).
+    pub value: f64,
+    pub max_deviation: f64,
+    pub slope: f64,
+    pub bw_mean: u64,
+    pub iops_mean: u64,
+    /// The window, oldest first.
+    pub iops: Vec<u64>,
+    pub bw: Vec<u64>,
+}
+/// group_reporting: every member's block is its group's; fio's report
+/// takes the group's last job's, so does this.
+pub fn merge_steadystate(into: &mut Option<Box<SsReport>>, other: &Option<Box<SsReport>>) {
+    if other.is_some() {
+        into.clone_from(other);
     }
 }
 

@@ -144,7 +144,7 @@ fn local_job_lines(setup: &Setup) {
     argv.extend(setup.local_job.iter().cloned());
     let lines = crate::app::read_plan(&argv)
         .and_then(|plan| crate::job::expand(&plan))
-        .map(|jobs| crate::report::normal::job_lines(&jobs));
+        .map(|jobs| crate::job::header::job_lines(&jobs));
     if let Ok(l) = lines {
         print!("{l}");
         let _ = std::io::stdout().flush();

@@ -361,7 +361,7 @@ fn take_job(
             if pj.plan.program.normal {
                 // One TEXT a line, as fio logs them: the client puts
                 // `<host> ` before each.
-                let lines = crate::report::normal::job_lines(&pj.jobs);
+                let lines = crate::job::header::job_lines(&pj.jobs);
                 for l in lines.split_inclusive('\n') {
                     send(Op::Text, 0, &now_text(l))?;
                 }
@@ -493,7 +493,7 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     let normal = pj.plan.program.normal;
     if normal {
         let head = crate::report::normal::header(jobs);
-        let lines = crate::report::normal::job_lines(jobs);
+        let lines = crate::job::header::job_lines(jobs);
         let starting = head[lines.len()..].trim_start_matches("fio-3.33\n");
         send(Op::Text, 0, &now_text(starting))?;
     }

@@ -267,7 +267,7 @@ pub fn unit(u: &UnitReport, plus: bool) -> J {
 }
 
 /// fio's `steadystate` object (floats printed from fio's `float`s).
-fn steadystate(ss: &crate::run::pacing::steadystate::SsReport) -> J {
+fn steadystate(ss: &crate::stats::SsReport) -> J {
     let ints = |v: &[u64]| J::Arr(v.iter().map(|&x| J::UInt(x)).collect());
     let c = &ss.criterion;
     obj(vec![
@@ -278,7 +278,7 @@ fn steadystate(ss: &crate::run::pacing::steadystate::SsReport) -> J {
             "criterion",
             J::Str(format!(
                 "{}{}",
-                crate::run::pacing::steadystate::c_float(f64::from(ss.value as f32), 6),
+                crate::report::c_float(f64::from(ss.value as f32), 6),
                 if c.pct { "%" } else { "" }
             )),
         ),

@@ -54,3 +54,25 @@ pub fn disk_json(disks: &[DiskReport]) -> Option<J> {
             .collect(),
     ))
 }
+/// C's `%.Nf`: NaN and infinities as glibc prints them (`-nan`, `inf`),
+/// which a criterion over an idle window (0/0) becomes.
+pub fn c_float(v: f64, prec: usize) -> String {
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    if v.is_nan() {
+        format!("{sign}nan")
+    } else if v.is_infinite() {
+        format!("{sign}inf")
+    } else {
+        format!("{v:.prec$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn c_float_prints_as_glibc() {
+        assert_eq!(super::c_float(f64::from(0.01f32), 6), "0.010000");
+        assert_eq!(super::c_float(-f64::NAN, 3), "-nan");
+        assert_eq!(super::c_float(f64::INFINITY, 3), "inf");
+    }
+}

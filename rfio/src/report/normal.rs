@@ -11,7 +11,7 @@ const GROUP_LABELS: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 /// Job header lines, `fio-3.33` and the `Starting …` line (printed before
 /// the jobs run).
 pub fn header(jobs: &[Job]) -> String {
-    let mut s = job_lines(jobs);
+    let mut s = crate::job::header::job_lines(jobs);
     s.push_str("fio-3.33\n");
     let threads = jobs.iter().filter(|j| j.thread).count();
     let procs = jobs.len() - threads;
@@ -22,48 +22,6 @@ pub fn header(jobs: &[Job]) -> String {
         (0, t) => writeln!(s, "Starting {}", tplural(t)),
         (p, t) => writeln!(s, "Starting {} and {}", tplural(t), plural(p, "process")),
     };
-    s
-}
-
-/// The `NAME: (g=G): rw=…` line of each job (`...` for its clones): fio
-/// prints it as it adds the job, so also before a later job file fails.
-pub fn job_lines(jobs: &[Job]) -> String {
-    let mut s = String::new();
-    for (i, j) in jobs.iter().enumerate() {
-        // fio prints none for an engine that does no I/O (cpuio, exec).
-        if crate::engine::noio(&j.engine) {
-            continue;
-        }
-        if j.clone > 0 {
-            // One `...` for a job's clones (they follow it).
-            if i > 0 && jobs[i - 1].clone == 0 {
-                s.push_str("...\n");
-            }
-            continue;
-        }
-        let pow2 = j.kb_base == 1024;
-        let b = |v: u64| num2str(v, j.sig_figs, 1, pow2, N2sUnit::Byte);
-        let _ = writeln!(
-            s,
-            "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}",
-            j.name,
-            j.groupid,
-            // fio names the mode by its direction bits: `readwrite` is `rw`.
-            if j.rw_word == "readwrite" {
-                "rw"
-            } else {
-                &j.rw_word
-            },
-            b(j.bs[0].0),
-            b(j.bs[0].1),
-            b(j.bs[1].0),
-            b(j.bs[1].1),
-            b(j.bs[2].0),
-            b(j.bs[2].1),
-            j.engine,
-            j.iodepth
-        );
-    }
     s
 }
 
@@ -319,7 +277,7 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
 }
 
 /// `  steadystate  : attained=yes, bw=… (…), iops=…, iops mean dev=…` (§6.1).
-fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::pacing::steadystate::SsReport) {
+fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::stats::SsReport) {
     let pow2 = u.kb_base == 1024;
     let unit = if u.unit_base == 1 {
         N2sUnit::BitPerSec
@@ -337,7 +295,7 @@ fn ss_line(s: &mut String, u: &UnitReport, ss: &crate::run::pacing::steadystate:
         num2str(ss.iops_mean, u.sig_figs, 1, false, N2sUnit::None),
         if c.iops { "iops" } else { "bw" },
         if c.slope { " slope" } else { " mean dev" },
-        crate::run::pacing::steadystate::c_float(f64::from(ss.value as f32), 3),
+        crate::report::c_float(f64::from(ss.value as f32), 3),
         if c.pct { "%" } else { "" }
     );
 }

@@ -16,6 +16,7 @@ pub mod overlap;
 pub mod pacing;
 pub mod placement;
 pub mod submitters;
+pub mod verify;
 pub mod worker;
 
 use crate::engine::{self, IoKind};
@@ -403,7 +404,7 @@ fn prepare<'a>(
         if let Some(l) = files
             .as_ref()
             .ok()
-            .and_then(|f| offsets::zones::abs_exceeds(job, &f.regions))
+            .and_then(|f| crate::job::zones::abs_exceeds(job, &f.regions))
         {
             notice(Stream::Stderr, l);
         }

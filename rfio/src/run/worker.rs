@@ -198,7 +198,7 @@ struct Core<'a> {
     pace: Pacing,
     picker: Picker,
     /// verify=: None when off, so each hook is one predictable branch.
-    verifier: Option<crate::verify::Verifier<'a>>,
+    verifier: Option<crate::run::verify::Verifier<'a>>,
     /// serialize_overlap's checks (off: one predictable branch per I/O).
     overlap: super::overlap::Overlaps,
     /// cmdprio: the priorities and the draws that pick them.
@@ -368,7 +368,7 @@ impl<'a> Worker<'a> {
         let unit_len = unit_len
             .checked_next_multiple_of(4096)
             .unwrap_or(usize::MAX);
-        let mut verifier = crate::verify::Verifier::new(
+        let mut verifier = crate::run::verify::Verifier::new(
             job,
             depth,
             unit_len,
@@ -710,7 +710,7 @@ impl<'a> Worker<'a> {
         if let Some(l) = c.iolog.as_mut() {
             l.reopen(p.ns(p.clock.now()) / 1000);
         }
-        let mut log = crate::verify::ReadLog {
+        let mut log = crate::run::verify::ReadLog {
             logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
             base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
             per_io_rates: p.per_io_rates,
@@ -775,7 +775,7 @@ impl<'a> Worker<'a> {
         if let Some(l) = c.iolog.as_mut() {
             l.reopen(p.ns(p.clock.now()) / 1000);
         }
-        let mut log = crate::verify::ReadLog {
+        let mut log = crate::run::verify::ReadLog {
             logs: c.logs.as_mut().filter(|l| c.time.measuring && l.per_io),
             base_ns: verify_log_base(p.ns(p.clock.now()), c.time.measure_start),
             per_io_rates: p.per_io_rates,
@@ -821,7 +821,7 @@ impl<'a> Worker<'a> {
         }
         if verifier.is_some() {
             let ran = end.saturating_sub(measure_start);
-            crate::verify::phase_runtimes(&mut st, job, ran, verify_ns);
+            crate::run::verify::phase_runtimes(&mut st, job, ran, verify_ns);
         }
         if job.end_fsync || job.fsync_on_close {
             let last = units.first().map(|u| (u.offset, u.len));
@@ -1422,7 +1422,7 @@ impl Core<'_> {
         }
         if p.fill_writes && io.kind == IoKind::Write {
             let (filler, verifier) = (&mut self.filler, self.verifier.as_mut());
-            crate::verify::prepare_write(idx, io, filler, verifier, p.ns(io.start));
+            crate::run::verify::prepare_write(idx, io, filler, verifier, p.ns(io.start));
         }
         self.st.issued[issue_slot(io.kind)] += 1;
         io.issue = p.clock.now();

@@ -66,7 +66,7 @@ fn parse(word: &str, post: Option<&str>) -> Option<(char, f64, Option<f64>)> {
         _ => return None,
     };
     let (val, center) = match post {
-        Some(p) => crate::run::offsets::distribution::split_distr(p)?,
+        Some(p) => crate::job::distribution::split_distr(p)?,
         None => (default, None),
     };
     Some((kind, val, center))

@@ -345,7 +345,7 @@ struct Zones {
 
 impl Zones {
     fn new(job: &Job) -> Option<Self> {
-        use crate::run::offsets::distribution::Distribution;
+        use crate::job::distribution::Distribution;
         let (abs, split): (bool, Vec<(u32, u64)>) = match &job.random_distribution {
             Distribution::Zoned(z) => (false, z.iter().map(|&(p, r)| (p, u64::from(r))).collect()),
             Distribution::ZonedAbs(z) => (true, z.clone()),

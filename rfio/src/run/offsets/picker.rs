@@ -322,9 +322,9 @@ impl Picker {
         // pareto and normal generators the whole region (its io_size).
         let whole = matches!(
             job.random_distribution,
-            crate::run::offsets::distribution::Distribution::Zipf(_)
-                | crate::run::offsets::distribution::Distribution::Pareto(_)
-                | crate::run::offsets::distribution::Distribution::Normal(_)
+            crate::job::distribution::Distribution::Zipf(_)
+                | crate::job::distribution::Distribution::Pareto(_)
+                | crate::job::distribution::Distribution::Normal(_)
         );
         let lens: Vec<(u64, u64)> = regions
             .iter()

@@ -5,171 +5,14 @@
 //! least-squares slope (`iops_slope`, `bw_slope`) falls below the limit, the
 //! job ends as if its runtime were over. With group_reporting the window is
 //! the reporting group's, of its members' summed rates, and the whole group
-//! ends together, as in fio ([`Group`]). Cold path: once a second.
+//! ends together, as in fio ([`Group`]). Cold path: once a second. The
+//! settings are job/steadystate.rs, the report block stats.rs's `SsReport`.
 
-use rbench_common::units::fio::parse_size;
-use serde::Serialize;
+use crate::job::steadystate::{Criterion, SteadyState};
+use crate::stats::SsReport;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-
-/// What is judged and against which limit (`iops_slope:0.01%`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Criterion {
-    pub iops: bool,
-    pub slope: bool,
-    /// The limit is a percentage of the window's mean.
-    pub pct: bool,
-    pub limit: f64,
-}
-
-impl Criterion {
-    /// Parse `word` and its `:postfix` with fio's messages (§3).
-    pub fn parse(word: &str, postfix: Option<&str>, kb_base: u64) -> Result<Criterion, String> {
-        let (iops, slope) = match word {
-            "iops" => (true, false),
-            "iops_slope" => (true, true),
-            "bw" => (false, false),
-            _ => (false, true),
-        };
-        let Some(nr) = postfix else {
-            return Err(
-                "fio: steadystate threshold must be specified in addition to criterion".into(),
-            );
-        };
-        let mut c = Criterion {
-            iops,
-            slope,
-            pct: false,
-            limit: 0.0,
-        };
-        if let Some(i) = nr.find('%') {
-            c.pct = true;
-            c.limit = nr[..i]
-                .trim_end()
-                .parse()
-                .map_err(|_| "fio: could not parse steadystate threshold percentage")?;
-        } else if iops {
-            c.limit = nr
-                .trim()
-                .parse()
-                .map_err(|_| "fio: steadystate IOPS threshold postfix parsing failed")?;
-        } else {
-            // fio's str_to_decimal: a size, or failing that its leading
-            // integer (`0.5` is 0, `1x` is 1).
-            let lead: String = nr.trim().chars().take_while(char::is_ascii_digit).collect();
-            c.limit = match parse_size(nr, kb_base) {
-                Ok(v) => v as f64,
-                Err(_) => lead
-                    .parse::<u64>()
-                    .map_err(|_| "fio: steadystate BW threshold postfix parsing failed")?
-                    as f64,
-            };
-        }
-        Ok(c)
-    }
-}
-
-/// A job's steady-state settings; only when `ss_dur` is at least a second
-/// (fio keeps whole seconds; below one the feature is off).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SteadyState {
-    pub criterion: Criterion,
-    pub dur_s: u64,
-    pub ramp_us: u64,
-}
-
-impl SteadyState {
-    pub fn new(criterion: Criterion, dur_us: u64, ramp_us: u64) -> Option<SteadyState> {
-        let dur_s = dur_us / 1_000_000;
-        (dur_s > 0).then_some(SteadyState {
-            criterion,
-            dur_s,
-            ramp_us,
-        })
-    }
-}
-
-/// fio checks each job's steadystate settings as it adds the job: they must
-/// be those of every earlier job of its group (its `g=`, with or without
-/// group_reporting; a job without steadystate counts as all zero). A job
-/// that differs is rejected: the header lines so far, its own included,
-/// then fio's message, exit 1. `jobs`: the jobs added so far, the new one
-/// last.
-pub fn check_added(jobs: &[crate::job::Job], normal: bool) -> Result<(), crate::failure::Failure> {
-    let Some((new, before)) = jobs.split_last() else {
-        return Ok(());
-    };
-    let differs =
-        |j: &crate::job::Job| j.groupid == new.groupid && j.steadystate != new.steadystate;
-    if !before.iter().any(differs) {
-        return Ok(());
-    }
-    let mut stdout = if normal {
-        crate::report::normal::job_lines(jobs)
-    } else {
-        String::new()
-    };
-    // fio's error text is cut to its buffer: `Invalid argume`.
-    stdout.push_str(
-        "fio: file:steadystate.c:338, func=job rejected: steadystate options must be \
-         consistent within reporting groups, error=Invalid argume\n",
-    );
-    Err(crate::failure::Failure {
-        stdout,
-        stderr: String::new(),
-        code: 1,
-    })
-}
-
-/// The `steadystate` block of a job's report (JSON and normal output).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SsReport {
-    pub criterion: Criterion,
-    pub duration: u64,
-    pub attained: bool,
-    /// The last value of the criterion (slope or deviation, maybe in %).
-    pub value: f64,
-    pub max_deviation: f64,
-    pub slope: f64,
-    pub bw_mean: u64,
-    pub iops_mean: u64,
-    /// The window, oldest first.
-    pub iops: Vec<u64>,
-    pub bw: Vec<u64>,
-}
-
-impl Serialize for Criterion {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text())
-    }
-}
-
-impl Criterion {
-    /// fio's `ss` text: `iops_slope:0.010000%`.
-    pub fn text(&self) -> String {
-        format!(
-            "{}{}:{:.6}{}",
-            if self.iops { "iops" } else { "bw" },
-            if self.slope { "_slope" } else { "" },
-            self.limit as f32,
-            if self.pct { "%" } else { "" }
-        )
-    }
-}
-
-/// C's `%.Nf`: NaN and infinities as glibc prints them (`-nan`, `inf`),
-/// which a criterion over an idle window (0/0) becomes.
-pub fn c_float(v: f64, prec: usize) -> String {
-    let sign = if v.is_sign_negative() { "-" } else { "" };
-    if v.is_nan() {
-        format!("{sign}nan")
-    } else if v.is_infinite() {
-        format!("{sign}inf")
-    } else {
-        format!("{v:.prec$}")
-    }
-}
 
 const SEC: u64 = 1_000_000_000;
 /// While a member's last sample waits for the rest of its group's, the
@@ -645,14 +488,6 @@ impl Drop for Monitor {
     }
 }
 
-/// group_reporting: every member's block is its group's; fio's report
-/// takes the group's last job's, so does this.
-pub fn merge(into: &mut Option<Box<SsReport>>, other: &Option<Box<SsReport>>) {
-    if other.is_some() {
-        into.clone_from(other);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,30 +499,6 @@ mod tests {
             0,
         )
         .unwrap()
-    }
-
-    #[test]
-    fn parses_like_fio() {
-        let c = Criterion::parse("iops_slope", Some("0.01%"), 1024).unwrap();
-        assert!(c.iops && c.slope && c.pct);
-        assert_eq!(c.text(), "iops_slope:0.010000%");
-        assert_eq!(
-            Criterion::parse("bw", Some("1m"), 1024).unwrap().limit,
-            1048576.0
-        );
-        assert!(Criterion::parse("iops", None, 1024).is_err());
-        assert_eq!(c_float(f64::from(0.01f32), 6), "0.010000");
-        assert_eq!(c_float(-f64::NAN, 3), "-nan");
-        assert!(Criterion::parse("iops", Some("abc"), 1024).is_err());
-        assert_eq!(
-            Criterion::parse("bw", Some("0.5"), 1024).unwrap().limit,
-            0.0
-        );
-        assert!(Criterion::parse("bw", Some("x"), 1024).is_err());
-        assert!(
-            SteadyState::new(Criterion::parse("bw", Some("1"), 1024).unwrap(), 999_999, 0)
-                .is_none()
-        );
     }
 
     #[test]
@@ -796,9 +607,9 @@ mod tests {
         m.tick(2 * SEC, 30, 0);
         let last = Some(Box::new(m.report()));
         let mut into = first.clone();
-        merge(&mut into, &last);
+        crate::stats::merge_steadystate(&mut into, &last);
         assert_eq!(into, last);
-        merge(&mut into, &None);
+        crate::stats::merge_steadystate(&mut into, &None);
         assert_eq!(into, last);
     }
 

@@ -1,10 +1,10 @@
 //! Checking a block read back: fio's verify_header checks and checksum,
 //! pattern and dump handling (verify.c), with fio's messages.
 
-use super::checksum;
-use super::header::{self, Header};
-use super::pattern::Pattern;
 use super::{hdr_inc, swap_header, Expect, Kind, Mismatch, Verifier};
+use crate::verify::checksum;
+use crate::verify::header::{self, Header};
+use crate::verify::pattern::Pattern;
 use std::fmt::Write as _;
 
 /// Where the block being checked lies, for the messages: the file (by

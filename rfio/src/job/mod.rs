@@ -1,10 +1,16 @@
 //! A job ready to run: typed settings taken from its options, one per clone.
 
+pub mod distribution;
+pub mod errors;
+pub mod header;
+pub mod steadystate;
+pub mod verify;
+pub mod zones;
+
 use crate::cli::{JobDef, Plan};
 use crate::failure::Failure;
+use crate::job::distribution::Distribution;
 use crate::options::JobOptions;
-use crate::run::offsets::distribution::Distribution;
-use crate::run::offsets::zones;
 use rbench_common::units::fio::{parse_size, SizeOrPercent};
 use std::path::PathBuf;
 
@@ -107,7 +113,7 @@ pub struct Job {
     pub nice: i32,
     pub random_distribution: Distribution,
     /// zonemode=strided (None: no zones).
-    pub zones: Option<crate::run::offsets::zones::Strided>,
+    pub zones: Option<zones::Strided>,
     pub percentage_random: [u64; 3],
     pub fsync: u64,
     pub fdatasync: u64,
@@ -152,11 +158,11 @@ pub struct Job {
     pub thinktime_on_issue: bool,
     pub thinktime_iotime_us: u64,
     pub thinktime_blocks_set: bool,
-    pub steadystate: Option<crate::run::pacing::steadystate::SteadyState>,
+    pub steadystate: Option<crate::job::steadystate::SteadyState>,
     /// I/O priority class (prioclass), when set.
     pub prioclass: Option<u32>,
     /// continue_on_error, ignore_error, error_dump.
-    pub errors: crate::run::errors::ErrorPolicy,
+    pub errors: crate::job::errors::ErrorPolicy,
     pub fsync_on_close: bool,
     /// I/O priority level (best-effort class), when set.
     pub prio: Option<u32>,
@@ -193,7 +199,7 @@ pub struct Job {
     pub sqthread_poll: bool,
     pub readonly: bool,
     /// verify= and its options (None: verify off).
-    pub verify: Option<crate::verify::Spec>,
+    pub verify: Option<crate::job::verify::Spec>,
     /// Buffer contents (zero/refill/scramble/compress/dedupe/pattern).
     pub content: crate::run::buffers::Content,
     // --- h1: I/O logs, replay, exec_prerun/postrun, numa, fill_device, exit_what ---
@@ -462,7 +468,7 @@ fn build(
         cpus_allowed,
         nice: o.int("nice") as i32,
         random_distribution,
-        zones: crate::run::offsets::zones::from_options(o).map_err(Failure::stderr)?,
+        zones: zones::from_options(o).map_err(Failure::stderr)?,
         percentage_random: o.per_dir("percentage_random").unwrap_or([100; 3]),
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
@@ -595,7 +601,7 @@ fn settle(mut job: Job, o: &JobOptions) -> Result<Job, Failure> {
         job.invalidate = false;
     }
     crate::run::pacing::throttle::validate(&job).map_err(Failure::stderr)?;
-    job.verify = crate::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
+    job.verify = crate::job::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
     let min_write = job.bssplit[1]
         .iter()
         .map(|e| e.0)
@@ -777,19 +783,20 @@ fn cpus_allowed(o: &JobOptions, number: usize) -> Result<Option<Vec<usize>>, Fai
 fn steadystate(
     o: &JobOptions,
     kb_base: u64,
-) -> Result<Option<crate::run::pacing::steadystate::SteadyState>, Failure> {
+) -> Result<Option<crate::job::steadystate::SteadyState>, Failure> {
     let (ss_word, ss_post) = o.choice("steadystate");
     let steadystate =
-        crate::run::pacing::steadystate::Criterion::parse(&ss_word, ss_post.as_deref(), kb_base)
-            .map_err(|e| {
+        crate::job::steadystate::Criterion::parse(&ss_word, ss_post.as_deref(), kb_base).map_err(
+            |e| {
                 let raw = o
                     .typed
                     .iter()
                     .find(|(k, _)| *k == "steadystate")
                     .map_or("", |t| &t.1);
                 Failure::stderr(format!("{e}\nfio: failed parsing ss={raw}\n"))
-            })?;
-    Ok(crate::run::pacing::steadystate::SteadyState::new(
+            },
+        )?;
+    Ok(crate::job::steadystate::SteadyState::new(
         steadystate,
         o.time_us("steadystate_duration"),
         o.time_us("steadystate_ramp_time"),
@@ -797,16 +804,16 @@ fn steadystate(
 }
 
 /// continue_on_error=, ignore_error=, error_dump=.
-fn error_policy(o: &JobOptions) -> Result<crate::run::errors::ErrorPolicy, Failure> {
+fn error_policy(o: &JobOptions) -> Result<crate::job::errors::ErrorPolicy, Failure> {
     let ignore = match o.text("ignore_error") {
-        Some(s) => crate::run::errors::parse_ignore(&s)
+        Some(s) => crate::job::errors::parse_ignore(&s)
             .map_err(|e| Failure::stderr(format!("{e}\nfio: failed parsing ignore_error={s}\n")))?,
         None => Default::default(),
     };
     let cont = o
         .is_set("continue_on_error")
         .then(|| o.choice("continue_on_error").0);
-    Ok(crate::run::errors::ErrorPolicy::new(
+    Ok(crate::job::errors::ErrorPolicy::new(
         cont.as_deref(),
         ignore,
         o.flag("error_dump"),
@@ -849,7 +856,7 @@ fn check_file_service(o: &JobOptions) -> Result<(), Failure> {
     if let Some(post) = fst_post.as_deref() {
         // fio's checks of a distribution's value (a count after random,
         // roundrobin or sequential is not checked).
-        let v = crate::run::offsets::distribution::split_distr(post).ok_or(());
+        let v = crate::job::distribution::split_distr(post).ok_or(());
         let why = match (fst_word.as_str(), v) {
             ("zipf" | "pareto" | "normal" | "gauss", Err(_)) => {
                 Some("file service type random postfix parsing failed")
@@ -1003,7 +1010,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
                 allocated.extend(j.filenames.iter().cloned());
             }
             jobs.push(j);
-            crate::run::pacing::steadystate::check_added(&jobs, plan.program.normal)?;
+            crate::job::steadystate::check_added(&jobs, plan.program.normal)?;
         }
     }
     crate::run::buffers::count_jobs(&mut jobs);

@@ -1,8 +1,8 @@
 //! The verifier on blocks in memory: seal as a write does, check as the
 //! verify phase does.
 
-use super::pattern::Pattern;
 use super::*;
+use crate::verify::pattern::Pattern;
 use proptest::prelude::*;
 
 fn spec(kind: Kind, interval: usize, offset: usize, pattern: Option<&str>) -> Spec {
