@@ -44,6 +44,15 @@ impl fmt::Display for OutputFormat {
     }
 }
 
+/// The C library's text for `errno` (`No such file or directory`), as the
+/// originals print it.
+pub fn strerror(errno: i32) -> String {
+    // SAFETY: strerror returns a valid NUL-terminated static string.
+    unsafe { std::ffi::CStr::from_ptr(libc::strerror(errno)) }
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Render rows as CSV: exactly one header row (from the first row's field
 /// names), every row the same width. Column names are the struct's field
 /// names: use snake_case with unit suffixes (`_ns`, `_ms`, `_s`, `_bytes`,

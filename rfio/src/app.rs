@@ -130,7 +130,7 @@ pub(crate) fn validate(jobs: &[crate::job::Job], parse_only: bool) -> Result<(),
                     Ok(_) => String::new(),
                     Err(e) => format!(
                         "fio: file:options.c:1457, func=lstat, error={}\n",
-                        crate::run::strerror(e.raw_os_error().unwrap_or(libc::ENOENT))
+                        rbench_common::output::strerror(e.raw_os_error().unwrap_or(libc::ENOENT))
                     ),
                 };
                 return Err(Failure {

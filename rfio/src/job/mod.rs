@@ -1,8 +1,12 @@
 //! A job ready to run: typed settings taken from its options, one per clone.
 
+pub mod content;
+pub mod cpus;
 pub mod distribution;
 pub mod errors;
 pub mod header;
+pub mod rates;
+pub mod replay;
 pub mod steadystate;
 pub mod verify;
 pub mod zones;
@@ -201,12 +205,12 @@ pub struct Job {
     /// verify= and its options (None: verify off).
     pub verify: Option<crate::job::verify::Spec>,
     /// Buffer contents (zero/refill/scramble/compress/dedupe/pattern).
-    pub content: crate::run::buffers::Content,
+    pub content: content::Content,
     // --- h1: I/O logs, replay, exec_prerun/postrun, numa, fill_device, exit_what ---
     /// write_iolog: the file the job's I/O pattern is appended to.
     pub write_iolog: Option<String>,
     /// read_iolog and the replay_* options (None: no replay).
-    pub replay: Option<crate::run::iolog::Replay>,
+    pub replay: Option<replay::Replay>,
     /// exec_prerun / exec_postrun: shell commands run around the job.
     pub exec_prerun: Option<String>,
     pub exec_postrun: Option<String>,
@@ -399,7 +403,7 @@ fn build(
     let random_distribution = random_distribution(o)?;
     check_file_service(o)?;
     if let Some(s) = o.text("replay_skip") {
-        crate::run::iolog::check_skip(&s).map_err(Failure::stderr)?;
+        replay::check_skip(&s).map_err(Failure::stderr)?;
     }
     let job = Job {
         name: def.name.clone(),
@@ -488,7 +492,7 @@ fn build(
         log_prio: o.flag("log_prio"),
         log_gz: o.int("log_compression").max(0) as u64,
         log_gz_store: o.flag("log_store_compressed"),
-        log_gz_cpus: crate::run::logs::logpack::option(o)?,
+        log_gz_cpus: cpus::log_compression(o)?,
         log_entries: o.int("log_entries").max(1) as u64,
         agg_bw_log: false,
         plot: false,
@@ -547,7 +551,7 @@ fn build(
         content: Default::default(),
         // fio: a read iolog overrides write_iolog (app.rs says so).
         write_iolog: o.text("write_iolog").filter(|_| !o.is_set("read_iolog")),
-        replay: crate::run::iolog::Replay::from_options(o, clone),
+        replay: replay::Replay::from_options(o, clone),
         exec_prerun: o.text("exec_prerun"),
         exec_postrun: o.text("exec_postrun"),
         numa_cpu_nodes: o.text("numa_cpu_nodes"),
@@ -600,7 +604,7 @@ fn settle(mut job: Job, o: &JobOptions) -> Result<Job, Failure> {
     if o.flag("pre_read") {
         job.invalidate = false;
     }
-    crate::run::pacing::throttle::validate(&job).map_err(Failure::stderr)?;
+    rates::validate(&job).map_err(Failure::stderr)?;
     job.verify = crate::job::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
     let min_write = job.bssplit[1]
         .iter()
@@ -608,13 +612,9 @@ fn settle(mut job: Job, o: &JobOptions) -> Result<Job, Failure> {
         .min()
         .unwrap_or(job.bs[1].0)
         .min(job.bs[1].0);
-    job.content = crate::run::buffers::Content::from_options(
-        o,
-        job.pattern.read,
-        job.verify.is_some(),
-        min_write,
-    )
-    .map_err(Failure::stderr)?;
+    job.content =
+        content::Content::from_options(o, job.pattern.read, job.verify.is_some(), min_write)
+            .map_err(Failure::stderr)?;
     Ok(job)
 }
 
@@ -671,7 +671,7 @@ pub fn opendir_files(dir: &str) -> Result<Vec<PathBuf>, Failure> {
             format!(
                 "fio: file:filesetup.c:1977, func=opendir({}), error={}\n",
                 dir.display(),
-                crate::run::strerror(e.raw_os_error().unwrap_or(libc::EIO))
+                rbench_common::output::strerror(e.raw_os_error().unwrap_or(libc::EIO))
             )
         })?;
         for e in entries.flatten() {
@@ -758,23 +758,20 @@ fn cpus_allowed(o: &JobOptions, number: usize) -> Result<Option<Vec<usize>>, Fai
     };
     let cpus_allowed = if o.is_set("cpumask") {
         let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let cpus =
-            crate::run::placement::cpumask_cpus(o.int("cpumask") as u64, online).map_err(|e| {
-                let raw = o
-                    .typed
-                    .iter()
-                    .find(|(k, _)| *k == "cpumask")
-                    .map_or("", |t| &t.1);
-                Failure::stderr(format!("{e}\nfio: failed parsing cpumask={raw}\n"))
-            })?;
+        let cpus = cpus::cpumask_cpus(o.int("cpumask") as u64, online).map_err(|e| {
+            let raw = o
+                .typed
+                .iter()
+                .find(|(k, _)| *k == "cpumask")
+                .map_or("", |t| &t.1);
+            Failure::stderr(format!("{e}\nfio: failed parsing cpumask={raw}\n"))
+        })?;
         Some(cpus)
     } else {
         cpus_allowed
     };
     Ok(match cpus_allowed {
-        Some(c) if o.choice("cpus_allowed_policy").0 == "split" => {
-            Some(crate::run::placement::split(&c, number))
-        }
+        Some(c) if o.choice("cpus_allowed_policy").0 == "split" => Some(cpus::split(&c, number)),
         c => c,
     })
 }
@@ -1013,7 +1010,7 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
             crate::job::steadystate::check_added(&jobs, plan.program.normal)?;
         }
     }
-    crate::run::buffers::count_jobs(&mut jobs);
+    content::count_jobs(&mut jobs);
     Ok(jobs)
 }
 

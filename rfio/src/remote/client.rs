@@ -240,7 +240,7 @@ fn connect_all(setup: &Setup) -> Vec<Client> {
 
 fn strerror(e: &std::io::Error) -> String {
     match e.raw_os_error() {
-        Some(n) => crate::run::strerror(n),
+        Some(n) => rbench_common::output::strerror(n),
         None => e.to_string(),
     }
 }

@@ -258,7 +258,7 @@ pub fn unit_block(s: &mut String, u: &UnitReport) {
         let _ = writeln!(
             s,
             "     errors    : total={total}, first_error={first}/<{}>",
-            crate::run::strerror(first)
+            rbench_common::output::strerror(first)
         );
     }
     // fio leaves the line out where latency_depth is 0 (a job that never

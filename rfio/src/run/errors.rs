@@ -82,7 +82,7 @@ pub fn stat_files(paths: &[std::path::PathBuf]) -> Result<(), SetupError> {
                     errno,
                     message: Some(format!(
                         "file:filesetup.c:455, func=fstat, error={}\n",
-                        super::strerror(errno)
+                        rbench_common::output::strerror(errno)
                     )),
                     func: "fstat".into(),
                     in_job: false,
@@ -146,7 +146,7 @@ pub fn refuse_extend(files: &[(std::path::PathBuf, u64)], notices: &mut Vec<(Str
             format!(
                 "fio: cache invalidation of {} failed: {}\n",
                 p.display(),
-                super::strerror(libc::EBADF)
+                rbench_common::output::strerror(libc::EBADF)
             ),
         ));
     }
@@ -411,7 +411,7 @@ pub fn dump_lines(
         };
         s.push_str(&format!(
             "fio: io_u error on file {name}: {}: {dir} offset={}, buflen={}\n",
-            super::strerror(e.errno),
+            rbench_common::output::strerror(e.errno),
             e.offset,
             e.len
         ));
@@ -430,7 +430,7 @@ pub fn continued(job: &Job, st: &ThreadStats) -> Option<String> {
 /// the first one in its report (`err=28 (file:engines/sync.c:126, ...)`),
 /// named after where the engine noticed it; with error_dump the log names it.
 pub fn continued_context(engine: &str, dump: bool, errno: i32) -> String {
-    let msg = super::strerror(errno);
+    let msg = rbench_common::output::strerror(errno);
     if errno == libc::EILSEQ {
         // Verify failures (verify/mod.rs): fio's report shows `err=84 ()`.
         String::new()

@@ -22,6 +22,7 @@ pub mod worker;
 use crate::engine::{self, IoKind};
 use crate::job::Job;
 use crate::stats::ThreadStats;
+use rbench_common::output::strerror;
 use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
@@ -42,13 +43,6 @@ pub struct JobRun {
     pub error_context: Option<String>,
     /// The job never ran (setup failed): no report block.
     pub setup_failed: bool,
-}
-
-pub fn strerror(errno: i32) -> String {
-    // SAFETY: strerror returns a valid NUL-terminated static string.
-    unsafe { std::ffi::CStr::from_ptr(libc::strerror(errno)) }
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn kind_word(k: IoKind) -> &'static str {

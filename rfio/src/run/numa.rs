@@ -191,7 +191,7 @@ fn set_policy(p: &Policy) {
     if r != 0 {
         eprintln!(
             "set_mempolicy: {}",
-            crate::run::strerror(
+            rbench_common::output::strerror(
                 std::io::Error::last_os_error()
                     .raw_os_error()
                     .unwrap_or(libc::EINVAL),

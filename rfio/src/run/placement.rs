@@ -4,33 +4,6 @@
 
 use crate::job::Job;
 
-/// `cpumask=0x3`: the CPUs of the set bits (fio reads an int's 32 bits).
-pub fn cpumask_cpus(mask: u64, online: usize) -> Result<Vec<usize>, String> {
-    let mut cpus = Vec::new();
-    for i in 0..32usize {
-        if mask & (1 << i) != 0 {
-            if i >= online {
-                return Err(format!(
-                    "fio: CPU {i} too large (max={})",
-                    online.saturating_sub(1)
-                ));
-            }
-            cpus.push(i);
-        }
-    }
-    Ok(cpus)
-}
-
-/// `cpus_allowed_policy=split`: job number N (1-based, clones included)
-/// keeps only the ((N-1) mod count)-th CPU of the set, as fio does.
-pub fn split(cpus: &[usize], number: usize) -> Vec<usize> {
-    if cpus.is_empty() {
-        return Vec::new();
-    }
-    vec![cpus[(number - 1) % cpus.len()]]
-}
-
-/// fio's ioprio value: class (best-effort when unset) << 13 | level.
 pub fn ioprio_value(class: Option<u32>, level: Option<u32>) -> Option<u32> {
     if class.is_none() && level.is_none() {
         return None;
@@ -88,18 +61,6 @@ pub fn apply(job: &Job) -> Result<(), (i32, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn masks_and_splits() {
-        assert_eq!(cpumask_cpus(0x5, 4).unwrap(), vec![0, 2]);
-        assert_eq!(
-            cpumask_cpus(0x10_0000, 2).unwrap_err(),
-            "fio: CPU 20 too large (max=1)"
-        );
-        assert_eq!(split(&[1, 3], 1), vec![1]);
-        assert_eq!(split(&[1, 3], 2), vec![3]);
-        assert_eq!(split(&[1, 3], 3), vec![1]);
-    }
 
     #[test]
     fn ioprio_defaults_to_best_effort() {

@@ -6,42 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::writer::{VERSION2, VERSION3};
-use super::Replay;
 use crate::engine::IoKind;
-
-/// What one entry does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Io(IoKind),
-    /// Version 2's `wait`: until this many ms into the job.
-    WaitMs(u64),
-    /// add, open or close (the files are opened once, as the job starts).
-    File,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Entry {
-    pub op: Op,
-    pub file: usize,
-    pub offset: u64,
-    pub len: u64,
-    /// Version 3: microseconds to wait before it (the logged time since
-    /// the entry before, scaled by replay_time_scale).
-    pub delay_us: u64,
-}
-
-/// A log read whole.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Log {
-    /// The files its `add` lines name (or replay_redirect), in order.
-    pub files: Vec<String>,
-    pub entries: Vec<Entry>,
-    /// Bytes of reads, writes and trims; the largest length of each.
-    pub bytes: [u64; 3],
-    pub max_len: [u64; 3],
-    /// The lines fio prints to stderr as it reads the log.
-    pub warnings: String,
-}
+use crate::job::replay::{Entry, Log, Op, Replay};
 
 /// Why a log cannot be replayed: fio's lines for stderr; the job then
 /// fails with EINVAL (`failed initializing iolog`).
@@ -119,7 +85,7 @@ fn is_blktrace(head: &[u8]) -> bool {
 }
 
 fn os_text(e: &std::io::Error) -> String {
-    crate::run::strerror(e.raw_os_error().unwrap_or(libc::EIO))
+    rbench_common::output::strerror(e.raw_os_error().unwrap_or(libc::EIO))
 }
 
 /// fio's `%llu`/`%u` of sscanf: leading blanks, an optional sign, digits.

@@ -113,7 +113,7 @@ impl IoLogWriter {
 }
 
 fn strerror(e: &std::io::Error) -> String {
-    crate::run::strerror(e.raw_os_error().unwrap_or(libc::EIO))
+    rbench_common::output::strerror(e.raw_os_error().unwrap_or(libc::EIO))
 }
 
 #[cfg(test)]

@@ -167,7 +167,11 @@ impl AggLog {
         for (name, text) in NAMES.iter().zip(self.texts()) {
             if let Err(e) = std::fs::write(name, text) {
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                let _ = writeln!(errors, "fopen log: {}", crate::run::strerror(errno));
+                let _ = writeln!(
+                    errors,
+                    "fopen log: {}",
+                    rbench_common::output::strerror(errno)
+                );
             }
         }
         (!errors.is_empty()).then_some(errors)

@@ -535,7 +535,7 @@ impl Logs {
     ) -> Result<(), String> {
         let reason = |e: std::io::Error| {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            format!("fopen log: {}\n", crate::run::strerror(errno))
+            format!("fopen log: {}\n", rbench_common::output::strerror(errno))
         };
         let mut f = std::io::BufWriter::new(self.open(path).map_err(reason)?);
         body(&mut f)

@@ -131,78 +131,6 @@ fn worker_setup(cpus: Option<&[usize]>) {
     }
 }
 
-/// `log_compression_cpus` read as fio's set_cpus_allowed reads it: comma
-/// separated CPUs or `a-b` ranges, each number as C's atoi takes it (so
-/// `abc` is CPU 0), the list ending at an empty entry; a CPU past the last
-/// online one is fio's error.
-pub fn parse_cpus(list: &str, online: usize) -> Result<Vec<usize>, String> {
-    let mut cpus = Vec::new();
-    for part in list.trim().split(',') {
-        if part.is_empty() {
-            break;
-        }
-        let mut last = None;
-        for end in part.split('-') {
-            if end.is_empty() {
-                break;
-            }
-            last = Some(atoi(end));
-        }
-        let first = atoi(part);
-        let last = last.unwrap_or(first);
-        let mut c = first;
-        while c <= last {
-            if c >= online as i64 {
-                return Err(format!(
-                    "fio: CPU {c} too large (max={})",
-                    online as i64 - 1
-                ));
-            }
-            if c >= 0 && !cpus.contains(&(c as usize)) {
-                cpus.push(c as usize);
-            }
-            c += 1;
-        }
-    }
-    Ok(cpus)
-}
-
-/// The job's `log_compression_cpus`, or fio's parse error.
-pub fn option(
-    o: &crate::options::JobOptions,
-) -> Result<Option<Vec<usize>>, crate::failure::Failure> {
-    let Some(list) = o.text("log_compression_cpus") else {
-        return Ok(None);
-    };
-    let online = std::thread::available_parallelism().map_or(1, |n| n.get());
-    parse_cpus(&list, online).map(Some).map_err(|e| {
-        crate::failure::Failure::stderr(format!(
-            "{e}\nfio: failed parsing log_compression_cpus={list}\n"
-        ))
-    })
-}
-
-/// C's atoi: leading blanks, a sign, digits; 0 when there are none.
-fn atoi(s: &str) -> i64 {
-    let s = s.trim_start();
-    let (neg, digits) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let n = digits
-        .bytes()
-        .take_while(u8::is_ascii_digit)
-        .fold(0i64, |n, d| {
-            n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
-        });
-    if neg {
-        -n
-    } else {
-        n
-    }
-}
-
 /// One chunk: records in one zlib stream.
 fn pack(rows: &[Record]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(rows.len() * 40);
@@ -220,22 +148,4 @@ fn pack(rows: &[Record]) -> Vec<u8> {
 /// The rows of a chunk.
 pub fn unpack(chunk: &[u8]) -> Vec<Record> {
     logzip::records(chunk)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_lists_read_as_fio_reads_them() {
-        assert_eq!(parse_cpus("0-1", 2), Ok(vec![0, 1]));
-        assert_eq!(parse_cpus("1", 2), Ok(vec![1]));
-        assert_eq!(parse_cpus("abc", 2), Ok(vec![0]));
-        assert_eq!(parse_cpus("0,,1", 2), Ok(vec![0]));
-        assert_eq!(parse_cpus("1-", 2), Ok(vec![1]));
-        assert_eq!(
-            parse_cpus("5", 2),
-            Err("fio: CPU 5 too large (max=1)".to_string())
-        );
-    }
 }

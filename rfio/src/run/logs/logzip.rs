@@ -280,7 +280,8 @@ pub fn inflate_file(path: &str) -> Failure {
         stderr: msg,
         code,
     };
-    let errno = |e: &std::io::Error| crate::run::strerror(e.raw_os_error().unwrap_or(libc::EIO));
+    let errno =
+        |e: &std::io::Error| rbench_common::output::strerror(e.raw_os_error().unwrap_or(libc::EIO));
     let mut f = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) => return fail(format!("fopen: {}\n", errno(&e)), 1),
