@@ -425,7 +425,7 @@ fn report_runs(
         .count() as i32;
     if let Some(dir) = &p.plot {
         let rep = result::build(jobs, runs, &plan.global_typed, p.json_plus, started);
-        if let Err(e) = crate::plot::write(dir, &rep, &crate::plot::take()) {
+        if let Err(e) = crate::plot::write(dir, &rep, &crate::run::logs::trace::take()) {
             out.put(
                 Stream::Stderr,
                 &format!("rfio: failed to write plots to '{dir}': {e}\n"),

@@ -1,6 +1,7 @@
 //! Per-thread measurements, filled by the job loop and merged at the end.
 //! Nothing here formats; `report/` renders the [`crate::result`] built from it.
 
+use crate::engine::IoKind;
 use rbench_common::histogram::LatencyHistogram;
 
 /// fio's running sample statistics for bw/iops lines (`add_stat_sample`):
@@ -130,7 +131,7 @@ pub struct ThreadStats {
     /// fio's error context: (file:line-like origin, function, strerror).
     pub error_text: Option<(String, String)>,
     /// Non-fatal errors to print (error_dump).
-    pub dumped: Vec<crate::run::worker::IoError>,
+    pub dumped: Vec<IoError>,
     /// The steadystate block (ss_dur set).
     pub steadystate: Option<Box<SsReport>>,
     /// latency_target: the queue depth the probe ended at (0: no probe).
@@ -248,6 +249,44 @@ pub fn merge_steadystate(into: &mut Option<Box<SsReport>>, other: &Option<Box<Ss
     if other.is_some() {
         into.clone_from(other);
     }
+}
+
+/// How a job ended when it ended with an error.
+#[derive(Debug, Clone)]
+pub struct IoError {
+    pub errno: i32,
+    pub kind: IoKind,
+    pub offset: u64,
+    pub len: usize,
+    pub file: usize,
+    /// Not an I/O's own error (rate_min, placement): where it came from.
+    pub site: Option<Box<Site>>,
+}
+
+impl IoError {
+    /// An error that is not one I/O's (setup, rate_min, a commit, an
+    /// engine that cannot start), reported from fio's `at`/`func`, with
+    /// `note` printed before it.
+    pub fn at_site(errno: i32, at: &'static str, func: &'static str, note: String) -> IoError {
+        IoError {
+            errno,
+            kind: IoKind::Read,
+            offset: 0,
+            len: 0,
+            file: 0,
+            site: Some(Box::new(Site { at, func, note })),
+        }
+    }
+}
+
+/// Where a job-ending error came from when it was not an I/O: fio's
+/// `td_verror` site (`file:backend.c:1131, func=check_min_rate`) and the
+/// line fio prints on stderr first, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    pub at: &'static str,
+    pub func: &'static str,
+    pub note: String,
 }
 
 #[cfg(test)]

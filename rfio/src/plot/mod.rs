@@ -9,33 +9,16 @@
 //!   latency from each job's final histogram (log-scale x).
 //!
 //! The windows are those of `log_avg_msec` when set, else 100 ms. Job
-//! threads hand their [`trace::Trace`] here when they end; the charts are
+//! threads hand their trace (run/logs/trace.rs) over when they end; the charts are
 //! drawn once every job is done (by the chart module shared with bench-all's
 //! page, `rbench_common::chart`). Nothing is written outside DIR.
 
 pub mod from_logs;
-pub mod trace;
 
 use crate::result::Report;
+use crate::run::logs::trace::{self, Trace, PERCENTILES};
 use rbench_common::chart::{escape, render, unit, Chart, Series};
 use std::path::Path;
-use std::sync::Mutex;
-use trace::{Trace, PERCENTILES};
-
-/// Traces of the jobs that ended, handed over by their threads.
-static TRACES: Mutex<Vec<Trace>> = Mutex::new(Vec::new());
-
-/// A job thread's trace, once the job ended.
-pub fn collect(t: Trace) {
-    TRACES.lock().unwrap_or_else(|e| e.into_inner()).push(t);
-}
-
-/// Every trace collected so far, in job order.
-pub fn take() -> Vec<Trace> {
-    let mut v = std::mem::take(&mut *TRACES.lock().unwrap_or_else(|e| e.into_inner()));
-    v.sort_by_key(|t| t.job);
-    v
-}
 
 const DIRS: [&str; 3] = ["read", "write", "trim"];
 

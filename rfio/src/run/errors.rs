@@ -6,22 +6,13 @@
 //! reports without an error code (err_offset) or from a stat.
 
 use super::files::layout::SetupError;
-use super::worker::IoError;
 use super::Stream;
 use crate::engine::{IoKind, IoUnit};
 use crate::job::errors::Verdict;
 use crate::job::Job;
+use crate::stats::IoError;
+use crate::stats::Site;
 use crate::stats::ThreadStats;
-
-/// Where a job-ending error came from when it was not an I/O: fio's
-/// `td_verror` site (`file:backend.c:1131, func=check_min_rate`) and the
-/// line fio prints on stderr first, if any.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Site {
-    pub at: &'static str,
-    pub func: &'static str,
-    pub note: String,
-}
 
 /// A failed I/O: count it and continue (None) or end the job (the errno).
 #[cold]

@@ -6,8 +6,8 @@
 //! when the job ends ([`Env`]'s drop). Cold: once per job.
 
 use super::files::layout::JobFiles;
-use super::worker::IoError;
 use crate::job::Job;
+use crate::stats::IoError;
 use std::path::PathBuf;
 
 /// What a job holds while it runs.

@@ -222,11 +222,11 @@ fn plan_job(
 /// A job whose own setup failed ([`jobenv::enter`]): no I/O, its error
 /// (fio's log lines without an error code go to the notices only).
 fn jobenv_failed(
-    e: worker::IoError,
+    e: crate::stats::IoError,
     notice: &mut String,
 ) -> (
     ThreadStats,
-    Option<worker::IoError>,
+    Option<crate::stats::IoError>,
     Option<logs::job_logs::Logs>,
 ) {
     let stats = ThreadStats {
@@ -328,7 +328,7 @@ fn run_segment(
     // steadystate with group_reporting: the group's window, for its jobs.
     pacing::steadystate::register(jobs, progress, t0);
     let prepared = prepare(jobs, planned, out, progress, notice);
-    let results: Vec<(usize, JobRun, Option<worker::IoError>)> = std::thread::scope(|s| {
+    let results: Vec<(usize, JobRun, Option<crate::stats::IoError>)> = std::thread::scope(|s| {
         let handles: Vec<_> = prepared
             .into_iter()
             .map(|(i, job, traits, eng, files)| {
@@ -560,7 +560,11 @@ fn refused(
 type Finished = (
     usize,
     JobRun,
-    Option<(worker::IoError, Option<std::path::PathBuf>, (bool, bool))>,
+    Option<(
+        crate::stats::IoError,
+        Option<std::path::PathBuf>,
+        (bool, bool),
+    )>,
     Option<String>,
 );
 
@@ -700,7 +704,7 @@ fn stop_others(jobs: &[Job], i: usize, exits: &[AtomicBool], stop_rest: &AtomicB
 fn report_io_error(
     job: &Job,
     pid: u32,
-    e: &worker::IoError,
+    e: &crate::stats::IoError,
     path: Option<&std::path::Path>,
     logged: bool,
     first_io: bool,

@@ -15,9 +15,10 @@
 use super::eta::Progress;
 use super::files::layout::JobFiles;
 use super::logs::job_logs::Logs;
-use super::worker::{self, IoError};
+use super::worker;
 use crate::engine::{self, Engine, Traits};
 use crate::job::Job;
+use crate::stats::IoError;
 use crate::stats::ThreadStats;
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -26,38 +26,10 @@ use super::offsets::picker::Picker;
 use super::pacing::throttle::{Gate, Throttle};
 use crate::engine::{Engine, IoKind, IoUnit, Queued, Traits};
 use crate::job::Job;
-use crate::stats::{batch_bucket, depth_bucket, ThreadStats};
+use crate::stats::{batch_bucket, depth_bucket, IoError, ThreadStats};
 use rbench_common::clock::FastClock;
 use rbench_common::stop;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// How a job ended when it ended with an error.
-#[derive(Debug, Clone)]
-pub struct IoError {
-    pub errno: i32,
-    pub kind: IoKind,
-    pub offset: u64,
-    pub len: usize,
-    pub file: usize,
-    /// Not an I/O's own error (rate_min, placement): where it came from.
-    pub site: Option<Box<super::errors::Site>>,
-}
-
-impl IoError {
-    /// An error that is not one I/O's (setup, rate_min, a commit, an
-    /// engine that cannot start), reported from fio's `at`/`func`, with
-    /// `note` printed before it.
-    pub fn at_site(errno: i32, at: &'static str, func: &'static str, note: String) -> IoError {
-        IoError {
-            errno,
-            kind: IoKind::Read,
-            offset: 0,
-            len: 0,
-            file: 0,
-            site: Some(Box::new(super::errors::Site { at, func, note })),
-        }
-    }
-}
 
 /// Where a read's or write's latency needs a look (see Plan::lat_limit_ns).
 fn lat_limit_ns(job: &Job) -> u64 {
@@ -1497,7 +1469,7 @@ impl Core<'_> {
                 site: resid.then(|| {
                     // fio reports a full resid from backend.c, with no
                     // `io_u error` line.
-                    Box::new(super::errors::Site {
+                    Box::new(crate::stats::Site {
                         at: "backend.c:471",
                         func: "full resid",
                         note: String::new(),

@@ -13,7 +13,7 @@
 //! The job's end closes every window that holds samples.
 
 use crate::job::Job;
-use crate::plot::trace::Trace;
+use crate::run::logs::trace::Trace;
 use crate::stats::ThreadStats;
 use rbench_common::histogram::{bucket_index, NR_BUCKETS};
 use std::io::Write;
@@ -476,7 +476,7 @@ impl Logs {
     /// still written); the lines are returned.
     pub fn write(mut self) -> Option<String> {
         if let Some(t) = self.trace.take() {
-            crate::plot::collect(t);
+            crate::run::logs::trace::collect(t);
         }
         // fio locks each log file while writing: clones that share one
         // (per_job_logs=0) append whole logs, never interleaved rows.

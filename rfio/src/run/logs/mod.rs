@@ -10,3 +10,5 @@ pub mod logpack;
 pub mod logzip;
 /// The bw/iops sample windows.
 pub mod sampler;
+/// What `--plot` records while a job runs, collected for plot/.
+pub mod trace;

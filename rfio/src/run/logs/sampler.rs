@@ -39,7 +39,7 @@ pub struct Sampler {
 impl Sampler {
     pub fn new(job: &Job, now_ns: u64) -> Self {
         let plot_every = if job.plot {
-            crate::plot::trace::every_ms(job) * 1_000_000
+            crate::run::logs::trace::every_ms(job) * 1_000_000
         } else {
             0
         };

@@ -581,7 +581,7 @@ impl<'a> Verifier<'a> {
         if let Some(note) = self.trim.as_mut().and_then(trim::TrimVerify::pass_ended) {
             // fio's message as its write pass ends, before the report.
             st.dumped
-                .push(crate::run::worker::IoError::at_site(0, "", "", note));
+                .push(crate::stats::IoError::at_site(0, "", "", note));
         }
         let mut list = std::mem::take(&mut self.history);
         self.tally.consumed_bytes = self.tally.sealed_bytes;
@@ -699,10 +699,10 @@ fn record_read(st: &mut ThreadStats, bytes: u64, clat_ns: u64, lat_ns: u64) {
 impl Mismatch {
     /// The job's error: EILSEQ from fio's completion path, with the
     /// verify lines printed before fio's `err=84` line.
-    pub fn into_io_error(self, sync_engine: bool) -> crate::run::worker::IoError {
+    pub fn into_io_error(self, sync_engine: bool) -> crate::stats::IoError {
         if self.errno != 0 {
             // A trim of trim verify failed: the job's failed trim.
-            return crate::run::worker::IoError {
+            return crate::stats::IoError {
                 errno: self.errno,
                 kind: IoKind::Trim,
                 offset: self.offset,
@@ -716,13 +716,13 @@ impl Mismatch {
         } else {
             ("io_u.c:2190", "io_u_queued_complete")
         };
-        crate::run::worker::IoError {
+        crate::stats::IoError {
             errno: libc::EILSEQ,
             kind: IoKind::Read,
             offset: self.offset,
             len: self.len,
             file: self.file,
-            site: Some(Box::new(crate::run::errors::Site {
+            site: Some(Box::new(crate::stats::Site {
                 at,
                 func,
                 note: self.report,
@@ -732,7 +732,7 @@ impl Mismatch {
 }
 
 impl PassError {
-    pub fn into_io_error(self, sync_engine: bool) -> crate::run::worker::IoError {
+    pub fn into_io_error(self, sync_engine: bool) -> crate::stats::IoError {
         match self {
             PassError::Mismatch(m) => m.into_io_error(sync_engine),
             PassError::Io {
@@ -740,7 +740,7 @@ impl PassError {
                 file,
                 offset,
                 len,
-            } => crate::run::worker::IoError {
+            } => crate::stats::IoError {
                 errno,
                 kind: IoKind::Read,
                 offset,

@@ -1,4 +1,4 @@
-//! What `--plot` records while a job runs: one point per window (rates and
+//! What `--plot` records while a job runs (plot/ draws it): one point per window (rates and
 //! completion-latency percentiles of that window) and the job's final clat
 //! histogram. Filled from the bw/iops sampler's cold path, never per I/O:
 //! a window's percentiles come from the difference of the job's cumulative
@@ -7,6 +7,7 @@
 use crate::job::Job;
 use crate::stats::ThreadStats;
 use rbench_common::histogram::{bucket_value, LatencyHistogram, NR_BUCKETS};
+use std::sync::Mutex;
 
 /// The percentiles drawn over time.
 pub const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
@@ -125,6 +126,21 @@ impl Trace {
             self.clat_bins[d] = st.dir[d].clat.bins().collect();
         }
     }
+}
+
+/// Traces of the jobs that ended, handed over by their threads.
+static TRACES: Mutex<Vec<Trace>> = Mutex::new(Vec::new());
+
+/// A job thread's trace, once the job ended.
+pub fn collect(t: Trace) {
+    TRACES.lock().unwrap_or_else(|e| e.into_inner()).push(t);
+}
+
+/// Every trace collected so far, in job order.
+pub fn take() -> Vec<Trace> {
+    let mut v = std::mem::take(&mut *TRACES.lock().unwrap_or_else(|e| e.into_inner()));
+    v.sort_by_key(|t| t.job);
+    v
 }
 
 #[cfg(test)]
