@@ -6,7 +6,7 @@
 //! Checked where fio checks them, when the engine starts: the messages are
 //! fio's, and the job fails as fio's engine init does.
 
-use crate::job::Job;
+use super::Config;
 
 /// `IOPRIO_CLASS_RT`, fio's class when cmdprio_class is not set.
 const CLASS_RT: u16 = 1;
@@ -54,18 +54,18 @@ type Entry = (u64, u32, Option<u16>);
 impl CmdPrio {
     /// The job's cmdprio, None when it uses none; Err: fio's lines (each
     /// ending in a newline) and the engine init fails.
-    pub fn from_job(job: &Job) -> Result<Option<CmdPrio>, String> {
-        if !matches!(job.engine.as_str(), "libaio" | "io_uring") {
+    pub fn from_config(cfg: &Config) -> Result<Option<CmdPrio>, String> {
+        if !matches!(cfg.engine, "libaio" | "io_uring") {
             return Ok(None);
         }
-        let o = &job.opts;
+        let o = &cfg.opts;
         let perc = o.per_dir("cmdprio_percentage").unwrap_or([0; 3]);
         let split = o.text("cmdprio_bssplit").filter(|s| !s.trim().is_empty());
         let has_perc = perc[0] > 0 || perc[1] > 0;
         if has_perc && split.is_some() {
             return Err(format!(
                 "{}: cmdprio_percentage and cmdprio_bssplit options are mutually exclusive\n",
-                job.name
+                cfg.name
             ));
         }
         if !has_perc && split.is_none() {
@@ -81,12 +81,12 @@ impl CmdPrio {
             };
             ioprio_value(c, level[d] as u16)
         });
-        let own = job_ioprio(job);
-        let enabled = [job.pattern.read, job.pattern.write];
+        let own = job_ioprio(cfg);
+        let enabled = [cfg.reads, cfg.writes];
         let mut prios: [Vec<u16>; 2] = [vec![own], vec![own]];
         let mut rules = [Rule::None, Rule::None];
         let entries = match &split {
-            Some(s) => Some(parse_split(s.trim(), job.kb_base)?),
+            Some(s) => Some(parse_split(s.trim(), cfg.kb_base)?),
             None => None,
         };
         for d in 0..2 {
@@ -133,8 +133,8 @@ impl CmdPrio {
 }
 
 /// The job's own ioprio (prio/prioclass, fio's td->ioprio; 0 when unset).
-fn job_ioprio(job: &Job) -> u16 {
-    match (job.prioclass, job.prio) {
+fn job_ioprio(cfg: &Config) -> u16 {
+    match (cfg.prioclass, cfg.prio) {
         (None, None) => 0,
         (c, p) => ioprio_value(c.unwrap_or(0) as u16, p.unwrap_or(0) as u16),
     }
@@ -266,7 +266,7 @@ impl Draws {
 mod tests {
     use super::*;
 
-    fn job(args: &[&str]) -> Job {
+    fn job(args: &[&str]) -> crate::job::Job {
         crate::job::test_job(args)
     }
 
@@ -277,7 +277,7 @@ mod tests {
             "--rw=randread",
             "--cmdprio_percentage=50",
         ]);
-        let c = CmdPrio::from_job(&j).unwrap().unwrap();
+        let c = CmdPrio::from_config(&j.engine_config()).unwrap().unwrap();
         assert_eq!(c.prios[0], vec![0, 1 << 13]);
         assert!(c.prios[1].is_empty(), "no writes, no write priorities");
         assert_eq!(c.pick(0, 4096, 49), Some((1 << 13, 1)));
@@ -292,7 +292,7 @@ mod tests {
             "--rw=randrw",
             "--cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0",
         ]);
-        let c = CmdPrio::from_job(&j).unwrap().unwrap();
+        let c = CmdPrio::from_config(&j.engine_config()).unwrap().unwrap();
         let (p1, p2) = (ioprio_value(1, 1), ioprio_value(3, 2));
         assert_eq!(c.prios[0], vec![0, p1, p2]);
         assert_eq!(c.prios[1], vec![0, p1, p2]);
@@ -303,7 +303,7 @@ mod tests {
 
     #[test]
     fn fios_errors() {
-        let e = |args: &[&str]| CmdPrio::from_job(&job(args)).unwrap_err();
+        let e = |args: &[&str]| CmdPrio::from_config(&job(args).engine_config()).unwrap_err();
         assert_eq!(
             e(&[
                 "--ioengine=libaio",

@@ -4,8 +4,8 @@
 //! is `cpuload` percent (that idle time is the job's thinktime, set where
 //! the job is built: `job::engine_thinktime`). It moves no bytes.
 
+use super::Config;
 use super::{Engine, InitFailure, InitSite, IoUnit, Queued};
-use crate::job::Job;
 use std::time::{Duration, Instant};
 
 /// Entries of the qsort table (fio sorts 256Ki 32-bit integers).
@@ -25,8 +25,8 @@ pub struct Cpuio {
 }
 
 impl Cpuio {
-    pub fn new(job: &Job) -> Result<Self, InitFailure> {
-        let load = job.opts.int("cpuload").max(0) as u64;
+    pub fn new(cfg: &Config) -> Result<Self, InitFailure> {
+        let load = cfg.opts.int("cpuload").max(0) as u64;
         if load == 0 {
             return Err(InitFailure {
                 errno: libc::EINVAL,
@@ -38,7 +38,7 @@ impl Cpuio {
                 }),
             });
         }
-        let mode = match job.opts.choice("cpumode").0.as_str() {
+        let mode = match cfg.opts.choice("cpumode").0.as_str() {
             "qsort" => Mode::Qsort,
             _ => Mode::Noop,
         };
@@ -49,19 +49,19 @@ impl Cpuio {
         };
         Ok(Cpuio {
             mode,
-            cycle_us: job.opts.int("cpuchunks").max(0) as u64,
+            cycle_us: cfg.opts.int("cpuchunks").max(0) as u64,
             data,
         })
     }
 
     /// The line fio prints as the engine starts.
-    pub fn banner(job: &Job) -> String {
+    pub fn banner(cfg: &Config) -> String {
         format!(
             "{} ({}): ioengine=cpuio, cpuload={}, cpucycle={}\n",
-            job.name,
-            job.opts.choice("cpumode").0,
-            job.opts.int("cpuload").clamp(0, 100),
-            job.opts.int("cpuchunks")
+            cfg.name,
+            cfg.opts.choice("cpumode").0,
+            cfg.opts.int("cpuload").clamp(0, 100),
+            cfg.opts.int("cpuchunks")
         )
     }
 

@@ -6,8 +6,8 @@
 //! with EINVAL; a file system that is not ext4 fails each move as the
 //! kernel refuses it (ENOTTY), as fio's.
 
+use super::Config;
 use super::{Engine, InitFailure, InitSite, IoKind, IoUnit, Queued};
-use crate::job::Job;
 use std::ffi::CString;
 
 /// EXT4_IOC_MOVE_EXT: _IOWR('f', 15, struct move_extent).
@@ -44,8 +44,8 @@ fn init_error(errno: i32) -> InitFailure {
 }
 
 impl E4defrag {
-    pub fn new(job: &Job) -> Result<Self, InitFailure> {
-        let name = job.opts.text("donorname").unwrap_or_default();
+    pub fn new(cfg: &Config) -> Result<Self, InitFailure> {
+        let name = cfg.opts.text("donorname").unwrap_or_default();
         if name.is_empty() {
             return Err(InitFailure {
                 errno: libc::EPERM,
@@ -53,12 +53,12 @@ impl E4defrag {
                 site: None,
             });
         }
-        let path = match job.opts.text("directory") {
+        let path = match cfg.opts.text("directory") {
             Some(d) => format!("{d}/{name}"),
             None => name,
         };
         let c = CString::new(path).map_err(|_| init_error(libc::EINVAL))?;
-        let inplace = job.opts.int("inplace") != 0;
+        let inplace = cfg.opts.int("inplace") != 0;
         // SAFETY: open/fallocate/fstat on a path and descriptor of our own.
         unsafe {
             let donor = libc::open(c.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o644);
@@ -77,11 +77,11 @@ impl E4defrag {
             };
             if !inplace {
                 // fio allocates filesize's upper bound less the offset.
-                let start = match job.offset {
+                let start = match cfg.offset {
                     rbench_common::units::fio::SizeOrPercent::Bytes(s) => s,
                     _ => 0,
                 };
-                let high = job.filesize.map_or(0, |f| f.1);
+                let high = cfg.filesize.map_or(0, |f| f.1);
                 let len = high as i64 - start as i64;
                 if libc::fallocate(donor, 0, start as libc::off_t, len as libc::off_t) < 0 {
                     return fail(donor);

@@ -5,8 +5,8 @@
 //! waits 50 ms; once the runtime is over the program gets SIGTERM, then
 //! `grace_time` seconds, and SIGKILL when the job ends. No bytes move.
 
+use super::Config;
 use super::{Engine, InitFailure, InitSite, IoUnit, Queued};
-use crate::job::Job;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,8 +25,8 @@ pub struct Exec {
 }
 
 impl Exec {
-    pub fn new(job: &Job) -> Result<Self, InitFailure> {
-        let Some(program) = job.opts.text("program") else {
+    pub fn new(cfg: &Config) -> Result<Self, InitFailure> {
+        let Some(program) = cfg.opts.text("program") else {
             return Err(InitFailure {
                 errno: libc::EINVAL,
                 before: String::new(),
@@ -38,17 +38,17 @@ impl Exec {
             });
         };
         let arguments = expand(
-            &job.opts.text("arguments").unwrap_or_default(),
-            job.runtime_us / 1_000_000,
-            &job.name,
+            &cfg.opts.text("arguments").unwrap_or_default(),
+            cfg.runtime_us / 1_000_000,
+            &cfg.name,
         );
         Ok(Exec {
-            name: job.name.clone(),
+            name: cfg.name.to_string(),
             program,
             arguments,
-            redirect: job.opts.flag("std_redirect"),
-            grace: Duration::from_secs(job.opts.int("grace_time").max(0) as u64),
-            runtime: Duration::from_micros(job.runtime_us),
+            redirect: cfg.opts.flag("std_redirect"),
+            grace: Duration::from_secs(cfg.opts.int("grace_time").max(0) as u64),
+            runtime: Duration::from_micros(cfg.runtime_us),
             child: None,
             started: None,
         })
@@ -56,16 +56,16 @@ impl Exec {
 
     /// The lines fio prints as the engine starts and as it runs the program
     /// (a missing `arguments` shows as C's `(null)`).
-    pub fn banner(job: &Job) -> String {
-        let program = job.opts.text("program").unwrap_or_default();
-        let raw = job.opts.text("arguments");
+    pub fn banner(cfg: &Config) -> String {
+        let program = cfg.opts.text("program").unwrap_or_default();
+        let raw = cfg.opts.text("arguments");
         let shown = raw.clone().unwrap_or_else(|| "(null)".into());
         let expanded = raw.map_or("(null)".into(), |a| {
-            expand(&a, job.runtime_us / 1_000_000, &job.name)
+            expand(&a, cfg.runtime_us / 1_000_000, &cfg.name)
         });
-        let n = &job.name;
+        let n = &cfg.name;
         let mut s = format!("{n} : program={program}, arguments={shown}\n");
-        if job.opts.flag("std_redirect") {
+        if cfg.opts.flag("std_redirect") {
             s.push_str(&format!(
                 "{n} : Saving output of {program} {expanded} : stdout={n}.stdout stderr={n}.stderr\n"
             ));

@@ -3,8 +3,8 @@
 //! unlinks a job's file the first time an I/O comes to it, and that I/O's
 //! latency is the operation's. The other I/Os of a file complete at once.
 
+use super::Config;
 use super::{Engine, IoUnit, Queued};
-use crate::job::Job;
 use std::ffi::CString;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,8 +32,8 @@ pub struct FileOps {
 }
 
 impl FileOps {
-    pub fn new(job: &Job, op: Op) -> Self {
-        let paths: Vec<CString> = job
+    pub fn new(cfg: &Config, op: Op) -> Self {
+        let paths: Vec<CString> = cfg
             .filenames
             .iter()
             .map(|p| CString::new(p.as_os_str().as_encoded_bytes()).unwrap_or_default())
@@ -46,8 +46,8 @@ impl FileOps {
         }
     }
 
-    pub fn stat_type(job: &Job) -> StatType {
-        match job.opts.choice("stat_type").0.as_str() {
+    pub fn stat_type(cfg: &Config) -> StatType {
+        match cfg.opts.choice("stat_type").0.as_str() {
             "lstat" => StatType::Lstat,
             "statx" => StatType::Statx,
             _ => StatType::Stat,

@@ -2,8 +2,8 @@
 //! (IOPOLL), `fixedbufs`, `registerfiles` and `sqthread_poll` options.
 //! Submissions are batched: `queue` only fills the ring, `commit` submits.
 
+use super::Config;
 use super::{Engine, IoKind, IoUnit, Queued};
-use crate::job::Job;
 use io_uring::{opcode, squeue, types, IoUring};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -49,21 +49,21 @@ pub struct Uring {
 }
 
 impl Uring {
-    pub fn new(job: &Job) -> io::Result<Self> {
+    pub fn new(cfg: &Config) -> io::Result<Self> {
         let plain = |b: &mut io_uring::Builder| {
-            if job.sqthread_poll {
+            if cfg.sqthread_poll {
                 b.setup_sqpoll(1000);
             }
-            if job.hipri {
+            if cfg.hipri {
                 b.setup_iopoll();
             }
         };
-        let entries = job.iodepth.next_power_of_two().max(1) as u32;
+        let entries = cfg.iodepth.next_power_of_two().max(1) as u32;
         // Completions run as task work on the job's thread only when it
         // asks for them (DEFER_TASKRUN, Linux 6.1): no wake-ups or IPIs per
         // completion while it is busy submitting, less CPU per I/O. The same
         // I/O is issued either way; older kernels get a plain ring.
-        let mut local = !job.sqthread_poll && !job.hipri;
+        let mut local = !cfg.sqthread_poll && !cfg.hipri;
         let ring = if local {
             let mut b = IoUring::builder();
             plain(&mut b);
@@ -89,18 +89,18 @@ impl Uring {
         Ok(Uring {
             ring,
             local,
-            unlink_each_loop: job.unlink_each_loop,
-            batch_into_wait: local && job.thinktime_us == 0,
+            unlink_each_loop: cfg.unlink_each_loop,
+            batch_into_wait: local && cfg.thinktime_us == 0,
             enter_fd,
             enter_flags: 0,
-            batch: (job.iodepth / 4).max(1),
-            fixedbufs: job.fixedbufs,
-            registerfiles: job.registerfiles,
+            batch: (cfg.iodepth / 4).max(1),
+            fixedbufs: cfg.fixedbufs,
+            registerfiles: cfg.registerfiles,
             pending: 0,
             deferred: 0,
             inflight: 0,
-            depth: job.iodepth,
-            sqpoll: job.sqthread_poll,
+            depth: cfg.iodepth,
+            sqpoll: cfg.sqthread_poll,
         })
     }
 }

@@ -19,10 +19,11 @@ mod ftruncate;
 mod net;
 mod passthru;
 pub use passthru::Refusal;
+mod config;
+pub use config::Config;
 mod posixaio;
 mod splice;
 
-use crate::job::Job;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -178,11 +179,11 @@ pub fn noio(name: &str) -> bool {
 }
 
 /// The lines an engine prints on stdout as its job starts (cpuio, exec).
-pub fn banner(job: &Job) -> Option<String> {
-    match job.engine.as_str() {
-        "cpuio" if job.opts.int("cpuload") > 0 => Some(cpuio::Cpuio::banner(job)),
-        "exec" if job.opts.text("program").is_some() => Some(exec::Exec::banner(job)),
-        "net" | "netsplice" => net::Net::banner(job),
+pub fn banner(cfg: &Config) -> Option<String> {
+    match cfg.engine {
+        "cpuio" if cfg.opts.int("cpuload") > 0 => Some(cpuio::Cpuio::banner(cfg)),
+        "exec" if cfg.opts.text("program").is_some() => Some(exec::Exec::banner(cfg)),
+        "net" | "netsplice" => net::Net::banner(cfg),
         _ => None,
     }
 }
@@ -190,8 +191,8 @@ pub fn banner(job: &Job) -> Option<String> {
 /// An engine that refuses the job's files before anything is laid out
 /// (sg, io_uring_cmd on what is not their device): fio's lines for stderr
 /// and the job's error.
-pub fn refuse_files(job: &Job) -> Option<Refusal> {
-    passthru::refuse(job)
+pub fn refuse_files(cfg: &Config) -> Option<Refusal> {
+    passthru::refuse(cfg)
 }
 
 pub fn traits(name: &str) -> Traits {
@@ -217,40 +218,40 @@ pub fn traits(name: &str) -> Traits {
 
 /// The properties of the engine as a job runs it: `null` queues above
 /// iodepth 1 (as fio's does), so its units get a submission time.
-pub fn job_traits(job: &Job) -> Traits {
-    let mut t = traits(&job.engine);
-    if job.engine == "null" && null::Null::queues(job.iodepth) {
+pub fn job_traits(cfg: &Config) -> Traits {
+    let mut t = traits(&cfg.engine);
+    if cfg.engine == "null" && null::Null::queues(cfg.iodepth) {
         t.sync = false;
     }
     t
 }
 
 /// Build the engine a job names.
-pub fn create(job: &Job) -> io::Result<Box<dyn Engine>> {
-    Ok(match job.engine.as_str() {
-        "null" => Box::new(null::Null::new(job.iodepth)),
+pub fn create(cfg: &Config) -> io::Result<Box<dyn Engine>> {
+    Ok(match cfg.engine {
+        "null" => Box::new(null::Null::new(cfg.iodepth)),
         "sync" => Box::new(sync::Sync::new(sync::Flavor::ReadWrite)),
         "psync" => Box::new(sync::Sync::new(sync::Flavor::Positional)),
         "vsync" => Box::new(sync::Sync::new(sync::Flavor::Vectored)),
         "pvsync" => Box::new(sync::Sync::new(sync::Flavor::PositionalVectored)),
-        "pvsync2" => Box::new(sync::Sync::new(sync::Flavor::V2 { hipri: job.hipri })),
-        "libaio" => Box::new(libaio::Libaio::new(job.iodepth)?),
-        "io_uring" => Box::new(io_uring::Uring::new(job)?),
+        "pvsync2" => Box::new(sync::Sync::new(sync::Flavor::V2 { hipri: cfg.hipri })),
+        "libaio" => Box::new(libaio::Libaio::new(cfg.iodepth)?),
+        "io_uring" => Box::new(io_uring::Uring::new(cfg)?),
         "mmap" => Box::new(mmap::Mmap::default()),
-        "posixaio" => Box::new(posixaio::Posixaio::new(job.iodepth)),
-        "cpuio" => Box::new(cpuio::Cpuio::new(job)?),
-        "filecreate" => Box::new(fileops::FileOps::new(job, fileops::Op::Create)),
+        "posixaio" => Box::new(posixaio::Posixaio::new(cfg.iodepth)),
+        "cpuio" => Box::new(cpuio::Cpuio::new(cfg)?),
+        "filecreate" => Box::new(fileops::FileOps::new(cfg, fileops::Op::Create)),
         "filestat" => Box::new(fileops::FileOps::new(
-            job,
-            fileops::Op::Stat(fileops::FileOps::stat_type(job)),
+            cfg,
+            fileops::Op::Stat(fileops::FileOps::stat_type(cfg)),
         )),
-        "filedelete" => Box::new(fileops::FileOps::new(job, fileops::Op::Delete)),
+        "filedelete" => Box::new(fileops::FileOps::new(cfg, fileops::Op::Delete)),
         "falloc" => Box::new(falloc::Falloc),
         "ftruncate" => Box::new(ftruncate::Ftruncate),
-        "exec" => Box::new(exec::Exec::new(job)?),
+        "exec" => Box::new(exec::Exec::new(cfg)?),
         "splice" => Box::new(splice::Splice::new()?),
-        "e4defrag" => Box::new(e4defrag::E4defrag::new(job)?),
-        "net" | "netsplice" => Box::new(net::Net::new(job)?),
+        "e4defrag" => Box::new(e4defrag::E4defrag::new(cfg)?),
+        "net" | "netsplice" => Box::new(net::Net::new(cfg)?),
         other => {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,

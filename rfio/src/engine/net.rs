@@ -8,8 +8,8 @@
 //! direction. The job ends when the peer closes the link. netsplice moves
 //! TCP data through a pipe (splice/vmsplice).
 
+use super::Config as JobConfig;
 use super::{Engine, InitFailure, InitSite, IoKind, IoUnit, Queued};
-use crate::job::Job;
 use std::ffi::CString;
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -87,15 +87,15 @@ fn errno_of(e: &InitFailure) -> io::Error {
 }
 
 impl Config {
-    fn from_job(job: &Job) -> Result<Config, InitFailure> {
-        let o = &job.opts;
+    fn from_job(cfg: &JobConfig) -> Result<Config, InitFailure> {
+        let o = &cfg.opts;
         let proto_word = o.choice("protocol").0;
         let proto = match proto_word.as_str() {
             "udp" | "udpv6" => Proto::Udp,
             "unix" => Proto::Unix,
             _ => Proto::Tcp,
         };
-        if job.pattern.random {
+        if cfg.random {
             return Err(refuse("network IO can't be random"));
         }
         let port = o.int("port");
@@ -111,13 +111,13 @@ impl Config {
             if listen {
                 return Err(refuse("listen only valid for TCP proto IO"));
             }
-            if job.pattern.read && job.pattern.write {
+            if cfg.reads && cfg.writes {
                 return Err(refuse("datagram network connections must be read OR write"));
             }
             if proto == Proto::Unix && host.is_none() {
                 return Err(refuse("UNIX sockets need host/filename"));
             }
-            listen = job.pattern.read;
+            listen = cfg.reads;
         }
         Ok(Config {
             proto,
@@ -130,13 +130,13 @@ impl Config {
             ttl: o.int("ttl").max(0) as u32,
             host,
             // fio adds the clone's number (numjobs=N listens on N ports).
-            port: (port as u64 + job.clone as u64) as u16,
-            size: match job.size {
+            port: (port as u64 + cfg.clone as u64) as u16,
+            size: match cfg.size {
                 Some(rbench_common::units::fio::SizeOrPercent::Bytes(b)) => b,
                 _ => u64::MAX,
             },
-            reads: job.pattern.read,
-            splice: job.engine == "netsplice",
+            reads: cfg.reads,
+            splice: cfg.engine == "netsplice",
         })
     }
 
@@ -149,8 +149,8 @@ impl Config {
 }
 
 impl Net {
-    pub fn new(job: &Job) -> Result<Self, InitFailure> {
-        let cfg = Config::from_job(job)?;
+    pub fn new(cfg: &JobConfig) -> Result<Self, InitFailure> {
+        let cfg = Config::from_job(cfg)?;
         let mut net = Net {
             cfg,
             listen_fd: -1,
@@ -176,13 +176,12 @@ impl Net {
     }
 
     /// The line fio prints as a listener waits for its peer.
-    pub fn banner(job: &Job) -> Option<String> {
+    pub fn banner(cfg: &JobConfig) -> Option<String> {
         let tcp = !matches!(
-            job.opts.choice("protocol").0.as_str(),
+            cfg.opts.choice("protocol").0.as_str(),
             "udp" | "udpv6" | "unix"
         );
-        (tcp && job.opts.flag("listen")
-            || job.opts.choice("protocol").0 == "unix" && job.pattern.read)
+        (tcp && cfg.opts.flag("listen") || cfg.opts.choice("protocol").0 == "unix" && cfg.reads)
             .then(|| "fio: waiting for connection\n".to_string())
     }
 
@@ -612,7 +611,7 @@ impl Net {
     }
 
     /// Receive one unit; the peer's close (EOF, UDP's close message) ends
-    /// the job.
+    /// the cfg.
     fn recv(&mut self, io: &mut IoUnit) -> i64 {
         let mut flags = 0;
         loop {

@@ -4,7 +4,7 @@
 //! such a device. Commands to a real device are not implemented (README):
 //! such a file is refused too, saying so.
 
-use crate::job::Job;
+use super::Config;
 use std::os::unix::fs::FileTypeExt;
 
 /// SG_GET_VERSION_NUM.
@@ -19,13 +19,13 @@ pub struct Refusal {
     pub errno: i32,
 }
 
-pub fn refuse(job: &Job) -> Option<Refusal> {
-    let check = match job.engine.as_str() {
+pub fn refuse(cfg: &Config) -> Option<Refusal> {
+    let check = match cfg.engine {
         "sg" => sg,
         "io_uring_cmd" => nvme,
         _ => return None,
     };
-    job.filenames.iter().find_map(|p| check(p))
+    cfg.filenames.iter().find_map(|p| check(p))
 }
 
 /// The ioctl `req` on `p` (opened read-only) succeeds.

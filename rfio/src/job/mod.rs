@@ -260,6 +260,34 @@ fn c_atoi(s: &str) -> i32 {
 }
 
 impl Job {
+    /// What the job's engine sees of it.
+    pub fn engine_config(&self) -> crate::engine::Config<'_> {
+        crate::engine::Config {
+            name: &self.name,
+            clone: self.clone,
+            engine: &self.engine,
+            iodepth: self.iodepth,
+            reads: self.pattern.read,
+            writes: self.pattern.write,
+            random: self.pattern.random,
+            size: self.size,
+            offset: self.offset,
+            filesize: self.filesize,
+            filenames: &self.filenames,
+            runtime_us: self.runtime_us,
+            thinktime_us: self.thinktime_us,
+            kb_base: self.kb_base,
+            prioclass: self.prioclass,
+            prio: self.prio,
+            unlink_each_loop: self.unlink_each_loop,
+            hipri: self.hipri,
+            fixedbufs: self.fixedbufs,
+            registerfiles: self.registerfiles,
+            sqthread_poll: self.sqthread_poll,
+            opts: &self.opts,
+        }
+    }
+
     /// The smallest block of direction `d` (bs, bsrange or bssplit): fio's
     /// `min_bs[d]`, the grain of its offsets and of rate_iops.
     pub fn min_bs(&self, d: usize) -> u64 {

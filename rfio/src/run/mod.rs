@@ -197,7 +197,7 @@ fn plan_job(
     notice: &mut dyn FnMut(Stream, &str),
 ) -> Option<files::layout::Planned> {
     let traits = engine::traits(&job.engine);
-    if let Some(r) = engine::refuse_files(job) {
+    if let Some(r) = engine::refuse_files(&job.engine_config()) {
         refused(r, out, progress, notice);
         return None;
     }
@@ -393,7 +393,7 @@ fn prepare<'a>(
         let Some(plan) = planned[i].take() else {
             continue;
         };
-        let traits = engine::job_traits(job);
+        let traits = engine::job_traits(&job.engine_config());
         let files = files::layout::open_files(job, plan);
         if let Some(l) = files
             .as_ref()
@@ -415,13 +415,13 @@ fn prepare<'a>(
                 "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n",
             );
         }
-        if let Err(m) = engine::cmdprio::CmdPrio::from_job(job) {
+        if let Err(m) = engine::cmdprio::CmdPrio::from_config(&job.engine_config()) {
             cmdprio_failed(job, &m, &mut out[i], &progress[i], notice);
             continue;
         }
-        match engine::create(job) {
+        match engine::create(&job.engine_config()) {
             Ok(eng) => {
-                if let Some(b) = engine::banner(job) {
+                if let Some(b) = engine::banner(&job.engine_config()) {
                     notice(Stream::Stdout, &b);
                 }
                 // Every job of the segment is in its flow before any starts.

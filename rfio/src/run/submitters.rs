@@ -80,7 +80,7 @@ pub fn run(
             .map(|((j, f), p)| {
                 let finished = &finished;
                 s.spawn(move || {
-                    let r = match engine::create(j) {
+                    let r = match engine::create(&j.engine_config()) {
                         Ok(eng) => worker::run(j, traits, eng, f, exit_all, p),
                         Err(e) => {
                             let st = ThreadStats {

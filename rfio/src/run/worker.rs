@@ -50,7 +50,7 @@ fn cmdprio_of(
     crate::engine::cmdprio::CmdPrio,
     crate::engine::cmdprio::Draws,
 )> {
-    let c = crate::engine::cmdprio::CmdPrio::from_job(job)
+    let c = crate::engine::cmdprio::CmdPrio::from_config(&job.engine_config())
         .ok()
         .flatten()?;
     for d in 0..2 {
