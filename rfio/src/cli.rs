@@ -103,7 +103,7 @@ pub struct Plan {
 }
 
 /// Why reading the command line ended without a plan. Two of fio's answers
-/// need the layers above the command line, so the caller (`app::read_plan`)
+/// need the layers above the command line, so the caller (`crate::plan::read_plan`)
 /// gives them: `--inflate-log` and the header lines before a job file's error.
 #[derive(Debug)]
 pub enum Stop {

@@ -6,9 +6,11 @@
 //!
 //! # The map
 //!
-//! Layers from the bottom up: each uses only those listed before it, but
-//! for the exceptions named (left to move down, issue 15); unit-test
-//! modules may also build a job from a command line with `cli`.
+//! Layers from the bottom up: each uses only those it names, all listed
+//! before it, so no import circle crosses a folder (tests/tests/
+//! rfio_layers.rs reads every `crate::` path outside the unit-test modules
+//! and holds the code to this list). Unit-test modules may also build a
+//! job from a command line with `cli`.
 //!
 //! - `failure.rs`: a run that ends early: each stream's text and the exit
 //!   status. Uses nothing.
@@ -17,22 +19,21 @@
 //! - `cli.rs`, `man.rs`, `completions.rs`: the command line read into a
 //!   `Plan` (program options, job definitions); the man page and completion
 //!   scripts written from the option table. Use options.
-//! - `job.rs`: each job's typed settings (`Job`), built from a `Plan`. Uses
-//!   options and cli; for now also run/ and verify/, where some setting
-//!   types still live (distribution, zones, steadystate, error policy,
-//!   buffer contents, CPU placement, verify settings).
-//! - `engine/`: the I/O engines behind one trait (queue, commit, reap). Uses
-//!   job (the whole `Job` for now, to become a small engine configuration).
-//! - `stats.rs`: one thread's counters and histograms: data. For now names
-//!   two run/ types (`IoError`, `SsReport`).
-//! - `verify/`: verify headers, checksums, patterns, the verify pass. Uses
-//!   job, engine and stats; for now also run/ (buffers, errors, logs, the
-//!   picker, `IoError`).
+//! - `verify/`: fio's verify header, checksums and patterns: functions over
+//!   bytes. Uses nothing else in rfio.
+//! - `engine/`: the I/O engines behind one trait (queue, commit, reap), one
+//!   file each; each is built from a small `engine::Config`, not the job.
+//!   Uses options (the job's own options, for the engines' own options).
+//! - `job/`: each job's typed settings (`Job`), built from a `Plan`, and the
+//!   setting types with fio's rules for them: zones, distributions,
+//!   steadystate, error policy, buffer contents, verify, replay, CPU lists,
+//!   rate checks, the job header lines. Uses cli, options, verify and
+//!   engine (`Job::engine_config`).
+//! - `stats.rs`: one thread's counters and histograms, its I/O errors and
+//!   steadystate block: data. Uses job and engine (their setting types).
 //! - `run/`: running the jobs: segments and threads (`mod.rs`), the job loop
 //!   (`worker.rs`, `submitters.rs`) and what it uses directly (`buffers`,
-//!   `errors`, `eta`, `placement`). Uses job, engine, verify, stats and
-//!   options; for now also plot/ (the `--plot` trace's type) and report/
-//!   (header lines of a rejected steadystate group).
+//!   `errors`, `eta`, `placement`...). Uses job, engine, verify and stats.
 //!   - `run/offsets/`: where the next I/O goes: the picker, fio's random
 //!     map, distributions, lfsr, strided zones, direction and block-size
 //!     choices.
@@ -40,15 +41,24 @@
 //!   - `run/files/`: a job's files: layout, opening and cache hints, file
 //!     sizes, disk statistics.
 //!   - `run/logs/`: fio's log files, the bw/iops sampler, compressed logs,
-//!     aggregate bandwidth logs.
+//!     aggregate bandwidth logs, the `--plot` trace.
+//!   - `run/verify/`: the verify pass of a running job (seal, check, trim
+//!     verify, the final read-back).
+//!   - `run/iolog/`: write_iolog and the reader of replayed logs.
+//! - `plan.rs`: what fio does with a command line before anything runs:
+//!   read it into a plan, check the jobs. Uses cli, job and run (numa
+//!   checks, `--inflate-log`).
 //! - `result.rs`: a run's result as the reports see it: data over stats and
 //!   run's outcomes.
 //! - `report/`: views of the result: normal, terse, JSON, CSV. Uses result,
-//!   job and run/'s report types (steadystate, disk statistics, strerror).
-//! - `plot/`: SVG charts of a run's trace or of log files. Uses result, job,
-//!   stats, run/logs (to inflate stored logs).
+//!   job, stats and run's report types (disk statistics, the ETA text).
+//! - `plot/`: SVG charts of a run's trace or of log files. Uses result and
+//!   run/logs (the trace, stored logs).
+//! - `merge.rs`: `--merge` of json+ reports. Uses report.
 //! - `remote/protocol/`: fio's client/server wire format as data (frames,
 //!   CRC16, payload layouts); no I/O. Uses nothing else in rfio.
+//! - `remote/`: `--server` and `--client` over that protocol. Uses plan,
+//!   job, run, result, report.
 //! - `app.rs`, `parse_check.rs`, `main.rs`: wire them: read the plan, build
 //!   the jobs, run, report; errors printed once, in `app.rs`.
 

@@ -11,6 +11,7 @@ mod man;
 mod merge;
 mod options;
 mod parse_check;
+mod plan;
 mod plot;
 mod remote;
 mod report;

@@ -18,9 +18,9 @@ pub fn check(argv: &[String], job_file: Option<&str>, scratch: &Path) -> Result<
             .map_err(|e| Failure::stderr(format!("cannot write {}: {e}\n", scratch.display())))?;
         argv.push(scratch.to_string_lossy().into_owned());
     }
-    let plan = crate::app::read_plan(&argv)?;
+    let plan = crate::plan::read_plan(&argv)?;
     let jobs = crate::job::expand(&plan)?;
-    crate::app::validate(&jobs, plan.program.parse_only)?;
+    crate::plan::validate(&jobs, plan.program.parse_only)?;
     Ok(jobs.len())
 }
 

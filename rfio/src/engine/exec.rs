@@ -40,7 +40,7 @@ impl Exec {
         let arguments = expand(
             &cfg.opts.text("arguments").unwrap_or_default(),
             cfg.runtime_us / 1_000_000,
-            &cfg.name,
+            cfg.name,
         );
         Ok(Exec {
             name: cfg.name.to_string(),
@@ -61,7 +61,7 @@ impl Exec {
         let raw = cfg.opts.text("arguments");
         let shown = raw.clone().unwrap_or_else(|| "(null)".into());
         let expanded = raw.map_or("(null)".into(), |a| {
-            expand(&a, cfg.runtime_us / 1_000_000, &cfg.name)
+            expand(&a, cfg.runtime_us / 1_000_000, cfg.name)
         });
         let n = &cfg.name;
         let mut s = format!("{n} : program={program}, arguments={shown}\n");

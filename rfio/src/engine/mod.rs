@@ -219,7 +219,7 @@ pub fn traits(name: &str) -> Traits {
 /// The properties of the engine as a job runs it: `null` queues above
 /// iodepth 1 (as fio's does), so its units get a submission time.
 pub fn job_traits(cfg: &Config) -> Traits {
-    let mut t = traits(&cfg.engine);
+    let mut t = traits(cfg.engine);
     if cfg.engine == "null" && null::Null::queues(cfg.iodepth) {
         t.sync = false;
     }

@@ -30,8 +30,6 @@ pub fn split(cpus: &[usize], number: usize) -> Vec<usize> {
     vec![cpus[(number - 1) % cpus.len()]]
 }
 
-/// fio's ioprio value: class (best-effort when unset) << 13 | level.
-
 /// `log_compression_cpus` read as fio's set_cpus_allowed reads it: comma
 /// separated CPUs or `a-b` ranges, each number as C's atoi takes it (so
 /// `abc` is CPU 0), the list ending at an empty entry; a CPU past the last

@@ -142,7 +142,7 @@ fn local_job_lines(setup: &Setup) {
     }
     let mut argv = vec!["fio".to_string()];
     argv.extend(setup.local_job.iter().cloned());
-    let lines = crate::app::read_plan(&argv)
+    let lines = crate::plan::read_plan(&argv)
         .and_then(|plan| crate::job::expand(&plan))
         .map(|jobs| crate::job::header::job_lines(&jobs));
     if let Ok(l) = lines {

@@ -246,9 +246,9 @@ fn parse(prog: &str, args: &[String], job_text: &str) -> Result<Parsed, Failure>
     let mut argv = vec![prog.to_string()];
     argv.extend(args.iter().cloned());
     argv.push(path.to_string_lossy().into_owned());
-    let r = crate::app::read_plan(&argv).and_then(|plan| {
+    let r = crate::plan::read_plan(&argv).and_then(|plan| {
         let jobs = crate::job::expand(&plan)?;
-        crate::app::validate(&jobs, false)?;
+        crate::plan::validate(&jobs, false)?;
         Ok(Parsed { plan, jobs })
     });
     let _ = std::fs::remove_file(&path);

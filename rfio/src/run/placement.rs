@@ -4,6 +4,7 @@
 
 use crate::job::Job;
 
+/// fio's ioprio value: class (best-effort when unset) << 13 | level.
 pub fn ioprio_value(class: Option<u32>, level: Option<u32>) -> Option<u32> {
     if class.is_none() && level.is_none() {
         return None;
