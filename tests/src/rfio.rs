@@ -62,6 +62,13 @@ impl Suite {
     ) -> Option<((Ran, TempDir), (Ran, TempDir))> {
         self.both(args, prepare).map(dropping_dirs)
     }
+
+    /// fio's run and rfio's on the same arguments, each in a fresh
+    /// directory removed once both ran. `None` when fio is not installed.
+    pub fn both_runs(&self, args: &[&str]) -> Option<(Ran, Ran)> {
+        let ((theirs, _), (ours, _)) = self.both_dropping(args, &|_| {})?;
+        Some((theirs, ours))
+    }
 }
 
 /// rfio, then fio when it is installed, each labelled with its name: the

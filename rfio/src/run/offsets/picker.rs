@@ -257,6 +257,118 @@ fn file_sampler(job: &Job, files: u64) -> Option<crate::run::offsets::fiodist::F
     crate::run::offsets::fiodist::for_files(job, files as usize).filter(|_| files > 1)
 }
 
+/// The regions of a job's files as the picker walks them: each with its
+/// span (zonerange under zonemode=strided), permutation and sampler.
+fn regions_of(
+    job: &Job,
+    regions: Vec<(RawFd, u64, u64)>,
+    zones: Option<&crate::run::offsets::zones::Zones>,
+    grain: u64,
+    key: u64,
+) -> Vec<Region> {
+    regions
+        .into_iter()
+        .map(|(fd, start, len)| {
+            let span = zones.map_or(len, |z| z.range());
+            Region {
+                fd,
+                start,
+                len,
+                kind: crate::run::files::layout::kind(fd),
+                file_size: file_size(fd).unwrap_or(start + len),
+                base: start,
+                span,
+                pos: [start; 3],
+                last_start: [None; 3],
+                perm: Permutation::new(span / grain, key),
+                exhausted: false,
+                // zipf, pareto, normal: fio's generators (run/offsets/fiomap.rs).
+                sampler: (!job.random_distribution.is_uniform()
+                    && !crate::run::offsets::fiodist::is_fio(job))
+                .then(|| Sampler::new(job.random_distribution.in_blocks(grain), span / grain)),
+            }
+        })
+        .collect()
+}
+
+/// The one direction whose random offsets take the short path (a plain
+/// permutation, no map): a single-direction, fully random job over one
+/// file, fixed block size, none of the options that need fio's map.
+fn plain_dir(
+    job: &Job,
+    dirs: [bool; 3],
+    grain: u64,
+    norandommap: bool,
+    n_regions: usize,
+    zoned: bool,
+) -> Option<usize> {
+    let single_dir = match dirs {
+        [true, false, false] => Some(0),
+        [false, true, false] => Some(1),
+        [false, false, true] => Some(2),
+        _ => None,
+    };
+    single_dir.filter(|&d| {
+        job.pattern.random
+            && !norandommap
+            && n_regions == 1
+            && job.percentage_random[d] >= 100
+            && job.rw_postfix == 1
+            // fio's map counts blocks of the smallest size of any
+            // direction (rw_min_bs): `bs=4k,8k` randwrite ends early.
+            && (0..3).all(|x| job.min_bs(x) >= grain)
+            && job.bs[d].0 == job.bs[d].1
+            && job.bs[d].0 == grain
+            && job.bssplit[d].is_empty()
+            && !zoned
+            && !crate::run::offsets::fiomap::is_lfsr(job)
+    })
+}
+
+/// Per region, the length fio's map and generators cover and what lies
+/// past its start: zones' maps and uniform draws cover zonerange, fio's
+/// zipf, pareto and normal generators the whole region (its io_size).
+fn map_lens(job: &Job, regions: &[Region]) -> Vec<(u64, u64)> {
+    let whole = matches!(
+        job.random_distribution,
+        crate::job::distribution::Distribution::Zipf(_)
+            | crate::job::distribution::Distribution::Pareto(_)
+            | crate::job::distribution::Distribution::Normal(_)
+    );
+    regions
+        .iter()
+        .map(|r| {
+            let n = if whole { r.len } else { r.span };
+            (n, r.file_size.saturating_sub(r.start))
+        })
+        .collect()
+}
+
+/// `file_service_type` as the picker's number: 0 roundrobin, 1 random,
+/// 2 sequential, 3 a distribution.
+fn file_service_kind(job: &Job) -> u8 {
+    match job.file_service.as_str() {
+        "random" => 1,
+        "sequential" => 2,
+        "zipf" | "pareto" | "normal" | "gauss" => 3,
+        _ => 0,
+    }
+}
+
+/// How many I/Os go to a file before the next is chosen
+/// (`file_service_type=random:N`, `roundrobin:N`).
+fn switch_every(job: &Job) -> u64 {
+    match job.file_service.as_str() {
+        "random" | "roundrobin" => job
+            .file_service_value
+            .as_deref()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(1)
+            .max(1),
+        _ => 1,
+    }
+}
+
 impl Picker {
     pub fn new(job: &Job, regions: Vec<(RawFd, u64, u64)>, seed: u64) -> Self {
         let p = job.pattern;
@@ -272,67 +384,18 @@ impl Picker {
         let key = rng.next();
         let n_regions = regions.len() as u64;
         let zones = job.zones.map(crate::run::offsets::zones::Zones::new);
-        let regions: Vec<Region> = regions
-            .into_iter()
-            .map(|(fd, start, len)| {
-                let span = zones.as_ref().map_or(len, |z| z.range());
-                Region {
-                    fd,
-                    start,
-                    len,
-                    kind: crate::run::files::layout::kind(fd),
-                    file_size: file_size(fd).unwrap_or(start + len),
-                    base: start,
-                    span,
-                    pos: [start; 3],
-                    last_start: [None; 3],
-                    perm: Permutation::new(span / grain, key),
-                    exhausted: false,
-                    // zipf, pareto, normal: fio's generators (run/offsets/fiomap.rs).
-                    sampler: (!job.random_distribution.is_uniform()
-                        && !crate::run::offsets::fiodist::is_fio(job))
-                    .then(|| Sampler::new(job.random_distribution.in_blocks(grain), span / grain)),
-                }
-            })
-            .collect();
-        let single_dir = match dirs {
-            [true, false, false] => Some(0),
-            [false, true, false] => Some(1),
-            [false, false, true] => Some(2),
-            _ => None,
-        };
+        let regions = regions_of(job, regions, zones.as_ref(), grain, key);
         let norandommap =
             job.norandommap || !job.random_distribution.is_uniform() || job.blockalign.is_some();
-        let plain = single_dir.filter(|&d| {
-            p.random
-                && !norandommap
-                && regions.len() == 1
-                && job.percentage_random[d] >= 100
-                && job.rw_postfix == 1
-                // fio's map counts blocks of the smallest size of any
-                // direction (rw_min_bs): `bs=4k,8k` randwrite ends early.
-                && (0..3).all(|x| job.min_bs(x) >= grain)
-                && job.bs[d].0 == job.bs[d].1
-                && job.bs[d].0 == grain
-                && job.bssplit[d].is_empty()
-                && zones.is_none()
-                && !crate::run::offsets::fiomap::is_lfsr(job)
-        });
-        // Zones: the map and uniform draws cover zonerange, fio's zipf,
-        // pareto and normal generators the whole region (its io_size).
-        let whole = matches!(
-            job.random_distribution,
-            crate::job::distribution::Distribution::Zipf(_)
-                | crate::job::distribution::Distribution::Pareto(_)
-                | crate::job::distribution::Distribution::Normal(_)
+        let plain = plain_dir(
+            job,
+            dirs,
+            grain,
+            norandommap,
+            regions.len(),
+            zones.is_some(),
         );
-        let lens: Vec<(u64, u64)> = regions
-            .iter()
-            .map(|r| {
-                let n = if whole { r.len } else { r.span };
-                (n, r.file_size.saturating_sub(r.start))
-            })
-            .collect();
+        let lens = map_lens(job, &regions);
         Picker {
             // The short path keeps its own permutation (no map to build).
             fiomap: plain
@@ -356,22 +419,9 @@ impl Picker {
             pct_random: job.percentage_random,
             write_after_trim: None,
             followup: false,
-            file_service: match job.file_service.as_str() {
-                "random" => 1,
-                "sequential" => 2,
-                "zipf" | "pareto" | "normal" | "gauss" => 3,
-                _ => 0,
-            },
+            file_service: file_service_kind(job),
             file_sampler: file_sampler(job, n_regions),
-            switch_every: match job.file_service.as_str() {
-                "random" | "roundrobin" => job
-                    .file_service_value
-                    .as_deref()
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .unwrap_or(1)
-                    .max(1),
-                _ => 1,
-            },
+            switch_every: switch_every(job),
             switch_left: 0,
             dirs,
             mixed: p.mixed(),
@@ -461,6 +511,62 @@ impl Picker {
         self.choices.bounds(d, self.bs[d]).0
     }
 
+    /// The short path: the next block of the permutation, whole (every
+    /// block fits: the region holds len / grain of them and grain is the
+    /// block).
+    #[inline(always)]
+    fn next_plain(&mut self, io: &mut IoUnit, d: usize, len: u64) -> bool {
+        let r = &mut self.regions[0];
+        match r.perm.next() {
+            Some(b) => {
+                let off = r.start + b * len;
+                self.last = (0, off, len as usize);
+                self.fill(io, d, 0, off, len as usize)
+            }
+            None => {
+                r.exhausted = true;
+                false
+            }
+        }
+    }
+
+    /// read_iolog: the log says what comes next.
+    #[inline]
+    fn next_replayed(&mut self, io: &mut IoUnit) -> bool {
+        let Some((kind, file, off, len)) = self.replay.as_mut().and_then(|c| c.next()) else {
+            return false;
+        };
+        let file = file.min(self.regions.len().saturating_sub(1));
+        io.kind = kind;
+        io.file = file;
+        io.fd = self.regions.get(file).map_or(-1, |r| r.fd);
+        io.offset = off;
+        io.len = len as usize;
+        !self.regions.is_empty()
+    }
+
+    /// file_service_type=random with fio's offsets: fio draws a file again
+    /// after one ends, and again while the one drawn is done. False when
+    /// every file is done.
+    #[inline]
+    fn redraw_random_file(&mut self, retry: bool, n: usize) -> bool {
+        let Some(m) = self.fiomap.as_mut().filter(|_| self.file_service == 1) else {
+            return true;
+        };
+        let mut redraw = retry || self.regions[self.next_region].exhausted;
+        while redraw {
+            if self.regions.iter().all(|r| r.exhausted) {
+                return false;
+            }
+            match m.file(n) {
+                Some(f) => self.next_region = f,
+                None => break,
+            }
+            redraw = self.regions[self.next_region].exhausted;
+        }
+        true
+    }
+
     /// Fill `io` with the next I/O; `false` when this pass has nothing left.
     /// Hot path: no allocation.
     #[inline]
@@ -468,33 +574,10 @@ impl Picker {
         // trimwrite: the write of the block just trimmed.
         self.followup = false;
         if let Some((d, len)) = self.plain {
-            // The next block of the map, whole (every block fits: the
-            // region holds len / grain of them and grain is the block).
-            let r = &mut self.regions[0];
-            return match r.perm.next() {
-                Some(b) => {
-                    let off = r.start + b * len;
-                    self.last = (0, off, len as usize);
-                    self.fill(io, d, 0, off, len as usize)
-                }
-                None => {
-                    r.exhausted = true;
-                    false
-                }
-            };
+            return self.next_plain(io, d, len);
         }
-        // read_iolog: the log says what comes next.
-        if let Some(c) = self.replay.as_mut() {
-            let Some((kind, file, off, len)) = c.next() else {
-                return false;
-            };
-            let file = file.min(self.regions.len().saturating_sub(1));
-            io.kind = kind;
-            io.file = file;
-            io.fd = self.regions.get(file).map_or(-1, |r| r.fd);
-            io.offset = off;
-            io.len = len as usize;
-            return !self.regions.is_empty();
+        if self.replay.is_some() {
+            return self.next_replayed(io);
         }
         if let Some((f, off, l)) = self.write_after_trim.take() {
             self.followup = true;
@@ -530,20 +613,8 @@ impl Picker {
                 d = self.pick_dir();
                 len = self.pick_len(d);
             }
-            if let Some(m) = self.fiomap.as_mut().filter(|_| self.file_service == 1) {
-                // fio draws a file again after one ends, and again while
-                // the one drawn is done.
-                let mut redraw = retry || self.regions[self.next_region].exhausted;
-                while redraw {
-                    if self.regions.iter().all(|r| r.exhausted) {
-                        return false;
-                    }
-                    match m.file(n) {
-                        Some(f) => self.next_region = f,
-                        None => break,
-                    }
-                    redraw = self.regions[self.next_region].exhausted;
-                }
+            if !self.redraw_random_file(retry, n) {
+                return false;
             }
             let fi = self.next_region;
             let advance = if fi + 1 == n { 0 } else { fi + 1 };
