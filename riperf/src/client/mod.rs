@@ -500,6 +500,9 @@ fn start_streams(
     let streams = std::mem::take(&mut session.streams);
     let bodies = std::mem::take(&mut session.pending);
     let all = streams.into_iter().zip(bodies).collect();
+    if let Ok(w) = net::Wake::new() {
+        let _ = shared.ended.set(w);
+    }
     let (started, failed) =
         crate::stream::spawn_all(all, shared, |i| crate::stream::stream_cpu(cfg.affinity, i));
     session.streams = started;
@@ -664,11 +667,15 @@ fn wait_running(
         let mut deadline = session.next_deadline().min(end_ns);
         // -F: the end of the file ends the test too.
         let file_send = cfg.file.is_some() && (!cfg.reverse || cfg.bidir);
-        if limited || file_send {
+        // Senders end on their own (budget spent, end of file, error) and
+        // their threads' end wakes this one; what receivers count is
+        // looked at every 2 ms.
+        let ended = session.shared.ended.get();
+        if (limited && receives) || ((limited || file_send) && ended.is_none()) {
             deadline = deadline.min(now + 2_000_000);
         }
         let wait = Duration::from_nanos(deadline.saturating_sub(now).min(200_000_000));
-        if net::wait_readable(ctrl.fd(), wait) {
+        if net::wait_woken(ctrl.fd(), ended, wait) {
             return read_state(ctrl).map(Some).map_err(|e| {
                 if e == CONTROL_CLOSED {
                     session

@@ -118,7 +118,7 @@ fn body_spec(cfg: &Config, blksize: i64) -> BodySpec<'_> {
     };
     BodySpec {
         len: blksize as usize,
-        block: block.into(),
+        block: Arc::new(block),
         pacing,
         udp_counters_64bit: cfg.udp_counters_64bit,
         grow_buffer: cfg.window == 0,

@@ -108,7 +108,7 @@ fn body_spec<'a>(cfg: &'a Config, p: &TestParams) -> BodySpec<'a> {
     };
     BodySpec {
         len: p.len as usize,
-        block: block.into(),
+        block: Arc::new(block),
         pacing,
         udp_counters_64bit: p.udp_counters_64bit,
         grow_buffer: p.window == 0,

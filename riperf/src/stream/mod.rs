@@ -2,6 +2,7 @@
 //! threads publish running totals in atomics (single writer, no lock); the
 //! control thread samples them once per interval.
 
+pub mod buf;
 pub mod setup;
 pub mod tcp;
 pub mod tcp_group;
@@ -42,6 +43,11 @@ pub struct TestShared {
     /// `-F`: a sender read its file to the end (3.12 then ends a client's
     /// test, whatever `-t` says).
     pub file_eof: AtomicBool,
+    /// Notified as each stream thread ends; the client's control thread
+    /// sleeps on it (see [`crate::net::Wake`]). Set by the client once its
+    /// streams are connected, so the `[  4]` socket numbers stay as they
+    /// were; unset on the server and where no eventfd is to be had.
+    pub ended: std::sync::OnceLock<crate::net::Wake>,
 }
 
 /// How long an overshooting server waits for TEST_END once the budget is spent.
@@ -63,6 +69,7 @@ impl TestShared {
             overshoot,
             unlimited: AtomicBool::new(false),
             file_eof: AtomicBool::new(false),
+            ended: std::sync::OnceLock::new(),
         })
     }
 
@@ -364,6 +371,9 @@ impl Stream {
                 }
                 io.run(&test, &counters);
                 counters.finished.store(true, Ordering::SeqCst);
+                if let Some(w) = test.ended.get() {
+                    w.notify();
+                }
             })?;
         self.thread = Some(h);
         Ok(())
@@ -417,9 +427,10 @@ pub fn file_info(path: Option<&str>) -> Option<(String, u64)> {
     Some((p.to_string(), std::fs::metadata(p).map_or(0, |m| m.len())))
 }
 
-/// A block of payload: random bytes, or `0123456789…` with `--repeating-payload`.
-pub fn payload(len: usize, repeating: bool) -> Vec<u8> {
-    let mut b = vec![0u8; len.max(1)];
+/// A block of payload: random bytes, or `0123456789…` with
+/// `--repeating-payload`; page-aligned, as iperf3's mapped buffer is.
+pub fn payload(len: usize, repeating: bool) -> buf::PageBuf {
+    let mut b = buf::PageBuf::zeroed(len);
     if repeating {
         for (i, x) in b.iter_mut().enumerate() {
             *x = b'0' + (i % 10) as u8;

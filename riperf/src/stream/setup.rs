@@ -3,6 +3,7 @@
 //! body for the stream's direction and protocol, and register the stream
 //! (the `[  5] local … connected to …` line, `start.connected`, the session).
 
+use super::buf::PageBuf;
 use super::tcp::{TcpReceiver, TcpSender};
 use super::udp::{UdpReceiver, UdpSender};
 use super::{open_file, stream_id, Counters, Pacing, Stream, StreamIo};
@@ -18,7 +19,7 @@ pub struct BodySpec<'a> {
     pub len: usize,
     /// The payload block: each UDP sender has its own copy (it writes its
     /// headers into it), TCP senders share this one.
-    pub block: Arc<[u8]>,
+    pub block: Arc<PageBuf>,
     pub pacing: Pacing,
     pub udp_counters_64bit: bool,
     /// `-w` not given: a UDP receiver may grow its buffer.
@@ -68,7 +69,7 @@ pub fn tcp_body(
     } else {
         Box::new(TcpReceiver {
             sock: sock.clone(),
-            buf: vec![0u8; spec.len.max(1)],
+            buf: PageBuf::zeroed(spec.len),
             count_tail: spec.count_tail,
             file,
         })

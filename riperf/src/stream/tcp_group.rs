@@ -6,6 +6,7 @@
 //! CPUs would otherwise crowd out everything else on the machine (a peer
 //! on the same host, the control thread) for no gain in throughput.
 
+use super::buf::PageBuf;
 use super::tcp::TcpSender;
 use super::{phase, Counters, StreamIo, TestShared};
 use std::io::{ErrorKind, Write};
@@ -17,7 +18,7 @@ use std::sync::Arc;
 /// One member: its socket, block and counters.
 struct Member {
     sock: Arc<TcpStream>,
-    block: Arc<[u8]>,
+    block: Arc<PageBuf>,
     counters: Arc<Counters>,
     sent: u64,
     live: bool,
@@ -160,7 +161,7 @@ mod tests {
         for _ in 0..3 {
             let s = Arc::new(TcpStream::connect(addr).unwrap());
             peers.push(l.accept().unwrap().0);
-            let block: Arc<[u8]> = vec![7u8; 1000].into();
+            let block = Arc::new(PageBuf::copy_of(&[7u8; 1000]));
             let sender = TcpSender {
                 sock: s,
                 block,
