@@ -81,6 +81,9 @@ pub fn accept_streams(
                 &spec,
             )?
         };
+        // 3.12 reads the buffer sizes from its listener (with -w set on it).
+        let bufs =
+            (i == 0 && !udp && p.window == 0).then(|| net::buffer_sizes(listener.as_raw_fd()));
         let new = NewStream {
             index: i,
             fd,
@@ -89,6 +92,7 @@ pub fn accept_streams(
             local,
             remote,
             keep,
+            bufs,
         };
         register(new, session, report, info);
         bodies.push(io);
