@@ -353,6 +353,14 @@ impl Wake {
     fn take(&self) {
         let _ = io::Read::read(&mut &self.0, &mut [0u8; 8]);
     }
+
+    /// Whether a notification waits, taking it (tests).
+    #[cfg(test)]
+    pub fn take_pending(&self) -> bool {
+        let pending = wait_readable(self.0.as_raw_fd(), Duration::ZERO);
+        self.take();
+        pending
+    }
 }
 
 /// As [`wait_readable`], and also back early when `wake` was notified

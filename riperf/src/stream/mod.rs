@@ -43,11 +43,16 @@ pub struct TestShared {
     /// `-F`: a sender read its file to the end (3.12 then ends a client's
     /// test, whatever `-t` says).
     pub file_eof: AtomicBool,
-    /// Notified as each stream thread ends; the client's control thread
-    /// sleeps on it (see [`crate::net::Wake`]). Set by the client once its
-    /// streams are connected, so the `[  4]` socket numbers stay as they
-    /// were; unset on the server and where no eventfd is to be had.
-    pub ended: std::sync::OnceLock<crate::net::Wake>,
+    /// Notified as each stream thread ends and when the receivers reach
+    /// `recv_limit`; the client's control thread sleeps on it (see
+    /// [`crate::net::Wake`]). Set by the client once its streams are
+    /// connected, so the `[  4]` socket numbers stay as they were; unset on
+    /// the server and where no eventfd is to be had.
+    pub wake: std::sync::OnceLock<crate::net::Wake>,
+    /// A receiving client's `-n`/`-k` in bytes (0: none): TCP receivers
+    /// wake the control thread once together they counted this much.
+    pub recv_limit: AtomicU64,
+    recv_total: AtomicU64,
 }
 
 /// How long an overshooting server waits for TEST_END once the budget is spent.
@@ -69,7 +74,9 @@ impl TestShared {
             overshoot,
             unlimited: AtomicBool::new(false),
             file_eof: AtomicBool::new(false),
-            ended: std::sync::OnceLock::new(),
+            wake: std::sync::OnceLock::new(),
+            recv_limit: AtomicU64::new(0),
+            recv_total: AtomicU64::new(0),
         })
     }
 
@@ -154,6 +161,23 @@ impl TestShared {
         }
         if self.limit_blocks != 0 {
             self.total_blocks.fetch_sub(blocks, Ordering::Relaxed);
+        }
+    }
+
+    /// A TCP receiver counted `n` more bytes: the receivers together
+    /// reaching `recv_limit` wakes the control thread (one atomic add per
+    /// read, and only under a receiving client's -n/-k).
+    #[inline]
+    pub fn received(&self, n: u64) {
+        let limit = self.recv_limit.load(Ordering::Relaxed);
+        if limit == 0 {
+            return;
+        }
+        let before = self.recv_total.fetch_add(n, Ordering::Relaxed);
+        if before < limit && before + n >= limit {
+            if let Some(w) = self.wake.get() {
+                w.notify();
+            }
         }
     }
 
@@ -371,7 +395,7 @@ impl Stream {
                 }
                 io.run(&test, &counters);
                 counters.finished.store(true, Ordering::SeqCst);
-                if let Some(w) = test.ended.get() {
+                if let Some(w) = test.wake.get() {
                     w.notify();
                 }
             })?;
@@ -502,6 +526,25 @@ mod tests {
         t.set_phase(phase::ENDING);
         assert!(t.stop_at_budget(), "the test ended: stop");
         assert!(TestShared::new(100, 0).stop_at_budget());
+    }
+
+    #[test]
+    fn receivers_wake_the_control_thread_once_at_the_limit() {
+        let t = TestShared::new(0, 0);
+        t.received(1 << 20);
+        assert!(t.wake.get().is_none(), "no wake-up set: nothing to do");
+        t.wake.set(crate::net::Wake::new().unwrap()).ok().unwrap();
+        let w = t.wake.get().unwrap();
+        t.received(1 << 20);
+        assert!(!w.take_pending(), "no limit: no wake-up");
+        t.recv_limit.store(300, Ordering::Relaxed);
+        t.recv_total.store(0, Ordering::Relaxed);
+        t.received(200);
+        assert!(!w.take_pending(), "200 of 300");
+        t.received(200);
+        assert!(w.take_pending(), "crossed 300");
+        t.received(200);
+        assert!(!w.take_pending(), "once only");
     }
 
     #[test]

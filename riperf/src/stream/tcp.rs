@@ -245,6 +245,7 @@ impl StreamIo for TcpReceiver {
                     {
                         got += n as u64;
                         c.bytes.store(got, Ordering::Relaxed);
+                        test.received(n as u64);
                         if let Some(f) = &mut self.file {
                             let _ = f.write_all(&self.buf[..n]);
                         }
