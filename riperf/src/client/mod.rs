@@ -686,11 +686,9 @@ fn wait_running(
         // -F: the end of the file ends the test too.
         let file_send = cfg.file.is_some() && (!cfg.reverse || cfg.bidir);
         // Senders end on their own (budget spent, end of file, error) and
-        // their threads' end wakes this one, as do TCP receivers reaching
-        // -n/-k; what UDP receivers count is looked at every 2 ms.
+        // their threads' end wakes this one, as do receivers reaching -n/-k.
         let wake = session.shared.wake.get();
-        let udp = cfg.protocol == Protocol::Udp;
-        if (wake.is_none() && (limited || file_send)) || (limited && receives && udp) {
+        if wake.is_none() && (limited || file_send) {
             deadline = deadline.min(now + 2_000_000);
         }
         let wait = Duration::from_nanos(deadline.saturating_sub(now).min(200_000_000));

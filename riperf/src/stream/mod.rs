@@ -49,7 +49,7 @@ pub struct TestShared {
     /// connected, so the `[  4]` socket numbers stay as they were; unset on
     /// the server and where no eventfd is to be had.
     pub wake: std::sync::OnceLock<crate::net::Wake>,
-    /// A receiving client's `-n`/`-k` in bytes (0: none): TCP receivers
+    /// A receiving client's `-n`/`-k` in bytes (0: none): the receivers
     /// wake the control thread once together they counted this much.
     pub recv_limit: AtomicU64,
     recv_total: AtomicU64,
@@ -164,9 +164,9 @@ impl TestShared {
         }
     }
 
-    /// A TCP receiver counted `n` more bytes: the receivers together
-    /// reaching `recv_limit` wakes the control thread (one atomic add per
-    /// read, and only under a receiving client's -n/-k).
+    /// A receiver counted `n` more bytes: the receivers together reaching
+    /// `recv_limit` wakes the control thread (one atomic add per read or
+    /// datagram batch, and only under a receiving client's -n/-k).
     #[inline]
     pub fn received(&self, n: u64) {
         let limit = self.recv_limit.load(Ordering::Relaxed);
