@@ -19,7 +19,10 @@
 # Adding a scenario: add its name to SCENARIOS and a case in `scenario`
 # setting TOOL, OURS and ORIG (command lines, run with `sh -c`), EXTRACT
 # (a function reading the command's stdout and printing one number), UNIT,
-# and BETTER (higher or lower).
+# and BETTER (higher or lower). SIDE (functions like EXTRACT) and
+# SIDE_NAMES (one word each) add columns read from the same runs, printed
+# beside the metric (the pinned riperf runs: each end's CPU per GB).
+# Each scenario prints the load average before and after its runs.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -205,7 +208,7 @@ fio_pair() { # job options (the same for both tools)
 }
 
 scenario() {
-    EXTRACT=extract_mbw_avg UNIT="MiB/s" BETTER=higher SETUP=: CLEANUP=:
+    EXTRACT=extract_mbw_avg UNIT="MiB/s" BETTER=higher SETUP=: CLEANUP=: SIDE="" SIDE_NAMES=""
     case "$1" in
     # mbw 1.2.2 times memcpy() under its DUMB label (-t1) and the element
     # loop under its MEMCPY label (-t0); rmbw's labels say what they time.
@@ -304,12 +307,14 @@ scenario() {
         TOOL=riperf DESC="riperf -> riperf against itself, pinned, 5 s (the harness's noise: Gbit/s)"
         OURS=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25321 "-t 5")
         ORIG=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25322 "-t 5")
-        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s"
+        SIDE="extract_pin_cpu_client extract_pin_cpu_server" SIDE_NAMES="client-CPU-s/GB server-CPU-s/GB" ;;
     riperf-pin-1)
         TOOL=riperf DESC="riperf -> riperf vs iperf3 -> iperf3, 1 stream, pinned, 5 s (Gbit/s)"
         OURS=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25323 "-t 5")
         ORIG=$(pin_cmd iperf3 iperf3 25324 "-t 5")
-        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s"
+        SIDE="extract_pin_cpu_client extract_pin_cpu_server" SIDE_NAMES="client-CPU-s/GB server-CPU-s/GB" ;;
     riperf-pin-cpu-client)
         TOOL=riperf DESC="as riperf-pin-1: the client's CPU seconds (usr+sys) per GB"
         OURS=$(pin_cmd "$BIN/riperf" "$BIN/riperf" 25325 "-t 5")
@@ -324,12 +329,14 @@ scenario() {
         TOOL=riperf DESC="riperf client vs iperf3 client into an iperf3 server, -P 1, pinned, 5 s (Gbit/s)"
         OURS=$(pin_cmd iperf3 "$BIN/riperf" 25329 "-t 5")
         ORIG=$(pin_cmd iperf3 iperf3 25330 "-t 5")
-        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s"
+        SIDE="extract_pin_cpu_client extract_pin_cpu_server" SIDE_NAMES="client-CPU-s/GB server-CPU-s/GB" ;;
     riperf-into-iperf3-64)
         TOOL=riperf DESC="riperf client vs iperf3 client into an iperf3 server, -P 64 -w 256K -O 1, pinned, 5 s (Gbit/s)"
         OURS=$(pin_cmd iperf3 "$BIN/riperf" 25331 "-t 5 -P 64 -w 256K -O 1")
         ORIG=$(pin_cmd iperf3 iperf3 25332 "-t 5 -P 64 -w 256K -O 1")
-        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s" ;;
+        SETUP=pin_setup CLEANUP=pin_cleanup EXTRACT=extract_pin_gbps UNIT="Gbit/s"
+        SIDE="extract_pin_cpu_client extract_pin_cpu_server" SIDE_NAMES="client-CPU-s/GB server-CPU-s/GB" ;;
     # The same job for both; latency stats (slat/clat/lat, percentiles) stay on.
     rfio-null-randread)
         DESC="ioengine=null, 4k randread, 3 s, full latency stats (read IOPS)"
@@ -370,14 +377,33 @@ stats() {
         printf "%.3f %.3f %.3f\n", v[1], m, v[NR] }'
 }
 
-measure() { # command -> metric
-    local out value pin=""
+measure() { # command -> metric, then the SIDE columns, on one line
+    local out value pin="" e side=""
     [ -z "${COMPARE_CPU:-}" ] || pin="taskset -c $COMPARE_CPU"
     out=$($pin sh -c "$1" 2>/dev/null) || { echo "compare.sh: '$1' failed" >&2; return 1; }
     value=$(printf '%s\n' "$out" | "$EXTRACT")
     [ -n "$value" ] || { echo "compare.sh: no metric in the output of '$1'" >&2; return 1; }
-    echo "$value"
+    for e in ${SIDE:-}; do side="$side $(printf '%s\n' "$out" | "$e")"; done
+    echo "$value$side"
 }
+
+# The SIDE columns: the lines measure() printed for each run are in
+# OURS_LINES and ORIG_LINES; prints each column's medians and their ratio,
+# and keeps the ratios in SIDE_SUMMARY for the summary table.
+side_columns() {
+    local k=2 name om rm ratio
+    SIDE_SUMMARY=""
+    for name in ${SIDE_NAMES:-}; do
+        om=$(printf '%s' "$OURS_LINES" | awk -v k=$k '{ print $k }' | stats | cut -d' ' -f2)
+        rm=$(printf '%s' "$ORIG_LINES" | awk -v k=$k '{ print $k }' | stats | cut -d' ' -f2)
+        ratio=$(awk -v o="$om" -v r="$rm" 'BEGIN { printf "%.3f", (r == 0) ? 0 : o / r }')
+        printf '   %-22s median ours %s, original %s, ratio %s\n' "$name" "$om" "$rm" "$ratio"
+        SIDE_SUMMARY="$SIDE_SUMMARY  $name $ratio"
+        k=$((k + 1))
+    done
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
 
 run_scenario() { # name runs
     local name=$1 runs=$2 i ours_vals="" orig_vals="" pair_vals="" o r
@@ -387,6 +413,8 @@ run_scenario() { # name runs
     ( $SETUP ) || { echo "compare.sh: setup of '$name' failed" >&2; return 2; }
     trap '( $CLEANUP )' EXIT
     echo "== $name: $DESC"
+    echo "   load average before: $(loadavg)"
+    OURS_LINES="" ORIG_LINES=""
     for i in $(seq 1 "$runs"); do
         # Alternate which goes first so neither always runs on a warmer machine.
         if [ $((i % 2)) -eq 1 ]; then
@@ -394,6 +422,12 @@ run_scenario() { # name runs
         else
             r=$(measure "$ORIG"); o=$(measure "$OURS")
         fi
+        OURS_LINES="$OURS_LINES$o
+" ORIG_LINES="$ORIG_LINES$r
+"
+        [ -z "${SIDE:-}" ] || printf '   run %d columns (%s): ours %s, original %s\n' \
+            "$i" "$SIDE_NAMES" "${o#* }" "${r#* }"
+        o=${o%% *} r=${r%% *}
         ours_vals="$ours_vals$o
 "
         orig_vals="$orig_vals$r
@@ -416,8 +450,10 @@ run_scenario() { # name runs
     # in machine load than the ratio of the two medians.
     printf '   paired ratios ours/original: min %s median %s max %s\n' "$1" "$2" "$3"
     local paired=$2
+    side_columns
+    echo "   load average after: $(loadavg)"
     ( $CLEANUP ); trap - EXIT
-    SUMMARY="$SUMMARY$(printf '%-18s %14s %14s %7s %7s' "$name" "$rmed" "$omed" "$ratio" "$paired")
+    SUMMARY="$SUMMARY$(printf '%-18s %14s %14s %7s %7s' "$name" "$rmed" "$omed" "$ratio" "$paired")$SIDE_SUMMARY
 "
 }
 

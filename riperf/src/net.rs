@@ -305,6 +305,13 @@ pub fn buffer_sizes(fd: i32) -> (i64, i64) {
     (get(libc::SO_SNDBUF), get(libc::SO_RCVBUF))
 }
 
+fn timespec(d: Duration) -> libc::timespec {
+    libc::timespec {
+        tv_sec: d.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: d.subsec_nanos() as libc::c_long,
+    }
+}
+
 /// Wait until `fd` is readable or `timeout` passes; true when readable.
 pub fn wait_readable(fd: i32, timeout: Duration) -> bool {
     let mut p = libc::pollfd {
@@ -312,13 +319,68 @@ pub fn wait_readable(fd: i32, timeout: Duration) -> bool {
         events: libc::POLLIN,
         revents: 0,
     };
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs().min(i32::MAX as u64) as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
+    let ts = timespec(timeout);
     // SAFETY: one valid pollfd and a valid timespec.
     let r = unsafe { libc::ppoll(&mut p, 1, &ts, std::ptr::null()) };
     r > 0
+}
+
+/// A wake-up one thread sends another that sleeps in [`wait_woken`]: an
+/// eventfd, readable from the first notification until the sleeper takes
+/// it. It lets the control thread sleep until a stream thread ends instead
+/// of polling for the end every few milliseconds (iperf3 has one thread
+/// and makes no such wake-ups).
+pub struct Wake(std::fs::File);
+
+impl Wake {
+    pub fn new() -> io::Result<Wake> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: eventfd(2) with constant flags; the fd is owned below.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor nobody else owns.
+        Ok(Wake(unsafe { std::fs::File::from_raw_fd(fd) }))
+    }
+
+    /// Wake the sleeper (now, or at its next wait): add 1 to the counter.
+    pub fn notify(&self) {
+        let _ = io::Write::write(&mut &self.0, &1u64.to_ne_bytes());
+    }
+
+    /// Take the notifications sent so far (the counter back to 0).
+    fn take(&self) {
+        let _ = io::Read::read(&mut &self.0, &mut [0u8; 8]);
+    }
+
+    /// Whether a notification waits, taking it (tests).
+    #[cfg(test)]
+    pub fn take_pending(&self) -> bool {
+        let pending = wait_readable(self.0.as_raw_fd(), Duration::ZERO);
+        self.take();
+        pending
+    }
+}
+
+/// As [`wait_readable`], and also back early when `wake` was notified
+/// (the notification is taken). True when `fd` is readable.
+pub fn wait_woken(fd: i32, wake: Option<&Wake>, timeout: Duration) -> bool {
+    let Some(w) = wake else {
+        return wait_readable(fd, timeout);
+    };
+    let mut p = [fd, w.0.as_raw_fd()].map(|fd| libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    let ts = timespec(timeout);
+    // SAFETY: our own array of two pollfds and a valid timespec.
+    let r = unsafe { libc::ppoll(p.as_mut_ptr(), 2, &ts, std::ptr::null()) };
+    if r > 0 && p[1].revents != 0 {
+        w.take();
+    }
+    r > 0 && p[0].revents != 0
 }
 
 /// UDP buffers: `-w` if given, and never smaller than one datagram.
@@ -412,5 +474,33 @@ pub fn flowlabel_mgr(s: &Socket, peer: &SocketAddr, label: u32) -> Result<(), i3
         Ok(())
     } else {
         Err(127)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+
+    #[test]
+    fn a_wake_is_seen_once_and_taken() {
+        let (mut a, b) = UnixStream::pair().unwrap();
+        let w = Wake::new().unwrap();
+        let wake_fd = w.0.as_raw_fd();
+        assert!(!wait_readable(wake_fd, Duration::ZERO), "nothing sent yet");
+        w.notify();
+        w.notify();
+        assert!(wait_readable(wake_fd, Duration::ZERO), "notified");
+        // Woken, `b` not readable: false, and both notifications taken.
+        assert!(!wait_woken(
+            b.as_raw_fd(),
+            Some(&w),
+            Duration::from_secs(30)
+        ));
+        assert!(!wait_readable(wake_fd, Duration::ZERO), "taken");
+        a.write_all(b"x").unwrap();
+        assert!(wait_woken(b.as_raw_fd(), Some(&w), Duration::from_secs(30)));
+        assert!(wait_woken(b.as_raw_fd(), None, Duration::from_secs(30)));
     }
 }

@@ -550,6 +550,37 @@ fn json_schema_matches_iperf3_server_side() {
     }
 }
 
+/// `start.sndbuf_actual` and `rcvbuf_actual`: 3.12 reads them from a TCP
+/// socket before it connects (client) or from its listener (server), so
+/// loopback shows the 16 KiB default, not the kernel's grown 4 MiB.
+#[test]
+fn json_buffer_sizes_match_iperf3_on_both_sides() {
+    let Some(real) = iperf3() else { return };
+    let bufs = |v: &Value| (u(v, "start/sndbuf_actual"), u(v, "start/rcvbuf_actual"));
+    for args in [
+        &["-n", "2M"][..],
+        &["-n", "2M", "-R"][..],
+        &["-n", "2M", "-w", "1M"][..],
+        &["-u", "-b", "10M", "-n", "1M"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push("-J");
+        let mut seen = Vec::new();
+        for cli in [&real, &riperf()] {
+            let srv = Server::start(&real, &["-1"]);
+            seen.push(bufs(&json(&stdout(&client(cli, srv.port, &a)))));
+            srv.finish();
+        }
+        for srv_bin in [&real, &riperf()] {
+            let srv = Server::start(srv_bin, &["-1", "-J"]);
+            assert!(client(&real, srv.port, args).status.success());
+            seen.push(bufs(&json(&srv.finish())));
+        }
+        assert_eq!(seen[0], seen[1], "client {args:?}: iperf3's, riperf's");
+        assert_eq!(seen[2], seen[3], "server {args:?}: iperf3's, riperf's");
+    }
+}
+
 #[test]
 fn text_layout_matches_iperf3() {
     let Some(real) = iperf3() else { return };

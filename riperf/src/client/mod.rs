@@ -500,6 +500,13 @@ fn start_streams(
     let streams = std::mem::take(&mut session.streams);
     let bodies = std::mem::take(&mut session.pending);
     let all = streams.into_iter().zip(bodies).collect();
+    if let Ok(w) = net::Wake::new() {
+        let _ = shared.wake.set(w);
+    }
+    let limit = recv_limit(cfg, l.blksize);
+    shared
+        .recv_limit
+        .store(limit, std::sync::atomic::Ordering::Relaxed);
     let (started, failed) =
         crate::stream::spawn_all(all, shared, |i| crate::stream::stream_cpu(cfg.affinity, i));
     session.streams = started;
@@ -509,6 +516,20 @@ fn start_streams(
             e.to_string_c()
         )),
         None => Ok(()),
+    }
+}
+
+/// What this client's receivers may count before the test is done (-n,
+/// or -k blocks of the block size; the first reached): 0 when it sends only.
+fn recv_limit(cfg: &Config, blksize: i64) -> u64 {
+    if !(cfg.reverse || cfg.bidir) {
+        return 0;
+    }
+    let blocks = cfg.blocks.saturating_mul(blksize.max(1) as u64);
+    match (cfg.bytes, blocks) {
+        (0, b) => b,
+        (n, 0) => n,
+        (n, b) => n.min(b),
     }
 }
 
@@ -664,11 +685,14 @@ fn wait_running(
         let mut deadline = session.next_deadline().min(end_ns);
         // -F: the end of the file ends the test too.
         let file_send = cfg.file.is_some() && (!cfg.reverse || cfg.bidir);
-        if limited || file_send {
+        // Senders end on their own (budget spent, end of file, error) and
+        // their threads' end wakes this one, as do receivers reaching -n/-k.
+        let wake = session.shared.wake.get();
+        if wake.is_none() && (limited || file_send) {
             deadline = deadline.min(now + 2_000_000);
         }
         let wait = Duration::from_nanos(deadline.saturating_sub(now).min(200_000_000));
-        if net::wait_readable(ctrl.fd(), wait) {
+        if net::wait_woken(ctrl.fd(), wake, wait) {
             return read_state(ctrl).map(Some).map_err(|e| {
                 if e == CONTROL_CLOSED {
                     session
@@ -721,5 +745,27 @@ pub(crate) fn debug_json(level: u8, title: &str, v: &serde_json::Value) {
         let text = format!("{title}\n{}\n", crate::protocol::cjson::to_pretty(v));
         // A closed stdout must not panic (iperf3 would die of SIGPIPE quietly).
         let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn receive_limit_is_the_first_of_bytes_and_blocks_when_receiving() {
+        let c = |reverse, bidir, bytes, blocks| Config {
+            reverse,
+            bidir,
+            bytes,
+            blocks,
+            ..Config::default()
+        };
+        assert_eq!(recv_limit(&c(false, false, 1000, 0), 100), 0, "sends only");
+        assert_eq!(recv_limit(&c(true, false, 1000, 0), 100), 1000);
+        assert_eq!(recv_limit(&c(false, true, 0, 3), 100), 300);
+        assert_eq!(recv_limit(&c(true, false, 1000, 3), 100), 300);
+        assert_eq!(recv_limit(&c(true, false, 200, 3), 100), 200);
+        assert_eq!(recv_limit(&c(true, false, 0, 0), 100), 0, "-t");
     }
 }

@@ -26,6 +26,15 @@ type Opened = (
     Arc<dyn std::any::Any + Send + Sync>,
 );
 
+/// An opened TCP stream, and its buffer sizes before it connected.
+type OpenedTcp = (
+    i32,
+    SocketAddr,
+    Box<dyn StreamIo>,
+    Arc<dyn std::any::Any + Send + Sync>,
+    Option<(i64, i64)>,
+);
+
 /// Where the streams go: the server's address and the local address to
 /// bind.
 #[derive(Clone, Copy)]
@@ -70,8 +79,9 @@ pub fn create_streams(
         } else {
             0
         };
-        let (fd, local, io, keep) = if udp {
-            open_udp(ends, cport, &opts, blksize, sender, &spec)?
+        let (fd, local, io, keep, bufs) = if udp {
+            let (fd, local, io, keep) = open_udp(ends, cport, &opts, blksize, sender, &spec)?;
+            (fd, local, io, keep, None)
         } else {
             open_tcp(cfg, cookie, ends, cport, &opts, sender, &spec)?
         };
@@ -83,6 +93,7 @@ pub fn create_streams(
             local,
             remote: peer,
             keep,
+            bufs,
         };
         register(new, session, report, info);
         bodies.push(io);
@@ -118,7 +129,7 @@ fn body_spec(cfg: &Config, blksize: i64) -> BodySpec<'_> {
     };
     BodySpec {
         len: blksize as usize,
-        block: block.into(),
+        block: Arc::new(block),
         pacing,
         udp_counters_64bit: cfg.udp_counters_64bit,
         grow_buffer: cfg.window == 0,
@@ -154,15 +165,18 @@ fn open_tcp(
     opts: &SockOpts,
     sender: bool,
     spec: &BodySpec<'_>,
-) -> Result<Opened, String> {
+) -> Result<OpenedTcp, String> {
     let peer = ends.peer;
     let label = cfg.flowlabel.max(0) as u32;
+    let bufs = std::cell::Cell::new(None);
     let prepare = |s: &socket2::Socket, v6: bool| -> Result<(), i32> {
         net::set_window(s, opts.window)?;
         net::apply_tcp_opts(s, opts, v6)?;
         if label != 0 {
             net::flowlabel_mgr(s, &peer, label)?;
         }
+        // 3.12 reads the buffer sizes here, before connecting.
+        bufs.set(Some(net::buffer_sizes(s.as_raw_fd())));
         Ok(())
     };
     let to = net::with_flowlabel(peer, label);
@@ -178,7 +192,7 @@ fn open_tcp(
     let local = t.local_addr().map_err(|e| e.to_string_c())?;
     let fd = t.as_raw_fd();
     let t = Arc::new(t);
-    Ok((fd, local, tcp_body(&t, sender, spec)?, t))
+    Ok((fd, local, tcp_body(&t, sender, spec)?, t, bufs.get()))
 }
 
 fn udp_connect(

@@ -21,6 +21,8 @@ use std::time::Duration;
 /// Accepts and refuses connections while a test runs (ACCESS_DENIED).
 pub struct BusyGuard {
     stop: Arc<AtomicBool>,
+    /// Wakes the thread to stop (else it looks at `stop` every 20 ms).
+    wake: Option<Arc<net::Wake>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -29,11 +31,15 @@ impl BusyGuard {
         let l = l.try_clone().ok()?;
         let stop = Arc::new(AtomicBool::new(false));
         let s2 = stop.clone();
+        let wake = net::Wake::new().ok().map(Arc::new);
+        let w2 = wake.clone();
+        // With the wake-up, no timed wake-ups while the test runs.
+        let period = Duration::from_millis(if wake.is_some() { 1000 } else { 20 });
         let thread = std::thread::Builder::new()
             .name("busy".into())
             .spawn(move || {
                 while !s2.load(Ordering::SeqCst) {
-                    if net::wait_readable(l.as_raw_fd(), Duration::from_millis(20))
+                    if net::wait_woken(l.as_raw_fd(), w2.as_deref(), period)
                         && !s2.load(Ordering::SeqCst)
                     {
                         if let Ok((mut c, _)) = l.accept() {
@@ -46,6 +52,7 @@ impl BusyGuard {
             .ok()?;
         Some(BusyGuard {
             stop,
+            wake,
             thread: Some(thread),
         })
     }
@@ -55,6 +62,9 @@ impl BusyGuard {
     /// Stop refusing clients (the test is over; the next one is welcome).
     pub fn stop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        if let Some(w) = &self.wake {
+            w.notify();
+        }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

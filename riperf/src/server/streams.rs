@@ -81,6 +81,9 @@ pub fn accept_streams(
                 &spec,
             )?
         };
+        // 3.12 reads the buffer sizes from its listener (with -w set on it).
+        let bufs =
+            (i == 0 && !udp && p.window == 0).then(|| net::buffer_sizes(listener.as_raw_fd()));
         let new = NewStream {
             index: i,
             fd,
@@ -89,6 +92,7 @@ pub fn accept_streams(
             local,
             remote,
             keep,
+            bufs,
         };
         register(new, session, report, info);
         bodies.push(io);
@@ -108,7 +112,7 @@ fn body_spec<'a>(cfg: &'a Config, p: &TestParams) -> BodySpec<'a> {
     };
     BodySpec {
         len: p.len as usize,
-        block: block.into(),
+        block: Arc::new(block),
         pacing,
         udp_counters_64bit: p.udp_counters_64bit,
         grow_buffer: p.window == 0,

@@ -2,6 +2,7 @@
 //! threads publish running totals in atomics (single writer, no lock); the
 //! control thread samples them once per interval.
 
+pub mod buf;
 pub mod setup;
 pub mod tcp;
 pub mod tcp_group;
@@ -42,6 +43,16 @@ pub struct TestShared {
     /// `-F`: a sender read its file to the end (3.12 then ends a client's
     /// test, whatever `-t` says).
     pub file_eof: AtomicBool,
+    /// Notified as each stream thread ends and when the receivers reach
+    /// `recv_limit`; the client's control thread sleeps on it (see
+    /// [`crate::net::Wake`]). Set by the client once its streams are
+    /// connected, so the `[  4]` socket numbers stay as they were; unset on
+    /// the server and where no eventfd is to be had.
+    pub wake: std::sync::OnceLock<crate::net::Wake>,
+    /// A receiving client's `-n`/`-k` in bytes (0: none): the receivers
+    /// wake the control thread once together they counted this much.
+    pub recv_limit: AtomicU64,
+    recv_total: AtomicU64,
 }
 
 /// How long an overshooting server waits for TEST_END once the budget is spent.
@@ -63,6 +74,9 @@ impl TestShared {
             overshoot,
             unlimited: AtomicBool::new(false),
             file_eof: AtomicBool::new(false),
+            wake: std::sync::OnceLock::new(),
+            recv_limit: AtomicU64::new(0),
+            recv_total: AtomicU64::new(0),
         })
     }
 
@@ -147,6 +161,23 @@ impl TestShared {
         }
         if self.limit_blocks != 0 {
             self.total_blocks.fetch_sub(blocks, Ordering::Relaxed);
+        }
+    }
+
+    /// A receiver counted `n` more bytes: the receivers together reaching
+    /// `recv_limit` wakes the control thread (one atomic add per read or
+    /// datagram batch, and only under a receiving client's -n/-k).
+    #[inline]
+    pub fn received(&self, n: u64) {
+        let limit = self.recv_limit.load(Ordering::Relaxed);
+        if limit == 0 {
+            return;
+        }
+        let before = self.recv_total.fetch_add(n, Ordering::Relaxed);
+        if before < limit && before + n >= limit {
+            if let Some(w) = self.wake.get() {
+                w.notify();
+            }
         }
     }
 
@@ -364,6 +395,9 @@ impl Stream {
                 }
                 io.run(&test, &counters);
                 counters.finished.store(true, Ordering::SeqCst);
+                if let Some(w) = test.wake.get() {
+                    w.notify();
+                }
             })?;
         self.thread = Some(h);
         Ok(())
@@ -417,9 +451,10 @@ pub fn file_info(path: Option<&str>) -> Option<(String, u64)> {
     Some((p.to_string(), std::fs::metadata(p).map_or(0, |m| m.len())))
 }
 
-/// A block of payload: random bytes, or `0123456789…` with `--repeating-payload`.
-pub fn payload(len: usize, repeating: bool) -> Vec<u8> {
-    let mut b = vec![0u8; len.max(1)];
+/// A block of payload: random bytes, or `0123456789…` with
+/// `--repeating-payload`; page-aligned, as iperf3's mapped buffer is.
+pub fn payload(len: usize, repeating: bool) -> buf::PageBuf {
+    let mut b = buf::PageBuf::zeroed(len);
     if repeating {
         for (i, x) in b.iter_mut().enumerate() {
             *x = b'0' + (i % 10) as u8;
@@ -491,6 +526,25 @@ mod tests {
         t.set_phase(phase::ENDING);
         assert!(t.stop_at_budget(), "the test ended: stop");
         assert!(TestShared::new(100, 0).stop_at_budget());
+    }
+
+    #[test]
+    fn receivers_wake_the_control_thread_once_at_the_limit() {
+        let t = TestShared::new(0, 0);
+        t.received(1 << 20);
+        assert!(t.wake.get().is_none(), "no wake-up set: nothing to do");
+        t.wake.set(crate::net::Wake::new().unwrap()).ok().unwrap();
+        let w = t.wake.get().unwrap();
+        t.received(1 << 20);
+        assert!(!w.take_pending(), "no limit: no wake-up");
+        t.recv_limit.store(300, Ordering::Relaxed);
+        t.recv_total.store(0, Ordering::Relaxed);
+        t.received(200);
+        assert!(!w.take_pending(), "200 of 300");
+        t.received(200);
+        assert!(w.take_pending(), "crossed 300");
+        t.received(200);
+        assert!(!w.take_pending(), "once only");
     }
 
     #[test]

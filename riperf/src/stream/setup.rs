@@ -3,6 +3,7 @@
 //! body for the stream's direction and protocol, and register the stream
 //! (the `[  5] local … connected to …` line, `start.connected`, the session).
 
+use super::buf::PageBuf;
 use super::tcp::{TcpReceiver, TcpSender};
 use super::udp::{UdpReceiver, UdpSender};
 use super::{open_file, stream_id, Counters, Pacing, Stream, StreamIo};
@@ -18,7 +19,7 @@ pub struct BodySpec<'a> {
     pub len: usize,
     /// The payload block: each UDP sender has its own copy (it writes its
     /// headers into it), TCP senders share this one.
-    pub block: Arc<[u8]>,
+    pub block: Arc<PageBuf>,
     pub pacing: Pacing,
     pub udp_counters_64bit: bool,
     /// `-w` not given: a UDP receiver may grow its buffer.
@@ -68,7 +69,7 @@ pub fn tcp_body(
     } else {
         Box::new(TcpReceiver {
             sock: sock.clone(),
-            buf: vec![0u8; spec.len.max(1)],
+            buf: PageBuf::zeroed(spec.len),
             count_tail: spec.count_tail,
             file,
         })
@@ -86,6 +87,11 @@ pub struct NewStream {
     pub remote: SocketAddr,
     /// The socket, kept open as long as the stream.
     pub keep: Arc<dyn std::any::Any + Send + Sync>,
+    /// Send and receive buffer sizes as 3.12 reads them for `start`: a
+    /// TCP client before it connects, a TCP server from its listener (the
+    /// kernel grows a connected socket's send buffer, 16 KiB to 4 MiB on
+    /// loopback). None: read them from the socket now.
+    pub bufs: Option<(i64, i64)>,
 }
 
 /// Announce and keep the stream: its line in the text report, its entry in
@@ -93,7 +99,7 @@ pub struct NewStream {
 /// the session.
 pub fn register(s: NewStream, session: &mut Session, report: &mut Report, info: &mut StartInfo) {
     if s.index == 0 {
-        let (snd, rcv) = net::buffer_sizes(s.fd);
+        let (snd, rcv) = s.bufs.unwrap_or_else(|| net::buffer_sizes(s.fd));
         info.sndbuf_actual = snd;
         info.rcvbuf_actual = rcv;
     }

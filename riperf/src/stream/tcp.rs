@@ -2,6 +2,7 @@
 //! receiver reads into one reused buffer. Sockets carry short send/receive
 //! timeouts so the threads see phase changes without extra syscalls.
 
+use super::buf::PageBuf;
 use super::{phase, Counters, Pacing, StreamIo, TestShared};
 use rbench_common::clock::now_ns;
 use std::io::{ErrorKind, Read, Write};
@@ -15,7 +16,7 @@ pub struct TcpSender {
     pub sock: Arc<TcpStream>,
     /// The payload block, shared read-only by every sending stream of the
     /// test: one copy stays in cache however many streams write it.
-    pub block: Arc<[u8]>,
+    pub block: Arc<PageBuf>,
     pub pacing: Pacing,
     /// `-Z`: send with sendfile(2) from a memory file holding the block.
     pub zerocopy: bool,
@@ -39,7 +40,7 @@ fn block_file(block: &[u8]) -> Option<std::fs::File> {
 
 pub struct TcpReceiver {
     pub sock: Arc<TcpStream>,
-    pub buf: Vec<u8>,
+    pub buf: PageBuf,
     /// Count data still buffered after TEST_END (the server side does, so
     /// its byte count equals what the client wrote).
     pub count_tail: bool,
@@ -172,7 +173,7 @@ impl TcpSender {
         };
         let mut sock: &TcpStream = &self.sock;
         let mut sent: u64 = 0;
-        let mut buf = vec![0u8; self.block.len()];
+        let mut buf = PageBuf::zeroed(self.block.len());
         let start = now_ns();
         while test.phase() == phase::RUNNING {
             if self.pacing.rate != 0 {
@@ -244,6 +245,7 @@ impl StreamIo for TcpReceiver {
                     {
                         got += n as u64;
                         c.bytes.store(got, Ordering::Relaxed);
+                        test.received(n as u64);
                         if let Some(f) = &mut self.file {
                             let _ = f.write_all(&self.buf[..n]);
                         }

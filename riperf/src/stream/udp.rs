@@ -380,6 +380,7 @@ impl StreamIo for UdpReceiver {
                 continue;
             }
             let arrival = now_ns() as f64 / 1e9;
+            let before = got;
             for i in 0..r as usize {
                 let n = batch.msgs[i].msg_len as usize;
                 let seg = if gro {
@@ -404,6 +405,8 @@ impl StreamIo for UdpReceiver {
             c.lost.store(st.lost, Ordering::Relaxed);
             c.out_of_order.store(st.out_of_order, Ordering::Relaxed);
             c.jitter_bits.store(st.jitter.to_bits(), Ordering::Relaxed);
+            // After the counters: the control thread reads them once woken.
+            test.received(got - before);
         }
     }
 }
