@@ -231,6 +231,11 @@ pub struct Job {
     pub latency_window_us: u64,
     pub latency_percentile: f64,
     pub latency_run: bool,
+    // --- h2: zonemode=zbd, lockfile ---
+    /// zonemode=zbd (None: no emulated write pointers; run/offsets/zbd.rs).
+    pub zbd: Option<crate::run::offsets::zbd::Settings>,
+    /// lockfile: how the job's I/Os lock each file (run/filelock.rs).
+    pub lockfile: crate::run::filelock::Mode,
 }
 
 /// C's atoi as glibc's: blanks, a sign, digits up to the first other
@@ -569,6 +574,9 @@ fn build(
             .copied()
             .unwrap_or(100.0),
         latency_run: o.flag("latency_run"),
+        // --- h2: zonemode=zbd, lockfile ---
+        zbd: crate::run::offsets::zones::zbd(o).map_err(Failure::stderr)?,
+        lockfile: crate::run::filelock::Mode::from_options(o),
     };
     settle(job, o)
 }

@@ -208,6 +208,10 @@ pub struct Picker {
     direct: bool,
     /// read_iolog: the log's entries in place of any offsets of its own.
     replay: Option<crate::run::iolog::reader::Cursor>,
+    /// zonemode=zbd: the files' write pointers (run/offsets/zbd.rs).
+    zbd: Option<crate::run::offsets::zbd::Zbd>,
+    /// zonemode=zbd failed the job (a write longer than a zone).
+    zbd_failed: bool,
 }
 
 /// `rw=read:N` and `rw=read:-N` as fio's get_next_seq_offset: the hole
@@ -316,6 +320,7 @@ impl Picker {
                 && job.bs[d].0 == grain
                 && job.bssplit[d].is_empty()
                 && zones.is_none()
+                && job.zbd.is_none()
                 && !crate::run::offsets::fiomap::is_lfsr(job)
         });
         // Zones: the map and uniform draws cover zonerange, fio's zipf,
@@ -388,7 +393,33 @@ impl Picker {
                 .as_ref()
                 .and_then(|r| r.log.clone())
                 .map(crate::run::iolog::reader::Cursor::new),
+            zbd: None,
+            zbd_failed: false,
         }
+    }
+
+    /// zonemode=zbd: the job's files' zones (`tables`, one per region).
+    pub fn attach_zbd(
+        &mut self,
+        job: &Job,
+        tables: &[std::sync::Arc<crate::run::offsets::zbd::Table>],
+    ) {
+        let Some(s) = job.zbd.filter(|_| tables.len() == self.regions.len()) else {
+            return;
+        };
+        let files = tables
+            .iter()
+            .zip(&self.regions)
+            .map(|(t, r)| (t.clone(), r.start, r.len))
+            .collect();
+        let shape = crate::run::offsets::zbd::JobShape::of(job);
+        self.zbd = Some(crate::run::offsets::zbd::Zbd::new(s, shape, files));
+    }
+
+    /// zonemode=zbd: the zone resets this job did, and whether a write
+    /// longer than a zone failed it.
+    pub fn zbd_state(&self) -> (u64, bool) {
+        (self.zbd.as_ref().map_or(0, |z| z.resets), self.zbd_failed)
     }
 
     /// Start a new pass over every region (time_based, loops, io_size > size).
@@ -405,6 +436,9 @@ impl Picker {
         }
         if let Some(m) = &mut self.fiomap {
             m.reset();
+        }
+        if let Some(z) = &mut self.zbd {
+            z.file_reset(false);
         }
     }
 
@@ -504,6 +538,9 @@ impl Picker {
             return self.fill(io, 1, f, off, l);
         }
         let mut d = self.pick_dir();
+        if let Some(z) = &self.zbd {
+            d = z.direction(self.next_region, d);
+        }
         let mut len = self.pick_len(d);
         let n = self.regions.len();
         self.choose_file(n);
@@ -567,6 +604,15 @@ impl Picker {
                 Err(left) => {
                     len = left;
                     continue;
+                }
+            };
+            let (off, len) = match self.zbd.as_mut().map(|z| z.adjust(fi, d, off, len)) {
+                None => (off, len),
+                Some(crate::run::offsets::zbd::Adjusted::Accept(o, l)) => (o, l),
+                Some(crate::run::offsets::zbd::Adjusted::Eof) => return false,
+                Some(crate::run::offsets::zbd::Adjusted::TooLong) => {
+                    self.zbd_failed = true;
+                    return false;
                 }
             };
             let r = &mut self.regions[fi];
@@ -670,6 +716,9 @@ impl Picker {
         } else if fio_seq && self.fiomap.is_some() {
             self.fio_seq_offset(fi, d, advance, restart_files)?
         } else {
+            if let Some(z) = &self.zbd {
+                z.sequential_position(fi, d, &mut self.regions[fi].pos[d]);
+            }
             self.seq_offset(fi, d, len, advance)?
         };
         Some((off, fio_random, fio_seq))

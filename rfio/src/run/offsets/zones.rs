@@ -16,8 +16,8 @@
 //!   Values wrap as fio's 64-bit ones do (`zonerange=10%` is fio's
 //!   percentage marker, a huge range).
 //!
-//! `zonemode=zbd` (zoned block devices, zone write pointers emulated on
-//! regular files) is refused.
+//! `zonemode=zbd` (zone write pointers emulated on regular files) lives in
+//! run/offsets/zbd.rs; its sizes are read here ([`zbd`]).
 
 use crate::options::value::zone_count;
 use crate::options::JobOptions;
@@ -120,13 +120,46 @@ pub fn from_options(o: &JobOptions) -> Result<Option<Strided>, String> {
             range: if range == 0 { size } else { range },
             skip,
         })),
-        "zbd" => Err(
-            "fio: --zonemode=zbd: zoned block devices are not supported by rfio \
-             (use zonemode=strided or none)\n"
-                .into(),
-        ),
+        // Zone write pointers: run/offsets/zbd.rs ([`zbd`]).
+        "zbd" => Ok(None),
         _ if size != 0 => Err("fio: --zonemode=none and --zonesize are not compatible.\n".into()),
         _ => Ok(None),
+    }
+}
+
+/// `zonemode=zbd`'s settings (None for the other modes): zonesize and
+/// zoneskip read as for strided zones, `zonecapacity` and the limits; fio's
+/// init.c line for create_serialize=0.
+pub fn zbd(o: &JobOptions) -> Result<Option<crate::run::offsets::zbd::Settings>, String> {
+    if o.choice("zonemode").0 != "zbd" {
+        return Ok(None);
+    }
+    if o.is_set("create_serialize") && !o.flag("create_serialize") {
+        return Err("fio: --zonemode=zbd and --create_serialize=0 are not compatible.\n".into());
+    }
+    let bytes = |name: &'static str, zones: bool| -> Result<Value, String> {
+        let r = o.text(name).unwrap_or_else(|| "0".to_string());
+        parse_value(name, &r, o.kb_base(), zones).map_err(|e| failed(e, name, &r))
+    };
+    let size = match bytes("zonesize", false)? {
+        Value::Bytes(v) => v,
+        Value::Zones(_) => 0,
+    };
+    let skip = match bytes("zoneskip", true)? {
+        Value::Bytes(v) => v,
+        Value::Zones(n) => n.wrapping_mul(size),
+    };
+    Ok(Some(crate::run::offsets::zbd::Settings::from_options(
+        o, size, skip,
+    )))
+}
+
+/// `zonecapacity` in bytes (0 when unset or unreadable).
+pub fn zone_capacity(o: &JobOptions) -> u64 {
+    let r = o.text("zonecapacity").unwrap_or_else(|| "0".to_string());
+    match parse_value("zonecapacity", &r, o.kb_base(), false) {
+        Ok(Value::Bytes(v)) => v,
+        _ => 0,
     }
 }
 
@@ -403,9 +436,7 @@ mod tests {
             zones(&["--zonemode=strided", "--zonesize=8k", "--zoneskip=z"]),
             Err("zoneskip: unexpected zone value 'z'\nfio: failed parsing zoneskip=z\n".into())
         );
-        assert!(
-            zones(&["--zonemode=zbd", "--zonesize=8k"]).is_err_and(|e| e.contains("zonemode=zbd"))
-        );
+        assert_eq!(zones(&["--zonemode=zbd", "--zonesize=8k"]), Ok(None));
     }
 
     /// The zone starts and positions of a sequential job of 4 KiB I/Os.
