@@ -809,6 +809,7 @@ impl<'a> Worker<'a> {
             iolog,
             mut st,
             mut error,
+            picker,
             ..
         } = core;
         let job = p.job;
@@ -822,6 +823,7 @@ impl<'a> Worker<'a> {
         let usec = (end - measure_start).div_ceil(1000);
         let runtime_ms = usec.div_ceil(1000);
         st.runtime_ms = runtime_ms;
+        st.zone_resets = picker.zbd_state().0;
         let dirs = [job.pattern.read, job.pattern.write, job.pattern.trim];
         for (ds, on) in st.dir.iter_mut().zip(dirs) {
             if on || ds.ios > 0 {

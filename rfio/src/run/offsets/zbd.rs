@@ -275,13 +275,14 @@ pub fn setup_file(
     let name = name.display();
     let (off, len) = region;
     if *len > 0 && *off < file_size {
-        if s.zone_skip % zs != 0 {
+        if !s.zone_skip.is_multiple_of(zs) {
             return Err(format!(
                 "{name}: zoneskip {} is not a multiple of the device zone size {zs}.\n",
                 s.zone_skip
             ));
         }
-        let read_only = shape.read && !shape.write && !shape.trim;
+        // fio's td_ddir == TD_DDIR_READ: sequential reads only.
+        let read_only = shape.read && !shape.write && !shape.trim && !shape.random;
         let z = &st.zones[st.index(*off)];
         if *off != z.start && !read_only {
             let new = st.zones[st.index(*off) + 1].start;
@@ -332,7 +333,7 @@ fn check_bs(name: &str, zs: u64, shape: &JobShape, info: &mut Vec<String>) -> Re
         return Err(String::new());
     }
     if shape.verify {
-        if let Some(&b) = shape.bs.iter().find(|&&b| b == 0 || zs % b != 0) {
+        if let Some(&b) = shape.bs.iter().find(|&&b| b == 0 || !zs.is_multiple_of(b)) {
             info.push(format!(
                 "{name}: block size {b} is not a divisor of the zone size {zs}\n"
             ));
@@ -508,6 +509,9 @@ impl Zbd {
         };
         let st = f.table.lock();
         let zi = st.index(*pos);
+        if zi >= st.nr() {
+            return;
+        }
         let z = &st.zones[zi];
         if z.capacity < st.zone_size && *pos >= z.cap_end() {
             *pos = st.zones[zi + 1].start;
