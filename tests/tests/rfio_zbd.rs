@@ -182,6 +182,40 @@ const CASES: &[&[&str]] = &[
         "--numjobs=4",
         "--io_size=2m",
     ],
+    // Several block sizes: the map marks what the zone leaves of a block.
+    &[
+        "--name=w",
+        "--rw=randwrite",
+        "--size=4m",
+        "--bsrange=4k-128k",
+        "--io_size=6m",
+    ],
+    &[
+        "--name=w",
+        "--rw=randwrite",
+        "--size=4m",
+        "--bsrange=4k-128k",
+        "--zonecapacity=900k",
+        "--io_size=6m",
+    ],
+    &[
+        "--name=m",
+        "--rw=randrw",
+        "--size=4m",
+        "--bsrange=4k-128k",
+        "--zonecapacity=900k",
+    ],
+    &[
+        "--name=w",
+        "--rw=randwrite",
+        "--size=4m",
+        "--bssplit=4k/50:64k/50",
+        "--io_size=3m",
+        "--name=r",
+        "--stonewall",
+        "--rw=randread",
+        "--bsrange=4k-128k",
+    ],
     // A write longer than a zone fails the job (err=22).
     &["--name=w", "--rw=write", "--size=4m", "--bs=2m"],
 ];

@@ -212,6 +212,8 @@ pub struct Picker {
     zbd: Option<crate::run::offsets::zbd::Zbd>,
     /// zonemode=zbd failed the job (a write longer than a zone).
     zbd_failed: bool,
+    /// zonemode=zbd ended the pass (no zone to read from or write to).
+    zbd_end: bool,
 }
 
 /// `rw=read:N` and `rw=read:-N` as fio's get_next_seq_offset: the hole
@@ -395,6 +397,7 @@ impl Picker {
                 .map(crate::run::iolog::reader::Cursor::new),
             zbd: None,
             zbd_failed: false,
+            zbd_end: false,
         }
     }
 
@@ -501,6 +504,7 @@ impl Picker {
     pub fn next(&mut self, io: &mut IoUnit) -> bool {
         // trimwrite: the write of the block just trimmed.
         self.followup = false;
+        self.zbd_end = false;
         if let Some((d, len)) = self.plain {
             // The next block of the map, whole (every block fits: the
             // region holds len / grain of them and grain is the block).
@@ -593,26 +597,19 @@ impl Picker {
                 continue;
             }
             tried = true;
-            let Some((off, fio_random, fio_seq)) =
+            let Some((mut off, fio_random, fio_seq)) =
                 self.offset(fi, d, len, retry, advance, restart_files, &mut busy_ok)
             else {
                 continue;
             };
             let flags = (fio_random, fio_seq);
-            len = match self.fit(fi, d, off, flags, busy_ok, restart_files, advance) {
+            len = match self.fit(fi, d, &mut off, flags, busy_ok, restart_files, advance) {
                 Ok(len) => len,
+                // zonemode=zbd ended the pass (or failed the job).
+                Err(_) if self.zbd_end => return false,
                 Err(left) => {
                     len = left;
                     continue;
-                }
-            };
-            let (off, len) = match self.zbd.as_mut().map(|z| z.adjust(fi, d, off, len)) {
-                None => (off, len),
-                Some(crate::run::offsets::zbd::Adjusted::Accept(o, l)) => (o, l),
-                Some(crate::run::offsets::zbd::Adjusted::Eof) => return false,
-                Some(crate::run::offsets::zbd::Adjusted::TooLong) => {
-                    self.zbd_failed = true;
-                    return false;
                 }
             };
             let r = &mut self.regions[fi];
@@ -886,12 +883,13 @@ impl Picker {
         &mut self,
         fi: usize,
         d: usize,
-        off: u64,
+        off_at: &mut u64,
         (fio_random, fio_seq): (bool, bool),
         busy_ok: bool,
         restart_files: bool,
         advance: usize,
     ) -> Result<u64, u64> {
+        let off = *off_at;
         let r = &mut self.regions[fi];
         let end = r.start + r.len;
         // bs_is_seq_rand: the read sizes are the sequential ones, the
@@ -925,8 +923,32 @@ impl Picker {
                 return Err(len);
             }
         }
-        if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random && !busy_ok) {
-            len = m.mark(fi, d, off - r.base, len);
+        // zonemode=zbd: the zone's offset and length, marked in fio's map
+        // (at the offset drawn) before the write pointer moves, as fio's.
+        let marking = fio_random && !busy_ok;
+        if let Some(z) = self.zbd.as_mut() {
+            use crate::run::offsets::zbd::Adjusted;
+            let (fiomap, rel) = (&mut self.fiomap, off - r.base);
+            let mut mark = |l: u64| match fiomap.as_mut().filter(|_| marking) {
+                Some(m) => m.mark(fi, d, rel, l),
+                None => l,
+            };
+            match z.adjust(fi, d, off, len, &mut mark) {
+                Adjusted::Accept(o, l) => (*off_at, len) = (o, l),
+                Adjusted::Eof => {
+                    self.zbd_end = true;
+                    return Err(0);
+                }
+                Adjusted::TooLong => {
+                    (self.zbd_end, self.zbd_failed) = (true, true);
+                    return Err(0);
+                }
+            }
+        }
+        if let Some(m) = self.fiomap.as_mut().filter(|_| marking) {
+            if self.zbd.is_none() {
+                len = m.mark(fi, d, off - r.base, len);
+            }
             if len == 0 {
                 if restart_files {
                     m.reset_file(fi);

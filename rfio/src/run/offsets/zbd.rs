@@ -520,20 +520,54 @@ impl Zbd {
 
     /// fio's zbd_adjust_block (and the write pointer's move as the I/O is
     /// queued) for an I/O of direction `d` at `off` of `len` bytes.
-    pub fn adjust(&mut self, fi: usize, d: usize, off: u64, len: u64) -> Adjusted {
+    /// `mark` marks the length taken in the random map (fio's
+    /// mark_random_map, after the zone's adjustment) and gives what it
+    /// kept; a length of 0 leaves the zone as it was.
+    pub fn adjust(
+        &mut self,
+        fi: usize,
+        d: usize,
+        off: u64,
+        len: u64,
+        mark: &mut dyn FnMut(u64) -> u64,
+    ) -> Adjusted {
         let Some(f) = self.files.get(fi) else {
-            return Adjusted::Accept(off, len);
+            return Adjusted::Accept(off, mark(len));
         };
         let min_bs = self.shape.min_bs[d].max(1);
         if d == 0 && self.s.read_beyond_wp {
-            return Adjusted::Accept(off, len);
+            return Adjusted::Accept(off, mark(len));
         }
         let table = f.table.clone();
         let mut st = table.lock();
-        match d {
+        let got = match d {
             0 => self.adjust_read(&st, fi, off, len, min_bs),
             1 => self.adjust_write(&mut st, fi, off, len, min_bs),
             _ => self.adjust_trim(&mut st, fi, off, len),
+        };
+        let Adjusted::Accept(off, len) = got else {
+            return got;
+        };
+        let len = mark(len);
+        if d == 1 && len > 0 {
+            self.queued(&mut st, off, len);
+        }
+        Adjusted::Accept(off, len)
+    }
+
+    /// A write queued: its zone's write pointer moves (fio's
+    /// zbd_queue_io), a zone written to its capacity closes
+    /// (zbd_end_zone_io).
+    fn queued(&mut self, st: &mut State, off: u64, len: u64) {
+        let zi = st.index(off);
+        let z = &st.zones[zi];
+        let end = (off + len).min(z.cap_end());
+        if z.wp <= end {
+            st.with_data += end - z.wp;
+        }
+        st.zones[zi].wp = end;
+        if off + len >= st.zones[zi].cap_end() {
+            st.close(zi, &mut self.open);
         }
     }
 
@@ -628,14 +662,6 @@ impl Zbd {
         let new_len = len.min(z.cap_end() - off) / min_bs * min_bs;
         if new_len < min_bs {
             return Adjusted::Eof;
-        }
-        // Queued: the write pointer moves (fio's zbd_queue_io), a zone
-        // written to its capacity closes (zbd_end_zone_io).
-        let end = (off + new_len).min(z.cap_end());
-        st.with_data += end - st.zones[zi].wp;
-        st.zones[zi].wp = end;
-        if off + new_len >= st.zones[zi].cap_end() {
-            st.close(zi, &mut self.open);
         }
         Adjusted::Accept(off, new_len)
     }
@@ -783,6 +809,12 @@ mod tests {
         }
     }
 
+    impl Zbd {
+        fn adjust_plain(&mut self, fi: usize, d: usize, off: u64, len: u64) -> Adjusted {
+            self.adjust(fi, d, off, len, &mut |l| l)
+        }
+    }
+
     #[test]
     fn fio_errors() {
         let p = Path::new("z1");
@@ -823,24 +855,24 @@ mod tests {
         );
         // A random offset in zone 2 goes to its write pointer.
         assert_eq!(
-            z.adjust(0, 1, (2 << 20) + 65536 * 5, 65536),
+            z.adjust_plain(0, 1, (2 << 20) + 65536 * 5, 65536),
             Adjusted::Accept(2 << 20, 65536)
         );
         assert_eq!(
-            z.adjust(0, 1, (2 << 20) + 65536 * 9, 65536),
+            z.adjust_plain(0, 1, (2 << 20) + 65536 * 9, 65536),
             Adjusted::Accept((2 << 20) + 65536, 65536)
         );
         for _ in 2..16 {
-            z.adjust(0, 1, 2 << 20, 65536);
+            z.adjust_plain(0, 1, 2 << 20, 65536);
         }
         assert_eq!(z.resets, 0);
         // Full: reset, and the write goes to the zone's start.
         assert_eq!(
-            z.adjust(0, 1, 2 << 20, 65536),
+            z.adjust_plain(0, 1, 2 << 20, 65536),
             Adjusted::Accept(2 << 20, 65536)
         );
         assert_eq!(z.resets, 1);
-        assert_eq!(z.adjust(0, 1, 0, 2 << 20), Adjusted::TooLong);
+        assert_eq!(z.adjust_plain(0, 1, 0, 2 << 20), Adjusted::TooLong);
     }
 
     #[test]
@@ -848,15 +880,21 @@ mod tests {
         let t = Arc::new(create(Path::new("z"), 4 << 20, &settings(1 << 20)).unwrap());
         let files = || vec![(t.clone(), 0, 4 << 20)];
         let mut r = Zbd::new(settings(1 << 20), shape(true, false, false), files());
-        assert_eq!(r.adjust(0, 0, 0, 65536), Adjusted::Eof);
+        assert_eq!(r.adjust_plain(0, 0, 0, 65536), Adjusted::Eof);
         let mut w = Zbd::new(settings(1 << 20), shape(false, true, false), files());
         assert_eq!(
-            w.adjust(0, 1, 1 << 20, 65536),
+            w.adjust_plain(0, 1, 1 << 20, 65536),
             Adjusted::Accept(1 << 20, 65536)
         );
         // A sequential read goes on at the next zone with data.
-        assert_eq!(r.adjust(0, 0, 0, 65536), Adjusted::Accept(1 << 20, 65536));
-        assert_eq!(r.adjust(0, 0, (1 << 20) + 65536, 65536), Adjusted::Eof);
+        assert_eq!(
+            r.adjust_plain(0, 0, 0, 65536),
+            Adjusted::Accept(1 << 20, 65536)
+        );
+        assert_eq!(
+            r.adjust_plain(0, 0, (1 << 20) + 65536, 65536),
+            Adjusted::Eof
+        );
         let mixed = Zbd::new(settings(1 << 20), shape(true, true, true), files());
         assert_eq!(mixed.direction(0, 0), 0);
         let fresh = Arc::new(create(Path::new("y"), 4 << 20, &settings(1 << 20)).unwrap());
