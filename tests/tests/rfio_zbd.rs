@@ -511,3 +511,82 @@ fn exclusive_lock_keeps_writes_apart() {
         );
     }
 }
+
+/// The (direction, offset, length) of each read and write in `log` (a
+/// write_iolog of version 3).
+fn logged(log: &Path) -> Vec<(String, u64, u64)> {
+    std::fs::read_to_string(log)
+        .expect("iolog")
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            match w.as_slice() {
+                [_, _, kind @ ("read" | "write"), off, len] => {
+                    Some((kind.to_string(), off.parse().ok()?, len.parse().ok()?))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// zoneskip with sequential I/O: after a zone's worth (or at a zone's end
+/// or, reading, its write pointer) the I/O moves on by zonesize + zoneskip,
+/// back to the offset past the file's end: fio's offsets in fio's order.
+#[test]
+fn zoneskip_moves_sequential_io_as_fio() {
+    let Some(fio) = original("fio") else { return };
+    let cases: [&[&str]; 5] = [
+        &["--name=w", "--rw=write", "--size=4m", "--zoneskip=1m"],
+        &[
+            "--name=w",
+            "--rw=write",
+            "--size=4m",
+            "--zoneskip=2m",
+            "--io_size=3m",
+        ],
+        &[
+            "--name=w",
+            "--rw=write",
+            "--size=4m",
+            "--zoneskip=1m",
+            "--bs=192k",
+            "--io_size=5m",
+        ],
+        &[
+            "--name=w",
+            "--rw=write",
+            "--offset=1m",
+            "--size=3m",
+            "--zoneskip=1m",
+            "--io_size=3m",
+        ],
+        &[
+            "--name=w",
+            "--rw=randwrite",
+            "--size=4m",
+            "--io_size=2m",
+            "--name=r",
+            "--stonewall",
+            "--rw=read",
+            "--zoneskip=1m",
+            "--io_size=3m",
+        ],
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let mut args = vec![
+            "--zonemode=zbd",
+            "--zonesize=1m",
+            "--bs=256k",
+            "--write_iolog=log",
+        ];
+        args.extend_from_slice(case);
+        let (a, b) = dirs(&format!("skip{i}"));
+        run(&fio, a.path(), 4 * MIB, &args);
+        run(&our_bin("rfio"), b.path(), 4 * MIB, &args);
+        let theirs = logged(&a.path().join("log"));
+        let ours = logged(&b.path().join("log"));
+        assert_eq!(ours, theirs, "{args:?}: I/Os in order");
+        assert!(ours.len() >= 8, "{args:?}: {ours:?}");
+    }
+}

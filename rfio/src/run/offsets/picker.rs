@@ -713,8 +713,9 @@ impl Picker {
         } else if fio_seq && self.fiomap.is_some() {
             self.fio_seq_offset(fi, d, advance, restart_files)?
         } else {
-            if let Some(z) = &self.zbd {
-                z.sequential_position(fi, d, &mut self.regions[fi].pos[d]);
+            if let Some(z) = &mut self.zbd {
+                let r = &mut self.regions[fi];
+                z.sequential_position(fi, d, &mut r.pos[d], &mut r.base, (r.start, r.file_size));
             }
             self.seq_offset(fi, d, len, advance)?
         };

@@ -433,6 +433,8 @@ pub struct Zbd {
     open: u32,
     /// Zone resets done by this job (fio's nr_zone_resets).
     pub resets: u64,
+    /// Bytes of I/O since the last zone skip (fio's td->zone_bytes).
+    zone_bytes: u64,
 }
 
 impl Zbd {
@@ -460,6 +462,7 @@ impl Zbd {
             files,
             open: 0,
             resets: 0,
+            zone_bytes: 0,
         };
         z.file_reset(false);
         z
@@ -497,11 +500,22 @@ impl Zbd {
         }
     }
 
-    /// fio's setup_zbd_zone_mode for a sequential write: a position at the
-    /// zone's capacity goes on at the zone's end.
+    /// fio's setup_zbd_zone_mode for sequential I/O of direction `d` at
+    /// `pos`: a write at the zone's capacity goes on at the zone's end;
+    /// with zoneskip, once a zone's worth is done (or the zone's end, or
+    /// for reads its write pointer, is reached) the region's start `base`
+    /// moves on by zonesize + zoneskip (back to `start` past the file's
+    /// `file_size`) and the position with it.
     #[inline]
-    pub fn sequential_position(&self, fi: usize, d: usize, pos: &mut u64) {
-        if self.shape.random || d != 1 {
+    pub fn sequential_position(
+        &mut self,
+        fi: usize,
+        d: usize,
+        pos: &mut u64,
+        base: &mut u64,
+        (start, file_size): (u64, u64),
+    ) {
+        if self.shape.random || d > 1 {
             return;
         }
         let Some(f) = self.files.get(fi) else {
@@ -509,12 +523,25 @@ impl Zbd {
         };
         let st = f.table.lock();
         let zi = st.index(*pos);
-        if zi >= st.nr() {
+        let z = &st.zones[zi];
+        if zi < st.nr() && d == 1 && z.capacity < st.zone_size && *pos >= z.cap_end() {
+            *pos = st.zones[zi + 1].start;
+        }
+        if self.s.zone_skip == 0 {
             return;
         }
+        // Past the last zone (fio's sentinel) counts as its end.
+        let zi = st.index(*pos);
         let z = &st.zones[zi];
-        if z.capacity < st.zone_size && *pos >= z.cap_end() {
-            *pos = st.zones[zi + 1].start;
+        let past = zi >= st.nr() || *pos >= st.zones[zi + 1].start;
+        let at_wp = d == 0 && !self.s.read_beyond_wp && *pos >= z.wp;
+        if self.zone_bytes >= st.zone_size || past || at_wp {
+            self.zone_bytes = 0;
+            *base += st.zone_size + self.s.zone_skip;
+            if *base >= file_size {
+                *base = start;
+            }
+            *pos = *base;
         }
     }
 
@@ -536,7 +563,9 @@ impl Zbd {
         };
         let min_bs = self.shape.min_bs[d].max(1);
         if d == 0 && self.s.read_beyond_wp {
-            return Adjusted::Accept(off, mark(len));
+            let len = mark(len);
+            self.zone_bytes += len;
+            return Adjusted::Accept(off, len);
         }
         let table = f.table.clone();
         let mut st = table.lock();
@@ -549,6 +578,7 @@ impl Zbd {
             return got;
         };
         let len = mark(len);
+        self.zone_bytes += len;
         if d == 1 && len > 0 {
             self.queued(&mut st, off, len);
         }
