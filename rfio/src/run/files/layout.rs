@@ -187,7 +187,13 @@ pub fn plan(
     lay_out(job, &to_layout, &existing, notices)?;
     if job.zbd.is_some() {
         let mut info = Vec::new();
-        let r = crate::run::offsets::zbd::setup_files(job, &zbd, &mut files.regions, &mut info);
+        let r = crate::run::offsets::zbd::setup_files(
+            job,
+            &zbd,
+            &existing,
+            &mut files.regions,
+            &mut info,
+        );
         notices.extend(info.into_iter().map(|l| (Stream::Stdout, l)));
         r.map_err(crate::run::errors::quiet_setup_failure)?;
         io_total = files.regions.iter().map(|r| r.2).sum();

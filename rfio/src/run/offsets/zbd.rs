@@ -381,10 +381,12 @@ pub fn init_files(
 
 /// fio's zbd_setup_files for a job's laid-out files: each region (fd,
 /// offset, length) aligned to its zones; `info` gets fio's stdout lines.
-/// Err: fio's stderr line (empty when the lines in `info` said it).
+/// `existing`: as for [`init_files`] (a block device's size is not its
+/// metadata's). Err: fio's stderr line (empty when `info` said it).
 pub fn setup_files(
     job: &crate::job::Job,
     tables: &[Arc<Table>],
+    existing: &[Option<(u64, bool)>],
     regions: &mut [(i32, u64, u64)],
     info: &mut Vec<String>,
 ) -> Result<(), String> {
@@ -392,8 +394,15 @@ pub fn setup_files(
         return Ok(());
     };
     let shape = JobShape::of(job);
-    for ((p, t), r) in job.filenames.iter().zip(tables).zip(regions.iter_mut()) {
-        let size = std::fs::metadata(p).map_or(0, |m| m.len());
+    for (i, ((p, t), r)) in job
+        .filenames
+        .iter()
+        .zip(tables)
+        .zip(regions.iter_mut())
+        .enumerate()
+    {
+        let before = existing.get(i).copied().flatten().map_or(0, |e| e.0);
+        let size = std::fs::metadata(p).map_or(0, |m| m.len()).max(before);
         let mut region = (r.1, r.2);
         setup_file(p, t, s, &shape, &mut region, size, info)?;
         (r.1, r.2) = region;
