@@ -327,7 +327,24 @@ fn lines(out: &str) -> Vec<String> {
 #[test]
 fn setup_errors_as_fio() {
     let Some(fio) = original("fio") else { return };
-    let cases: [(u64, &[&str]); 11] = [
+    let cases: [(u64, &[&str]); 13] = [
+        // fio's range lines for the reset options (parsing, exit 1).
+        (
+            4 * MIB,
+            &[
+                "--zonemode=zbd",
+                "--zonesize=1m",
+                "--zone_reset_threshold=2",
+            ],
+        ),
+        (
+            4 * MIB,
+            &[
+                "--zonemode=zbd",
+                "--zonesize=1m",
+                "--zone_reset_frequency=-1",
+            ],
+        ),
         (4 * MIB, &["--zonemode=zbd", "--rw=write"]),
         (
             4 * MIB,
