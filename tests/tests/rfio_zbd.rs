@@ -607,3 +607,21 @@ fn zoneskip_moves_sequential_io_as_fio() {
         assert!(ours.len() >= 8, "{args:?}: {ours:?}");
     }
 }
+
+/// `--parse-only` skips fio's job fixups: zonemode=zbd with
+/// create_serialize=0 parses (a run refuses it, setup_errors_as_fio).
+#[test]
+fn parse_only_takes_what_a_run_refuses() {
+    let Some(fio) = original("fio") else { return };
+    let args = [
+        "--parse-only",
+        "--name=a",
+        "--zonemode=zbd",
+        "--create_serialize=0",
+    ];
+    let (a, b) = dirs("parse");
+    let theirs = run(&fio, a.path(), 0, &args);
+    let ours = run(&our_bin("rfio"), b.path(), 0, &args);
+    assert_eq!(ours, theirs, "{args:?}");
+    assert_eq!(ours.2, Some(0));
+}

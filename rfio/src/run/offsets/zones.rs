@@ -128,14 +128,11 @@ pub fn from_options(o: &JobOptions) -> Result<Option<Strided>, String> {
 }
 
 /// `zonemode=zbd`'s settings (None for the other modes): zonesize and
-/// zoneskip read as for strided zones, `zonecapacity` and the limits; fio's
-/// init.c line for create_serialize=0.
+/// zoneskip read as for strided zones, `zonecapacity` and the limits
+/// (create_serialize=0 is refused with the job checks, app::validate).
 pub fn zbd(o: &JobOptions) -> Result<Option<crate::run::offsets::zbd::Settings>, String> {
     if o.choice("zonemode").0 != "zbd" {
         return Ok(None);
-    }
-    if o.is_set("create_serialize") && !o.flag("create_serialize") {
-        return Err("fio: --zonemode=zbd and --create_serialize=0 are not compatible.\n".into());
     }
     let bytes = |name: &'static str, zones: bool| -> Result<Value, String> {
         let r = o.text(name).unwrap_or_else(|| "0".to_string());
