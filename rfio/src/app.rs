@@ -79,13 +79,6 @@ fn read_as_warnings(fatal: bool, jobs: &[crate::job::Job]) -> Result<(), i32> {
 fn not_applied(jobs: &[crate::job::Job]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for j in jobs {
-        let (mode, _) = j.opts.choice("lockfile");
-        let line = format!(
-            "rfio: warning: lockfile={mode} is read but not applied: rfio does not serialize I/O to a file across jobs\n"
-        );
-        if mode != "none" && !out.contains(&line) {
-            out.push(line);
-        }
         if let (true, (word, _)) = (
             j.opts.is_set("sync_file_range"),
             j.opts.choice("sync_file_range"),

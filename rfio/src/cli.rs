@@ -137,6 +137,8 @@ const PROGRAM_WITH_VALUE: &[&str] = &[
     "plot",
     "plot-from",
     "inflate-log",
+    // --- h2: fio's --aux-path (t/zbd's runs pass it) ---
+    "aux-path",
     // --- h4: client/server ---
     "server-allow-dir",
     "server-allow-from",

@@ -75,6 +75,11 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         "Inflate and output compressed log",
     ),
     (
+        "aux-path",
+        Value::Required,
+        "Use this path for fio state generated files (rfio writes none)",
+    ),
+    (
         "bandwidth-log",
         Value::None,
         "Generate aggregate bandwidth logs",

@@ -92,6 +92,8 @@ pub struct UnitReport {
     pub job_options: Vec<(String, String)>,
     pub dirs: [DirReport; 3],
     pub sync_ios: u64,
+    /// zonemode=zbd: zones reset (the write line's `N zone resets`).
+    pub zone_resets: u64,
     pub sync_lat: LatReport,
     pub job_runtime_ms: u64,
     pub usr_cpu: f64,
@@ -323,6 +325,7 @@ fn unit_report(
             .collect(),
         dirs,
         sync_ios: st.sync_ios,
+        zone_resets: st.zone_resets,
         sync_lat: LatReport::from(
             &st.sync_lat,
             (job.clat_percentiles || job.lat_percentiles).then_some(p),

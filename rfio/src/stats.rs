@@ -136,6 +136,8 @@ pub struct ThreadStats {
     pub steadystate: Option<Box<SsReport>>,
     /// latency_target: the queue depth the probe ended at (0: no probe).
     pub latency_qd: usize,
+    /// zonemode=zbd: zones reset (fio's nr_zone_resets).
+    pub zone_resets: u64,
 }
 
 impl ThreadStats {
@@ -215,6 +217,7 @@ impl ThreadStats {
         self.majf += o.majf;
         self.minf += o.minf;
         self.total_err += o.total_err;
+        self.zone_resets += o.zone_resets;
         if self.first_error == 0 {
             self.first_error = o.first_error;
         }

@@ -21,7 +21,10 @@
 #               directory under ${TMPDIR:-/tmp}.
 # PARTS         space-separated parts to run instead of all: jobs readonly
 #               strided latency_percentiles jsonplus2csv log_compression
-#               steadystate examples.
+#               steadystate examples; `zbd` (not in the default list) runs
+#               t/zbd/test-zbd-support on a 512 MiB loop device (a sparse
+#               file under the scratch directory, set up with losetup and
+#               detached after; it needs root, else its rows are SKIP).
 # SUITE_TIMEOUT seconds per runner (per job test for run-fio-tests.py) and
 #               binary (default 900).
 # JOBS_SKIP     more run-fio-tests.py test numbers to skip (space-separated;
@@ -32,7 +35,8 @@
 #
 # Skipped: the C unit programs (1000-1002, 1005, 1009: they test fio's
 # internals and need a built tree), the zoned block device tests (1007,
-# 1008), and steadystate_tests.py without scipy. The python runners that
+# 1008: run-fio-tests.py wants a device; PARTS=zbd runs their script on a
+# loop device), and steadystate_tests.py without scipy. The python runners that
 # run-fio-tests.py would run as 1003, 1004, 1006, 1010-1012 run standalone
 # here instead, so that each of their subtests gets a row.
 #
@@ -100,7 +104,7 @@ fi
 parts=${PARTS:-jobs readonly strided latency_percentiles jsonplus2csv log_compression steadystate examples}
 for p in $parts; do
     case "$p" in
-    jobs|readonly|strided|latency_percentiles|jsonplus2csv|log_compression|steadystate|examples) ;;
+    jobs|readonly|strided|latency_percentiles|jsonplus2csv|log_compression|steadystate|examples|zbd) ;;
     *) echo "run.sh: unknown part $p" >&2; exit 2 ;;
     esac
 done
@@ -204,6 +208,29 @@ jobs_one_by_one() {
     done
 }
 
+# zbd_support WHO DIR OUT: t/zbd/test-zbd-support on a fresh loop device
+# (its copy under DIR, with DIR/fio the wrapper, where the script looks).
+zbd_support() {
+    local who=$1 dir=$2 out=$3 img loop
+    if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null 2>&1; then
+        echo "# zbd: needs root and losetup" >"$out"
+        return
+    fi
+    mkdir -p "$dir/t"
+    cp -r "$tree/t/zbd" "$dir/t/" && cp "$scratch/bin-$who/fio" "$dir/fio" || return
+    img="$scratch/zbd-$who.img"
+    truncate -s 512M "$img" || return
+    if ! loop=$(losetup -f --show "$img"); then
+        echo "# zbd: losetup failed" >"$out"
+        rm -f "$img"
+        return
+    fi
+    (cd "$dir" && python3 -c "$reaper" "$limit" bash t/zbd/test-zbd-support "$loop" >"$out" 2>&1 </dev/null)
+    [ $? -eq 124 ] && echo "# timed out after ${limit}s (SUITE_TIMEOUT)" >>"$out"
+    losetup -d "$loop"
+    rm -f "$img"
+}
+
 # results WHO PART: `NAME STATUS` lines for PART's tests with WHO's binary.
 # Raw output in $keep/WHO/PART.out, artifacts in $keep/WHO/PART/.
 results() {
@@ -212,6 +239,7 @@ results() {
     mkdir -p "$dir"
     case "$part" in
     jobs) jobs_one_by_one "$who" "$fio" "$dir" "$out" ;;
+    zbd) zbd_support "$who" "$dir" "$out" ;;
     readonly) cmd=(python3 "$tree/t/readonly.py" -f "$fio") ;;
     strided) cmd=(python3 "$tree/t/strided.py" "$fio") ;;
     latency_percentiles) cmd=(python3 "$tree/t/latency_percentiles.py" -f "$fio" -a "$dir/artifacts") ;;
@@ -219,7 +247,7 @@ results() {
     log_compression) cmd=(python3 "$tree/t/log_compression.py" -f "$fio") ;;
     steadystate) cmd=(python3 "$tree/t/steadystate_tests.py" "$fio") ;;
     esac
-    if [ "$part" != jobs ]; then
+    if [ "$part" != jobs ] && [ "$part" != zbd ]; then
         (cd "$dir" && PATH="$scratch/bin-$who:$PATH" python3 -c "$reaper" "$limit" "${cmd[@]}" >"$out" 2>&1 </dev/null)
         [ $? -eq 124 ] && echo "# timed out after ${limit}s (SUITE_TIMEOUT)" >>"$out"
         # The runners' data files (some of GiBs) are not kept.
@@ -235,6 +263,11 @@ results() {
                 case "$n" in 100[0-9]|101[0-9]) continue ;; esac
                 echo "t$(printf '%04d' "$n") $s"
             done ;;
+    zbd)
+        # Running test NN ... PASS|FAIL|SKIP  reason
+        sed -nE 's/^Running test ([0-9]+) \.\.\. (PASS|FAIL|SKIP).*/\1 \2/p' "$out"
+        grep -q '^# zbd: ' "$out" && echo "support SKIP"
+        return ;;
     readonly|strided|jsonplus2csv)
         sed -nE 's/^Test ([0-9]+) (PASSED|FAILED)$/\1 \2/p' "$out" | sed 's/PASSED/PASS/; s/FAILED/FAIL/' ;;
     latency_percentiles)

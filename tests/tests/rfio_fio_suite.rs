@@ -36,13 +36,6 @@ const EXPECTED: &[(&str, &str)] = &[
         "bsrange=512/25:1k:25:2k:25:4k/25 runs as fio's 512-1k, with rfio's warning on stderr",
     ),
     ("jobs/t0024", "bsrange=512/25:1k:25:2k:25:4k/25, as t0023"),
-    // Engines rfio does not implement (fio's are built in here).
-    ("examples/libzbc-rand-write.fio", "zonemode=zbd"),
-    ("examples/libzbc-seq-read.fio", "zonemode=zbd"),
-    ("examples/uring-cmd-zoned.fio", "no zonemode=zbd"),
-    // Options rfio does not parse yet.
-    ("examples/zbd-rand-write.fio", "no zonemode=zbd"),
-    ("examples/zbd-seq-read.fio", "no zonemode=zbd"),
 ];
 
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 //! `offset_align`, `pre_read`, `fadvise_hint`, `write_hint`, `atomic`,
 //! `opendir`, `stats`, `disk_util`, `bs_is_seq_rand`, `bs_unaligned`,
 //! `rw_sequencer`, `allrandrepeat`, `mem`/`iomem_align`/`lockmem`,
-//! `uid`/`gid`, `ioscheduler`, `cgroup`, the profiles' options, `lockfile`.
+//! `uid`/`gid`, `ioscheduler`, `cgroup`, the profiles' options.
 //!
 //! Needs `cargo build -p rfio` first (it runs target/debug/rfio).
 
@@ -521,7 +521,7 @@ fn cgroup_jobs_join_the_blkio_group_and_leave_no_group_behind() {
 }
 
 #[test]
-fn profile_options_are_taken_in_any_job_and_lockfile_warns() {
+fn profile_options_are_taken_in_any_job() {
     let args = [
         "--name=a",
         "--filename=f",
@@ -538,26 +538,6 @@ fn profile_options_are_taken_in_any_job_and_lockfile_warns() {
         assert_eq!(r.code, 0, "{who}: {}", r.stderr);
         assert!(r.stdout.contains("io=64.0KiB"), "{who}");
     }
-    let rfio = rbench_tests::our_bin("rfio");
-    let d = SUITE.scratch("lock");
-    let args = [
-        "--name=a",
-        "--filename=f",
-        "--rw=read",
-        "--size=64k",
-        "--lockfile=exclusive",
-    ];
-    let r = SUITE.run_in(&rfio, &d, &args);
-    assert_eq!(r.code, 0);
-    assert!(
-        r.stderr
-            .contains("rfio: warning: lockfile=exclusive is read but not applied"),
-        "{}",
-        r.stderr
-    );
-    let mut fatal = vec!["--warnings-fatal"];
-    fatal.extend(args);
-    assert_eq!(SUITE.run_in(&rfio, &d, &fatal).code, 1);
 }
 
 #[test]

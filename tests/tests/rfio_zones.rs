@@ -392,22 +392,6 @@ fn bad_zone_options_fail_as_fio() {
     }
 }
 
-/// zonemode=zbd needs a zoned block device (fio emulates write pointers on
-/// files): rfio refuses it, naming the option.
-#[test]
-fn zbd_is_refused_naming_the_option() {
-    let d = TempDir::new("rfio-zones", "zbd");
-    let (out, err, code) = outcome(
-        &our_bin("rfio"),
-        d.path(),
-        &["--zonemode=zbd", "--zonesize=16k"],
-    );
-    assert_eq!(code, Some(1));
-    assert_eq!(out, "");
-    assert!(err.starts_with("fio: --zonemode=zbd"), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-}
-
 /// zoned_abs:80/128k:20/896k over 1 MiB: the first zone gets its share of
 /// the I/Os in both (the generators differ, the shape is the same).
 #[test]

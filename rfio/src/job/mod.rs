@@ -5,10 +5,12 @@ pub mod cpus;
 pub mod distribution;
 pub mod errors;
 pub mod header;
+pub mod lockfile;
 pub mod rates;
 pub mod replay;
 pub mod steadystate;
 pub mod verify;
+pub mod zbd;
 pub mod zones;
 
 use crate::cli::{JobDef, Plan};
@@ -241,6 +243,11 @@ pub struct Job {
     pub latency_window_us: u64,
     pub latency_percentile: f64,
     pub latency_run: bool,
+    // --- h2: zonemode=zbd, lockfile ---
+    /// zonemode=zbd (None: no emulated write pointers; run/offsets/zbd.rs).
+    pub zbd: Option<zbd::Settings>,
+    /// lockfile: how the job's I/Os lock each file (run/filelock.rs).
+    pub lockfile: lockfile::Mode,
 }
 
 /// C's atoi as glibc's: blanks, a sign, digits up to the first other
@@ -607,6 +614,9 @@ fn build(
             .copied()
             .unwrap_or(100.0),
         latency_run: o.flag("latency_run"),
+        // --- h2: zonemode=zbd, lockfile ---
+        zbd: zones::zbd(o).map_err(Failure::stderr)?,
+        lockfile: lockfile::Mode::from_options(o),
     };
     settle(job, o)
 }

@@ -16,8 +16,9 @@
 //!   Values wrap as fio's 64-bit ones do (`zonerange=10%` is fio's
 //!   percentage marker, a huge range).
 //!
-//! `zonemode=zbd` (zoned block devices, zone write pointers emulated on
-//! regular files) is refused.
+//! `zonemode=zbd` (zone write pointers emulated on regular files) runs in
+//! run/offsets/zbd.rs; its settings are job/zbd.rs, its sizes read here
+//! ([`zbd`]).
 
 use crate::options::value::zone_count;
 use crate::options::JobOptions;
@@ -120,13 +121,41 @@ pub fn from_options(o: &JobOptions) -> Result<Option<Strided>, String> {
             range: if range == 0 { size } else { range },
             skip,
         })),
-        "zbd" => Err(
-            "fio: --zonemode=zbd: zoned block devices are not supported by rfio \
-             (use zonemode=strided or none)\n"
-                .into(),
-        ),
+        // Zone write pointers: job/zbd.rs, run/offsets/zbd.rs.
+        "zbd" => Ok(None),
         _ if size != 0 => Err("fio: --zonemode=none and --zonesize are not compatible.\n".into()),
         _ => Ok(None),
+    }
+}
+
+/// `zonemode=zbd`'s settings (None for the other modes): zonesize and
+/// zoneskip read as for strided zones, `zonecapacity` and the limits
+/// (create_serialize=0 is refused with the job checks, plan::validate).
+pub fn zbd(o: &JobOptions) -> Result<Option<super::zbd::Settings>, String> {
+    if o.choice("zonemode").0 != "zbd" {
+        return Ok(None);
+    }
+    let bytes = |name: &'static str, zones: bool| -> Result<Value, String> {
+        let r = o.text(name).unwrap_or_else(|| "0".to_string());
+        parse_value(name, &r, o.kb_base(), zones).map_err(|e| failed(e, name, &r))
+    };
+    let size = match bytes("zonesize", false)? {
+        Value::Bytes(v) => v,
+        Value::Zones(_) => 0,
+    };
+    let skip = match bytes("zoneskip", true)? {
+        Value::Bytes(v) => v,
+        Value::Zones(n) => n.wrapping_mul(size),
+    };
+    Ok(Some(super::zbd::Settings::from_options(o, size, skip)))
+}
+
+/// `zonecapacity` in bytes (0 when unset or unreadable).
+pub fn zone_capacity(o: &JobOptions) -> u64 {
+    let r = o.text("zonecapacity").unwrap_or_else(|| "0".to_string());
+    match parse_value("zonecapacity", &r, o.kb_base(), false) {
+        Ok(Value::Bytes(v)) => v,
+        _ => 0,
     }
 }
 
@@ -303,9 +332,7 @@ mod tests {
             zones(&["--zonemode=strided", "--zonesize=8k", "--zoneskip=z"]),
             Err("zoneskip: unexpected zone value 'z'\nfio: failed parsing zoneskip=z\n".into())
         );
-        assert!(
-            zones(&["--zonemode=zbd", "--zonesize=8k"]).is_err_and(|e| e.contains("zonemode=zbd"))
-        );
+        assert_eq!(zones(&["--zonemode=zbd", "--zonesize=8k"]), Ok(None));
     }
 
     #[test]

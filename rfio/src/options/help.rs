@@ -30,6 +30,7 @@ fn range_line(opt: &OptDef) -> Option<String> {
         Kind::SizeList { min, max, .. } => Some(format!("min={min}, max={max}")),
         Kind::Ranges => Some("min=1".into()),
         Kind::FloatList => Some("min=0.000000, max=100.000000".into()),
+        Kind::Fraction => Some("min=0.000000, max=1.000000".into()),
         _ => None,
     }
 }
@@ -209,6 +210,10 @@ pub const USAGE: &[(&str, &str)] = &[
     ("--eta-interval=t", "Accepted for compatibility; no effect"),
     ("--append-terse", "Append terse output to the normal output"),
     ("--inflate-log=log", "Inflate and output compressed log"),
+    (
+        "--aux-path=path",
+        "Use this path for fio state generated files (rfio writes none)",
+    ),
     (
         "--plot=dir",
         "rfio: write SVG charts of the run and an index.html to dir",

@@ -780,7 +780,7 @@ pub static OPTIONS: &[OptDef] = &[
     shown(
         opt(
             "zone_reset_threshold",
-            Kind::FloatList,
+            Kind::Fraction,
             None,
             "Zone",
             "Zoned block device reset threshold",
@@ -791,7 +791,7 @@ pub static OPTIONS: &[OptDef] = &[
     shown(
         opt(
             "zone_reset_frequency",
-            Kind::FloatList,
+            Kind::Fraction,
             None,
             "Zone",
             "Zoned block device zone reset frequency in HZ",

@@ -111,7 +111,7 @@ fn type_name(o: &OptDef) -> &'static str {
         Kind::Time(_) | Kind::TimeList(_) => "OPT_STR_VAL_TIME",
         Kind::Choice(_) => "OPT_STR",
         Kind::Text => "OPT_STR_STORE",
-        Kind::FloatList => "OPT_FLOAT_LIST",
+        Kind::FloatList | Kind::Fraction => "OPT_FLOAT_LIST",
     }
 }
 

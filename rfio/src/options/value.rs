@@ -73,6 +73,8 @@ pub enum Kind {
     Text,
     /// `:`-separated floats (`percentile_list`).
     FloatList,
+    /// fio's one-value float list in [0, 1] (`zone_reset_threshold`).
+    Fraction,
 }
 
 /// A parsed value.
@@ -108,6 +110,40 @@ impl ValueError {
             show_choices: false,
         }
     }
+}
+
+/// fio's FLOAT_LIST of one value between 0 and 1 (its minfp/maxfp and
+/// maxlen 1): its range lines; a longer list keeps its first value, as
+/// fio 3.33 runs it, with fio's line in the warning.
+fn parse_fraction(name: &str, s: &str) -> Result<Value, ValueError> {
+    let mut parts = s.split(':');
+    let first = parts.next().unwrap_or("").trim();
+    let plain = |m: String| ValueError {
+        detail: Some(m),
+        show_choices: false,
+    };
+    let v: f64 = first
+        .parse()
+        .map_err(|_| plain(format!("not a floating point value: {first}")))?;
+    if v > 1.0 {
+        return Err(plain(format!(
+            "value out of range: {v:.6} (range max: 1.000000)"
+        )));
+    }
+    if v < 0.0 {
+        return Err(plain(format!(
+            "value out of range: {v:.6} (range min: 0.000000)"
+        )));
+    }
+    if parts.next().is_some() {
+        keep_warning(
+            name,
+            s,
+            "is read as its first value (fio: the list exceeding max length 1)",
+        );
+    }
+    let prec = first.find('.').map_or(0, |d| first.len() - d - 1);
+    Ok(Value::Floats(vec![v], prec))
 }
 
 /// `Nz` of size, io_size, offset or offset_increment: N (fio's strtoul,
@@ -197,7 +233,9 @@ impl Kind {
             Kind::Time(_) => "string with time postfix (opt=10s)",
             Kind::TimeList(_) => "integer value (opt=100)",
             Kind::Choice(_) | Kind::Text => "string (opt=bla)",
-            Kind::FloatList => "list of floating point values separated by ':' (opt=5.9:7.8)",
+            Kind::FloatList | Kind::Fraction => {
+                "list of floating point values separated by ':' (opt=5.9:7.8)"
+            }
         }
     }
 
@@ -244,6 +282,7 @@ impl Kind {
             Kind::FloatList => parse_percentile_list(s)
                 .map(|(v, p)| Value::Floats(v, p))
                 .map_err(|e| ValueError::detail(name, e)),
+            Kind::Fraction => parse_fraction(name, s),
         }
     }
 

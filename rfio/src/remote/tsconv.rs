@@ -109,6 +109,7 @@ pub fn thread_stat(
         continue_on_error: u16::from(unit.errors.is_some()),
         first_error: st.first_error as u32,
         total_err_count: st.total_err,
+        nr_zone_resets: st.zone_resets,
         kb_base: unit.kb_base as u32,
         unit_base: n2s_unit(unit.unit_base),
         latency_depth: unit.iodepth as u32,

@@ -159,6 +159,7 @@ pub fn unit(t: &ThreadStat, options: Vec<(String, String)>, plus: bool, when: &s
         job_options: options,
         dirs,
         sync_ios: t.sync_stat.samples,
+        zone_resets: t.nr_zone_resets,
         sync_lat: lat_report(
             &t.sync_stat,
             &t.sync_plat,

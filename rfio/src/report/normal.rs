@@ -115,9 +115,9 @@ fn dir_block(s: &mut String, u: &UnitReport, name: &str, r: &DirReport) {
     let iops = r.total_ios * 1000 / rt;
     let bw = r.io_bytes * 1000 / rt;
     let zone = if name == "write" {
-        "; 0 zone resets"
+        format!("; {} zone resets", u.zone_resets)
     } else {
-        ""
+        String::new()
     };
     let _ = writeln!(
         s,

@@ -5,6 +5,7 @@ pub mod buffers;
 pub mod errors;
 pub mod eta;
 pub mod exec;
+pub mod filelock;
 pub mod files;
 pub mod iolog;
 pub mod jobenv;
@@ -261,6 +262,8 @@ fn setup_failed(
     } else if e.func == "write" {
         // A failed layout write (fio's extend_file).
         (Stream::Stderr, 0, "filesetup.c:240")
+    } else if e.func.starts_with("zbd_") {
+        (Stream::Stderr, 0, "zbd.c:985")
     } else if e.func == "fstat" {
         // A file that cannot be looked at (fio's get_file_sizes).
         (Stream::Stderr, 0, "filesetup.c:455")

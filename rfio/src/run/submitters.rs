@@ -271,6 +271,7 @@ fn share_files(job: &Job, files: &JobFiles, k: usize, n: usize) -> ManuallyDrop<
         io_size,
         wrap: io_size > total,
         paths: files.paths.clone(),
+        zbd: files.zbd.clone(),
     })
 }
 

@@ -184,6 +184,8 @@ struct Core<'a> {
     iolog: Option<super::iolog::writer::IoLogWriter>,
     st: ThreadStats,
     error: Option<IoError>,
+    /// lockfile: the files' locks (None under lockfile=none).
+    locks: Option<super::filelock::FileLocks>,
     /// The units' memory (after the engine, which may still point into it).
     _bufs: Buffers,
 }
@@ -425,6 +427,7 @@ impl<'a> Worker<'a> {
             iolog,
             st,
             error: None,
+            locks: super::filelock::FileLocks::for_job(job.lockfile, &files.paths),
             _bufs: bufs,
         };
         Ok(Worker {
@@ -573,8 +576,14 @@ impl<'a> Worker<'a> {
             if !c.prepare(idx, io) {
                 break;
             }
-            // issue
-            match c.engine.queue(idx, io) {
+            // issue (lockfile: the file's lock held while the engine takes it)
+            let held = c
+                .locks
+                .as_ref()
+                .map(|l| l.take(io.file, io.kind == IoKind::Read));
+            let queued = c.engine.queue(idx, io);
+            drop(held);
+            match queued {
                 Queued::Completed => c.account_sync(idx, io),
                 Queued::Queued => {
                     if c.queued(idx) {
@@ -772,6 +781,7 @@ impl<'a> Worker<'a> {
             iolog,
             mut st,
             mut error,
+            picker,
             ..
         } = core;
         let job = p.job;
@@ -785,6 +795,7 @@ impl<'a> Worker<'a> {
         let usec = (end - measure_start).div_ceil(1000);
         let runtime_ms = usec.div_ceil(1000);
         st.runtime_ms = runtime_ms;
+        st.zone_resets = picker.zbd_state().0;
         let dirs = [job.pattern.read, job.pattern.write, job.pattern.trim];
         for (ds, on) in st.dir.iter_mut().zip(dirs) {
             if on || ds.ios > 0 {
@@ -904,7 +915,8 @@ fn start(
         let e = setup_error(errno, "backend.c:1716", func);
         return Err(Box::new((st, Some(e), None)));
     }
-    let picker = Picker::new(job, files.regions.clone(), seed);
+    let mut picker = Picker::new(job, files.regions.clone(), seed);
+    picker.attach_zbd(job, &files.zbd);
     Ok((bufs, units, filler, picker))
 }
 
@@ -1212,6 +1224,15 @@ impl Core<'_> {
         }
         let mut got = (ios_left && (bytes_left || p.time_based) || self.picker.has_followup())
             && self.picker.next(io);
+        if !got && self.picker.zbd_state().1 {
+            // fio's zbd_adjust_block: a write longer than a zone fails the job.
+            return Pick::Failed(IoError::at_site(
+                libc::EINVAL,
+                "zbd.c:1937",
+                "I/O buflen exceeds zone size",
+                String::new(),
+            ));
+        }
         if !got {
             got = match self.next_pass(io, ios_left) {
                 Ok(got) => got,

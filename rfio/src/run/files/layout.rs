@@ -48,6 +48,8 @@ pub struct JobFiles {
     /// otherwise a pass ends where the regions end.
     pub wrap: bool,
     pub paths: Vec<std::path::PathBuf>,
+    /// zonemode=zbd: each file's zones (run/offsets/zbd.rs).
+    pub zbd: Vec<std::sync::Arc<crate::run::offsets::zbd::Table>>,
 }
 
 impl Drop for JobFiles {
@@ -141,6 +143,8 @@ pub fn plan(
         // (EACCES, ENOTDIR...), reported from get_file_sizes.
         crate::run::errors::stat_files(&job.filenames)?;
     }
+    // zonemode=zbd: the zones of the files as they are now.
+    let zbd = crate::run::offsets::zbd::init_files(job, &existing).map_err(zbd_failed)?;
     let min_bs = job.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
     // Without size=, the job's size is the sum of filesize='s sizes.
     let file_sizes = file_sizes(job, diskless, &existing, min_bs);
@@ -181,6 +185,20 @@ pub fn plan(
         ));
     }
     lay_out(job, &to_layout, &existing, notices)?;
+    if job.zbd.is_some() {
+        let mut info = Vec::new();
+        let r = crate::run::offsets::zbd::setup_files(
+            job,
+            &zbd,
+            &existing,
+            &mut files.regions,
+            &mut info,
+        );
+        notices.extend(info.into_iter().map(|l| (Stream::Stdout, l)));
+        r.map_err(crate::run::errors::quiet_setup_failure)?;
+        io_total = files.regions.iter().map(|r| r.2).sum();
+        files.zbd = zbd;
+    }
     if job.fill_device && !job.pattern.write {
         io_total = fill_device_regions(job, &mut files);
     }
@@ -196,6 +214,19 @@ pub fn plan(
         existing,
         diskless: false,
     })
+}
+
+/// zonemode=zbd zones that could not be set up, as fio reports it.
+fn zbd_failed(e: crate::run::offsets::zbd::InitError) -> SetupError {
+    if e.errno == 0 {
+        return crate::run::errors::quiet_setup_failure(e.message);
+    }
+    SetupError {
+        errno: e.errno,
+        message: Some(e.message),
+        func: "zbd_create_zone_info() failed".into(),
+        in_job: false,
+    }
 }
 
 /// read_iolog: the log's files as they are, none sized or laid out (fio

@@ -12,5 +12,7 @@ pub mod fiomap;
 pub mod lfsr;
 /// The picker: direction, block size, file and offset of the next I/O.
 pub mod picker;
+/// `zonemode=zbd`: emulated zone write pointers.
+pub mod zbd;
 /// `zonemode=strided`.
 pub mod zones;

@@ -208,6 +208,12 @@ pub struct Picker {
     direct: bool,
     /// read_iolog: the log's entries in place of any offsets of its own.
     replay: Option<crate::run::iolog::reader::Cursor>,
+    /// zonemode=zbd: the files' write pointers (run/offsets/zbd.rs).
+    zbd: Option<crate::run::offsets::zbd::Zbd>,
+    /// zonemode=zbd failed the job (a write longer than a zone).
+    zbd_failed: bool,
+    /// zonemode=zbd ended the pass (no zone to read from or write to).
+    zbd_end: bool,
 }
 
 /// `rw=read:N` and `rw=read:-N` as fio's get_next_seq_offset: the hole
@@ -393,7 +399,7 @@ impl Picker {
             grain,
             norandommap,
             regions.len(),
-            zones.is_some(),
+            zones.is_some() || job.zbd.is_some(),
         );
         let lens = map_lens(job, &regions);
         Picker {
@@ -438,7 +444,34 @@ impl Picker {
                 .as_ref()
                 .and_then(|r| r.log.clone())
                 .map(crate::run::iolog::reader::Cursor::new),
+            zbd: None,
+            zbd_failed: false,
+            zbd_end: false,
         }
+    }
+
+    /// zonemode=zbd: the job's files' zones (`tables`, one per region).
+    pub fn attach_zbd(
+        &mut self,
+        job: &Job,
+        tables: &[std::sync::Arc<crate::run::offsets::zbd::Table>],
+    ) {
+        let Some(s) = job.zbd.filter(|_| tables.len() == self.regions.len()) else {
+            return;
+        };
+        let files = tables
+            .iter()
+            .zip(&self.regions)
+            .map(|(t, r)| (t.clone(), r.start, r.len))
+            .collect();
+        let shape = crate::run::offsets::zbd::JobShape::of(job);
+        self.zbd = Some(crate::run::offsets::zbd::Zbd::new(s, shape, files));
+    }
+
+    /// zonemode=zbd: the zone resets this job did, and whether a write
+    /// longer than a zone failed it.
+    pub fn zbd_state(&self) -> (u64, bool) {
+        (self.zbd.as_ref().map_or(0, |z| z.resets), self.zbd_failed)
     }
 
     /// Start a new pass over every region (time_based, loops, io_size > size).
@@ -455,6 +488,9 @@ impl Picker {
         }
         if let Some(m) = &mut self.fiomap {
             m.reset();
+        }
+        if let Some(z) = &mut self.zbd {
+            z.file_reset(false);
         }
     }
 
@@ -573,6 +609,7 @@ impl Picker {
     pub fn next(&mut self, io: &mut IoUnit) -> bool {
         // trimwrite: the write of the block just trimmed.
         self.followup = false;
+        self.zbd_end = false;
         if let Some((d, len)) = self.plain {
             return self.next_plain(io, d, len);
         }
@@ -587,6 +624,9 @@ impl Picker {
             return self.fill(io, 1, f, off, l);
         }
         let mut d = self.pick_dir();
+        if let Some(z) = &self.zbd {
+            d = z.direction(self.next_region, d);
+        }
         let mut len = self.pick_len(d);
         let n = self.regions.len();
         self.choose_file(n);
@@ -627,14 +667,16 @@ impl Picker {
                 continue;
             }
             tried = true;
-            let Some((off, fio_random, fio_seq)) =
+            let Some((mut off, fio_random, fio_seq)) =
                 self.offset(fi, d, len, retry, advance, restart_files, &mut busy_ok)
             else {
                 continue;
             };
             let flags = (fio_random, fio_seq);
-            len = match self.fit(fi, d, off, flags, busy_ok, restart_files, advance) {
+            len = match self.fit(fi, d, &mut off, flags, busy_ok, restart_files, advance) {
                 Ok(len) => len,
+                // zonemode=zbd ended the pass (or failed the job).
+                Err(_) if self.zbd_end => return false,
                 Err(left) => {
                     len = left;
                     continue;
@@ -741,6 +783,10 @@ impl Picker {
         } else if fio_seq && self.fiomap.is_some() {
             self.fio_seq_offset(fi, d, advance, restart_files)?
         } else {
+            if let Some(z) = &mut self.zbd {
+                let r = &mut self.regions[fi];
+                z.sequential_position(fi, d, &mut r.pos[d], &mut r.base, (r.start, r.file_size));
+            }
             self.seq_offset(fi, d, len, advance)?
         };
         Some((off, fio_random, fio_seq))
@@ -908,12 +954,13 @@ impl Picker {
         &mut self,
         fi: usize,
         d: usize,
-        off: u64,
+        off_at: &mut u64,
         (fio_random, fio_seq): (bool, bool),
         busy_ok: bool,
         restart_files: bool,
         advance: usize,
     ) -> Result<u64, u64> {
+        let off = *off_at;
         let r = &mut self.regions[fi];
         let end = r.start + r.len;
         // bs_is_seq_rand: the read sizes are the sequential ones, the
@@ -947,8 +994,32 @@ impl Picker {
                 return Err(len);
             }
         }
-        if let Some(m) = self.fiomap.as_mut().filter(|_| fio_random && !busy_ok) {
-            len = m.mark(fi, d, off - r.base, len);
+        // zonemode=zbd: the zone's offset and length, marked in fio's map
+        // (at the offset drawn) before the write pointer moves, as fio's.
+        let marking = fio_random && !busy_ok;
+        if let Some(z) = self.zbd.as_mut() {
+            use crate::run::offsets::zbd::Adjusted;
+            let (fiomap, rel) = (&mut self.fiomap, off - r.base);
+            let mut mark = |l: u64| match fiomap.as_mut().filter(|_| marking) {
+                Some(m) => m.mark(fi, d, rel, l),
+                None => l,
+            };
+            match z.adjust(fi, d, off, len, &mut mark) {
+                Adjusted::Accept(o, l) => (*off_at, len) = (o, l),
+                Adjusted::Eof => {
+                    self.zbd_end = true;
+                    return Err(0);
+                }
+                Adjusted::TooLong => {
+                    (self.zbd_end, self.zbd_failed) = (true, true);
+                    return Err(0);
+                }
+            }
+        }
+        if let Some(m) = self.fiomap.as_mut().filter(|_| marking) {
+            if self.zbd.is_none() {
+                len = m.mark(fi, d, off - r.base, len);
+            }
             if len == 0 {
                 if restart_files {
                     m.reset_file(fi);
