@@ -110,7 +110,9 @@ pub fn render() -> String {
          Run jobs on a fio or rfio server, as fio's client: job files right after it go to \
          that host only; other job files go to every host without its own; program options \
          after it (output format, eta, ...) are sent to it. Repeatable, in any mix of fio and \
-         rfio servers; with two or more hosts an All clients sum follows. A readable file \
+         rfio servers; with two or more hosts an All clients sum follows, then (rfio only) \
+         the exact cluster\\-wide percentiles from every host's latency buckets, under \
+         its own header line (JSON: the sum's rbench_cluster_percentiles key). A readable file \
          names hosts, one a line, which all get the same job. Ctrl\\-C asks every server to \
          stop and prints what ran; a server that goes away is reported (client: \
          host=H disconnected, exit 1) and the others still print.\n.TP\n\
