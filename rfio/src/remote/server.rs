@@ -5,6 +5,7 @@
 //! is served by a process of its own; a client that sends bad frames loses
 //! its connection, the server goes on.
 
+use super::daemon;
 use super::policy::Policy;
 use super::protocol::{self as p, Command, Decoder, Op};
 use super::tsconv;
@@ -12,6 +13,7 @@ use crate::failure::Failure;
 use crate::job::Job;
 use crate::run::files::diskstats;
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -92,23 +94,55 @@ impl Conn for std::os::unix::net::UnixStream {
 /// socket).
 type Accept = dyn FnMut() -> std::io::Result<(Box<dyn Conn>, Option<std::net::IpAddr>)>;
 
-/// Serve clients until killed. Each connection is served in a child
-/// process of its own, forked before any thread starts, as fio's server
-/// does: clients run side by side, and one that stalls or breaks affects
-/// only its own process.
+/// Serve clients until killed (SIGINT ends it, exit 0, as fio's server).
+/// Each connection is served in a child process of its own, forked before
+/// any thread starts, as fio's server does: clients run side by side, and
+/// one that stalls or breaks affects only its own process.
 pub fn serve(arg: &str, prog: &str, policy: &Policy) -> Result<(), Failure> {
-    use std::os::fd::AsRawFd;
     let bind = parse_bind(arg).map_err(Failure::stderr)?;
+    let (fd, mut accept) = listen(&bind)?;
+    if let Some(n) = policy.notice() {
+        daemon::log(n, true);
+    }
+    catch_sigint();
+    loop {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            // fio's sig_int removes a unix socket's path.
+            if let Bind::Unix(path) = &bind {
+                let _ = std::fs::remove_file(path);
+            }
+            return Ok(());
+        }
+        // Reap the children of connections that ended.
+        // SAFETY: waitpid with WNOHANG on our own children only.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+        if !readable(fd) {
+            continue;
+        }
+        let (c, peer) = match accept() {
+            Ok(c) => c,
+            Err(e) => {
+                daemon::log(&format!("fio: accept: {e}\n"), true);
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        fork_for(c, fd, prog, policy, peer);
+    }
+}
+
+/// Binds where `--server` says and says so (fio's line).
+fn listen(bind: &Bind) -> Result<(i32, Box<Accept>), Failure> {
+    use std::os::fd::AsRawFd;
     let err = |e: std::io::Error| Failure::stderr(format!("fio: bind: {e}\n"));
-    let (fd, mut accept): (i32, Box<Accept>) = match &bind {
+    Ok(match bind {
         Bind::Tcp(a) => {
             let l = std::net::TcpListener::bind(a).map_err(err)?;
             let local = l.local_addr().map_err(err)?;
-            say(&format!(
-                "fio: server listening on {},{}\n",
-                local.ip(),
-                local.port()
-            ));
+            daemon::log(
+                &format!("fio: server listening on {},{}\n", local.ip(), local.port()),
+                false,
+            );
             (
                 l.as_raw_fd(),
                 Box::new(move || {
@@ -120,7 +154,7 @@ pub fn serve(arg: &str, prog: &str, policy: &Policy) -> Result<(), Failure> {
         Bind::Unix(path) => {
             let _ = std::fs::remove_file(path);
             let l = std::os::unix::net::UnixListener::bind(path).map_err(err)?;
-            say(&format!("fio: server listening on {path}\n"));
+            daemon::log(&format!("fio: server listening on {path}\n"), false);
             (
                 l.as_raw_fd(),
                 Box::new(move || {
@@ -129,58 +163,82 @@ pub fn serve(arg: &str, prog: &str, policy: &Policy) -> Result<(), Failure> {
                 }),
             )
         }
-    };
-    if let Some(n) = policy.notice() {
-        eprint!("{n}");
-    }
-    loop {
-        let (c, peer) = match accept() {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("fio: accept: {e}");
-                std::thread::sleep(Duration::from_millis(100));
-                continue;
-            }
-        };
-        // Reap the children of connections that ended.
-        // SAFETY: waitpid with WNOHANG on our own children only.
-        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
-        // SAFETY: the accept loop runs no other thread, so the child starts
-        // with this one thread and a consistent heap.
-        match unsafe { libc::fork() } {
-            0 => {
-                // SAFETY: the child drops the listener it will not use and
-                // dies with its parent (a killed server leaves no orphans).
-                unsafe {
-                    libc::close(fd);
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                }
-                let code = match handle(c, prog, policy, peer) {
-                    Ok(()) => 0,
-                    Err(m) => {
-                        eprint!("{m}");
-                        1
-                    }
-                };
-                let _ = std::io::stdout().flush();
-                // SAFETY: end the child without running the parent's exit
-                // handlers twice.
-                unsafe { libc::_exit(code) };
-            }
-            -1 => {
-                // No child: serve this one here.
-                if let Err(m) = handle(c, prog, policy, peer) {
-                    eprint!("{m}");
-                }
-            }
-            _ => drop(c),
-        }
+    })
+}
+
+/// SIGINT seen by the listening process.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// SIGINT ends the accept loop (SIGTERM keeps its default: fio's server
+/// dies by it, leaving a daemon's pid file in place).
+fn catch_sigint() {
+    // SAFETY: an async-signal-safe handler (one atomic store), no
+    // SA_RESTART so that poll returns.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        let handler: extern "C" fn(libc::c_int) = on_sigint;
+        sa.sa_sigaction = handler as libc::sighandler_t;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
     }
 }
 
-fn say(s: &str) {
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes()).and_then(|_| o.flush());
+/// Whether the listener has a connection within a second (fio's poll).
+fn readable(fd: i32) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one live pollfd.
+    let n = unsafe { libc::poll(&mut pfd, 1, 1000) };
+    n > 0 && pfd.revents & libc::POLLIN != 0
+}
+
+/// Serves one connection in a child process (here when none can be made).
+fn fork_for(
+    c: Box<dyn Conn>,
+    fd: i32,
+    prog: &str,
+    policy: &Policy,
+    peer: Option<std::net::IpAddr>,
+) {
+    // SAFETY: the accept loop runs no other thread, so the child starts
+    // with this one thread and a consistent heap.
+    match unsafe { libc::fork() } {
+        0 => {
+            // SAFETY: the child drops the listener it will not use, takes
+            // SIGINT's default back and dies with its parent (a killed
+            // server leaves no orphans).
+            unsafe {
+                libc::close(fd);
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            }
+            let code = match handle(c, prog, policy, peer) {
+                Ok(()) => 0,
+                Err(m) => {
+                    daemon::log(&m, true);
+                    1
+                }
+            };
+            let _ = std::io::stdout().flush();
+            // SAFETY: end the child without running the parent's exit
+            // handlers twice.
+            unsafe { libc::_exit(code) };
+        }
+        -1 => {
+            // No child: serve this one here.
+            if let Err(m) = handle(c, prog, policy, peer) {
+                daemon::log(&m, true);
+            }
+        }
+        _ => drop(c),
+    }
 }
 
 /// What the reader thread passes on.
@@ -270,7 +328,7 @@ fn handle(
     let r = match policy.check_peer(peer) {
         Ok(()) => converse(conn, out, prog, policy),
         Err(why) => {
-            eprint!("{why}");
+            daemon::log(&why, true);
             let r = refuse(
                 &mut |op, tag, pdu| {
                     out.write_all(&p::encode(op, tag, pdu))
