@@ -913,3 +913,71 @@ fn sixty_four_rfio_servers_all_report_to_either_client() {
         assert!(t.contains("All clients: (groupid=0, jobs=64)"), "{t}");
     }
 }
+
+/// The `Jobs:` lines a client drew (split at `\r`), trailing padding cut.
+fn eta_lines(out: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(out)
+        .split(['\r', '\n'])
+        .filter(|l| l.starts_with("Jobs:"))
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
+/// An ETA line's shape: every number (with its unit letter) as `V`.
+fn eta_shape(l: &str) -> String {
+    let mut out = String::new();
+    let mut chars = l.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_digit() || *d == '.' || "kMG".contains(*d))
+            {
+                chars.next();
+            }
+            out.push('V');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The ETA line with rates: fio's client draws the same full line from an
+/// rfio server as from fio's (run states, progress, rates, IOPS, eta), and
+/// rfio's client draws it from either server.
+#[test]
+fn eta_lines_carry_states_rates_and_eta_from_either_server() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("eta");
+    let job = dir.file(
+        "e.fio",
+        "[e]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=5\nrate=100m\n",
+    );
+    let servers = [Server::start(&fio), Server::start(&our_bin("rfio"))];
+    let want = "Jobs: V (f=V), VB/s-VB/s: [R(V)][V%][r=V][r=V IOPS][eta Vm:Vs]";
+    for client in [fio.clone(), our_bin("rfio")] {
+        for s in &servers {
+            let o = run_bounded(Command::new(&client).arg(s.host()).arg(&job), LIMIT);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let lines = eta_lines(&o.stdout);
+            let who = format!("{} -> port {}: {lines:#?}", client.display(), s.port);
+            let full: Vec<&String> = lines.iter().filter(|l| l.contains("[eta ")).collect();
+            assert!(!full.is_empty(), "{who}");
+            for l in &full {
+                assert_eq!(eta_shape(l), want, "{who}");
+                assert!(
+                    l.starts_with("Jobs: 1 (f=1), ") && l.contains(": [R(1)]["),
+                    "{who}"
+                );
+            }
+            // The progress only grows, to at most 100%.
+            let pct: Vec<f64> = full
+                .iter()
+                .filter_map(|l| l.split("][").nth(1)?.strip_suffix('%')?.parse().ok())
+                .collect();
+            assert_eq!(pct.len(), full.len(), "{who}");
+            assert!(pct.windows(2).all(|w| w[0] <= w[1]) && pct.iter().all(|p| *p <= 100.0));
+        }
+    }
+}

@@ -608,7 +608,9 @@ fn run_jobs(
     let (ntx, nrx) = mpsc::channel::<String>();
     std::thread::scope(|s| -> Result<Vec<crate::run::JobRun>, String> {
         let h = s.spawn(move || {
-            crate::run::run_all(jobs, None, None, None, &mut |st, t| {
+            // The status thread keeps what ETA requests are answered with.
+            crate::run::eta::keep_for_client();
+            crate::run::run_all(jobs, Some(None), None, None, &mut |st, t| {
                 if normal || st == crate::run::Stream::Stderr || t.starts_with("fio:") {
                     let _ = ntx.send(t.to_string());
                 }
@@ -651,8 +653,24 @@ fn answer_while_running(
     Ok(())
 }
 
-/// The ETA of the jobs running: all of them, with no rate or time known.
+/// The ETA of the jobs running, as fio's server fills it: their states,
+/// rates, limits and times from the run's status; before its first tick,
+/// all of them running with no rate or time known.
 fn running_eta(jobs: &[Job]) -> p::JobsEta {
+    let fmt = p::JobsEta {
+        is_pow2: u32::from(jobs.iter().any(|j| j.kb_base.is_power_of_two())),
+        unit_base: tsconv::n2s_unit(jobs.last().map_or(8, |j| j.unit_base)),
+        sig_figs: jobs.last().map_or(4, |j| j.sig_figs as u32),
+        ..Default::default()
+    };
+    match crate::run::eta::latest() {
+        Some(st) => tsconv::jobs_eta(&st, fmt),
+        None => starting_eta(jobs),
+    }
+}
+
+/// Before the run's first status: all jobs running, nothing known.
+fn starting_eta(jobs: &[Job]) -> p::JobsEta {
     let nr_jobs = jobs.len() as u32;
     p::JobsEta {
         nr_running: nr_jobs,
