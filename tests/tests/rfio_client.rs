@@ -981,3 +981,103 @@ fn eta_lines_carry_states_rates_and_eta_from_either_server() {
         }
     }
 }
+
+/// The logs one client run per job leaves in a fresh directory `tag`:
+/// (name, rows, distinct column counts); a stored `.fz` log's rows are
+/// those `rfio --inflate-log` gives.
+fn log_listing(
+    client: &Path,
+    host: &str,
+    dir: &TempDir,
+    tag: &str,
+    jobs: &[&String],
+) -> Vec<(String, usize, Vec<usize>)> {
+    let cwd = dir.0.join(tag);
+    std::fs::create_dir_all(&cwd).expect("mkdir");
+    for job in jobs {
+        let o = run_bounded(
+            Command::new(client)
+                .current_dir(&cwd)
+                .args(["--eta=never", host, job]),
+            LIMIT,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let mut files: Vec<(String, usize, Vec<usize>)> = std::fs::read_dir(&cwd)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let text = if name.contains(".fz.") {
+                let o = run_bounded(
+                    Command::new(our_bin("rfio"))
+                        .arg(format!("--inflate-log={}", e.path().display())),
+                    LIMIT,
+                );
+                String::from_utf8_lossy(&o.stdout).into_owned()
+            } else {
+                std::fs::read_to_string(e.path()).unwrap_or_default()
+            };
+            let mut widths: Vec<usize> = text.lines().map(|l| l.split(", ").count()).collect();
+            widths.dedup();
+            (name, text.lines().count(), widths)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// rfio's server sends its jobs' value logs to the client as fio's server
+/// does (IOLOG: the sample records deflated, a stored log's streams as
+/// they are) and writes none itself: fio's client and rfio's write the
+/// same files, rows and columns from it as fio's client from fio's server.
+#[test]
+fn job_logs_from_an_rfio_server_reach_either_client_as_from_fio() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("rlogs");
+    let lat = dir.file(
+        "lg.fio",
+        "[lg]\nioengine=null\nsize=1M\nrw=write\nbs=4k\nwrite_bw_log=lg\nwrite_lat_log=lg\n",
+    );
+    let off = dir.file(
+        "lo.fio",
+        "[lo]\nioengine=null\nsize=1M\nrw=randread\nbs=4k\nwrite_iops_log=lo\nlog_offset=1\n",
+    );
+    let fz = dir.file(
+        "lz.fio",
+        "[lz]\nioengine=null\nsize=1M\nrw=read\nbs=4k\nwrite_bw_log=lz\nlog_store_compressed=1\n",
+    );
+    let jobs = [&lat, &off, &fz];
+    let theirs_srv = Server::start(&fio);
+    let ours_srv = Server::start(&our_bin("rfio"));
+    // fio's client now and then exits before a log's last frames are in:
+    // its complete run from fio's server is the reference.
+    let mut want = log_listing(&fio, &theirs_srv.host(), &dir, "ref", &jobs);
+    for k in 1..4 {
+        if want.len() == 6 {
+            break;
+        }
+        want = log_listing(&fio, &theirs_srv.host(), &dir, &format!("ref{k}"), &jobs);
+    }
+    let names: Vec<&str> = want.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "lg_bw.1.log.127.0.0.1",
+            "lg_clat.1.log.127.0.0.1",
+            "lg_lat.1.log.127.0.0.1",
+            "lg_slat.1.log.127.0.0.1",
+            "lo_iops.1.log.127.0.0.1",
+            "lz_bw.1.log.fz.127.0.0.1"
+        ]
+    );
+    for (k, client) in [fio.clone(), our_bin("rfio")].iter().enumerate() {
+        let got = log_listing(client, &ours_srv.host(), &dir, &format!("ours{k}"), &jobs);
+        assert_eq!(got, want, "{}", client.display());
+    }
+    // The server wrote no log of its own.
+    let server_dir = std::env::current_dir().expect("cwd");
+    for n in ["lg_bw.1.log", "lo_iops.1.log", "lz_bw.1.log.fz"] {
+        assert!(!server_dir.join(n).exists(), "{n}");
+    }
+}

@@ -481,6 +481,7 @@ fn converse(
                     cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
                     flags: probe.flags & p::PROBE_FLAG_ZLIB,
                 };
+                ZLIB.store(reply.flags != 0, Ordering::SeqCst);
                 send(Op::Probe, cmd.tag, &reply.encode())?;
             }
             Some(Op::JobLine) => {
@@ -559,9 +560,15 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     let started = std::time::SystemTime::now();
     let disk_paths = disk_paths(jobs);
     let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));
+    // The jobs' value logs come back here, to go to the client (IOLOG).
+    let (log_tx, log_rx) = mpsc::channel();
+    crate::run::logs::job_logs::send_to_client(log_tx);
     let runs = run_jobs(jobs, normal, rx, send);
     rbench_common::stop::clear_request();
     let runs = runs?;
+    while let Ok(l) = log_rx.try_recv() {
+        send(Op::IoLog, 0, &iolog(&l))?;
+    }
     let report = crate::result::build(
         jobs,
         &runs,
@@ -587,6 +594,40 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     let stop = p::Stop { error, signal: 0 };
     send(Op::Stop, 0, &stop.encode())?;
     Ok(())
+}
+
+/// The client asked for zlib in its PROBE (fio's clients do).
+static ZLIB: AtomicBool = AtomicBool::new(false);
+
+/// One log as fio's server sends it: the header (its log_offset and
+/// log_prio left 0, as fio's), then the sample records deflated when the
+/// client takes zlib, or a stored log's streams as they are.
+fn iolog(l: &crate::run::logs::job_logs::SentLog) -> Vec<u8> {
+    const XMIT_COMPRESSED: u32 = 1;
+    const STORE_COMPRESSED: u32 = 2;
+    let zlib = ZLIB.load(Ordering::SeqCst);
+    let compressed = match (l.stored, zlib) {
+        (true, _) => STORE_COMPRESSED,
+        (false, true) => XMIT_COMPRESSED,
+        (false, false) => 0,
+    };
+    let h = p::IoLogHeader {
+        nr_samples: l.rows,
+        thread_number: 0,
+        log_type: l.log_type,
+        compressed,
+        log_offset: 0,
+        log_prio: 0,
+        log_hist_coarseness: 0,
+        name: l.name.clone(),
+    };
+    let mut out = h.encode();
+    if compressed == XMIT_COMPRESSED {
+        out.extend_from_slice(&p::deflate(&l.bytes));
+    } else {
+        out.extend_from_slice(&l.bytes);
+    }
+    out
 }
 
 /// The files whose devices disk_util reports on.
