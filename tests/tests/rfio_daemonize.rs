@@ -264,3 +264,32 @@ fn sigint_ends_a_foreground_server_with_exit_0_as_fio() {
     }
     assert_eq!(codes, [Some(0), Some(0)]);
 }
+
+#[test]
+fn a_client_takes_daemonize_and_ignores_it_as_fio() {
+    let Some(bins) = servers() else { return };
+    let dir = Scratch::new("client");
+    let job = dir.path("d.fio");
+    std::fs::write(&job, JOB).expect("job");
+    let server = rbench_tests::rfio::Server::start(&bins[0]);
+    let pidfile = dir.path("client.pid");
+    for client in &bins {
+        for before in [true, false] {
+            let mut cmd = Command::new(client);
+            cmd.arg("--eta=never");
+            let d = format!("--daemonize={pidfile}");
+            if before {
+                cmd.arg(&d);
+            }
+            cmd.arg(server.host());
+            if !before {
+                cmd.arg(&d);
+            }
+            let o = run_bounded(cmd.arg(&job), LIMIT);
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(o.status.success(), "{}: {out}", client.display());
+            assert!(out.contains("\nd: (groupid=0, jobs=1): err= 0"), "{out}");
+            assert!(!Path::new(&pidfile).exists());
+        }
+    }
+}
