@@ -329,12 +329,33 @@ fn status(
     }
     // fio's elapsed times round up (its thread_eta too).
     st.elapsed_sec = (start.elapsed().as_millis() as u64).div_ceil(1000);
-    st.eta_sec = if st.elapsed_sec >= 3 {
-        eta_secs(jobs, progress, st.elapsed_sec)
-    } else {
-        i32::MAX as u64
-    };
+    st.eta_sec = fio_eta(jobs, progress, &states, st.elapsed_sec);
     st
+}
+
+/// fio's `calc_thread_status` eta: each job's (fio's INT_MAX for all in
+/// the first 3 seconds), the longest of them plus, for each stonewalled
+/// job not started, its whole time (so the first lines of a stonewalled
+/// run add INT_MAX twice, as fio's do).
+fn fio_eta(jobs: &[Job], progress: &[Progress], states: &[u8], elapsed: u64) -> u64 {
+    let (mut eta, mut stone) = (0u64, 0u64);
+    for ((j, p), &s) in jobs.iter().zip(progress).zip(states) {
+        let this = if elapsed < 3 {
+            i32::MAX as u64
+        } else if s == b'_' {
+            0
+        } else if s == b'P' && j.runtime_us > 0 {
+            (j.ramp_us + j.runtime_us) / 1_000_000
+        } else {
+            job_eta(j, p, elapsed)
+        };
+        if s == b'P' && j.stonewall {
+            stone += this;
+        } else {
+            eta = eta.max(this);
+        }
+    }
+    eta + stone
 }
 
 /// Keep the status until `done` is raised. The jobs publish their counters
@@ -439,6 +460,21 @@ pub fn draw(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_eta_adds_stonewalled_jobs_to_come_as_fio() {
+        let run = crate::job::test_job(&["--time_based", "--runtime=4"]);
+        let mut next = crate::job::test_job(&["--time_based", "--runtime=2"]);
+        next.stonewall = true;
+        let jobs = [run, next];
+        let progress = [Progress::new(), Progress::new()];
+        let states = [b'R', b'P'];
+        // The first 3 seconds: fio's INT_MAX for each, added.
+        assert_eq!(fio_eta(&jobs, &progress, &states, 2), 2 * i32::MAX as u64);
+        // Then the running job's 1 s left plus the next one's 2 s.
+        assert_eq!(fio_eta(&jobs, &progress, &states, 3), 3);
+        assert_eq!(fio_eta(&jobs, &progress, &[b'_', b'R'], 5), 0);
+    }
 
     #[test]
     fn lines_come_on_helper_ticks() {
