@@ -468,12 +468,12 @@ mod tests {
         next.stonewall = true;
         let jobs = [run, next];
         let progress = [Progress::new(), Progress::new()];
-        let states = [b'R', b'P'];
+        let states = *b"RP";
         // The first 3 seconds: fio's INT_MAX for each, added.
         assert_eq!(fio_eta(&jobs, &progress, &states, 2), 2 * i32::MAX as u64);
         // Then the running job's 1 s left plus the next one's 2 s.
         assert_eq!(fio_eta(&jobs, &progress, &states, 3), 3);
-        assert_eq!(fio_eta(&jobs, &progress, &[b'_', b'R'], 5), 0);
+        assert_eq!(fio_eta(&jobs, &progress, b"_R", 5), 0);
     }
 
     #[test]
