@@ -25,6 +25,7 @@ complete -c rfio -l enghelp -d 'Print ioengine help, or list available ioengines
 complete -c rfio -l parse-only -d 'Parse options only, don\'t start any IO'
 complete -c rfio -l showcmd -d 'Turn a job file into command line options'
 complete -c rfio -l server -d 'Start a backend fio server'
+complete -c rfio -l daemonize -r -d 'Background fio server, write pid to file'
 complete -c rfio -l client -r -F -d 'Talk to remote backend(s) fio server at hostname'
 complete -c rfio -l remote-config -r -F -d 'Tell fio server to load this local job file'
 complete -c rfio -l server-allow-from -r -d 'rfio: with --server, serve only peers in this network'

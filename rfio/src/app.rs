@@ -154,18 +154,41 @@ fn server_policy(p: &cli::Program) -> Result<crate::remote::policy::Policy, Fail
     })
 }
 
+/// `--server` (backgrounded first with `--daemonize`): the exit code.
+fn serve(plan: &Plan, arg: &str) -> i32 {
+    use crate::remote::daemon;
+    let p = &plan.program;
+    let policy = match server_policy(p) {
+        Ok(policy) => policy,
+        Err(f) => return fail(f),
+    };
+    let daemon = match p.daemonize.as_deref().map(daemon::start) {
+        Some(Err(code)) => return code,
+        Some(Ok(d)) => Some(d),
+        None => None,
+    };
+    let served = crate::remote::server::serve(arg, &plan.prog, &policy);
+    let code = match served {
+        Ok(()) => 0,
+        Err(f) if daemon.is_some() => {
+            daemon::log(&(f.stdout + &f.stderr), true);
+            f.code
+        }
+        Err(f) => fail(f),
+    };
+    if let Some(d) = daemon {
+        d.finish();
+    }
+    code
+}
+
 /// What comes before any job runs: --plot-from, --showcmd, the jobs
 /// expanded and checked (with their warnings), --parse-only. Err: the exit
 /// code when rfio stops here.
 fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     let p = &plan.program;
     if let Some(arg) = &p.server {
-        let served = server_policy(p)
-            .and_then(|policy| crate::remote::server::serve(arg, &plan.prog, &policy));
-        return Err(match served {
-            Ok(()) => 0,
-            Err(f) => fail(f),
-        });
+        return Err(serve(plan, arg));
     }
     if !p.plot_from.is_empty() {
         // rfio's own: charts of existing logs, no job runs.

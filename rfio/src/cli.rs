@@ -48,6 +48,9 @@ pub struct Program {
     pub server_allow_from: Vec<String>,
     /// `--server-no-exec` (rfio only).
     pub server_no_exec: bool,
+    // --- h1: daemonize ---
+    /// `--daemonize=PIDFILE`: with `--server`, background it.
+    pub daemonize: Option<String>,
 }
 
 impl Default for Program {
@@ -76,6 +79,7 @@ impl Default for Program {
             server_allow_dirs: Vec::new(),
             server_allow_from: Vec::new(),
             server_no_exec: false,
+            daemonize: None,
         }
     }
 }
@@ -142,6 +146,8 @@ const PROGRAM_WITH_VALUE: &[&str] = &[
     // --- h4: client/server ---
     "server-allow-dir",
     "server-allow-from",
+    // --- h1: daemonize ---
+    "daemonize",
 ];
 
 /// getopt's complaint (prefixed with argv[0]) and then fio's own.
@@ -430,7 +436,13 @@ pub fn parse(argv: &[String]) -> Result<Plan, Stop> {
             continue;
         }
         if PROGRAM_WITH_VALUE.contains(&name) {
-            let v = option_value((prog, arg), inline, args, &mut i, "")?;
+            // --- h1: daemonize --- (fio's closest-option hint)
+            let hint = if name == "daemonize" {
+                "Did you mean daemonize?\n"
+            } else {
+                ""
+            };
+            let v = option_value((prog, arg), inline, args, &mut i, hint)?;
             valued_option(&mut plan.program, name, v)?;
         } else if name == "name" {
             let v = option_value((prog, arg), inline, args, &mut i, "Did you mean name?\n")?;
@@ -504,6 +516,8 @@ fn valued_option(p: &mut Program, name: &str, v: String) -> Result<(), Stop> {
         // --- h4: client/server ---
         "server-allow-dir" => p.server_allow_dirs.push(v),
         "server-allow-from" => p.server_allow_from.push(v),
+        // --- h1: daemonize ---
+        "daemonize" => p.daemonize = Some(v),
         // fio inflates the log to stdout and exits at once.
         "inflate-log" => return Err(Stop::InflateLog(v)),
         "output-format" => set_output_format(p, &v)?,

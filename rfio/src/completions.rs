@@ -116,6 +116,12 @@ const PROGRAM: &[(&str, Value, &str)] = &[
         Value::Optional,
         "Start a backend fio server ([ip:|ip6:|sock:]host[,port])",
     ),
+    // --- h1: daemonize ---
+    (
+        "daemonize",
+        Value::Required,
+        "Background fio server, write pid to file",
+    ),
     // --- h4: client/server ---
     (
         "client",

@@ -99,7 +99,12 @@ pub fn render() -> String {
         ".TP\n\\fB\\-\\-server\\fR[=[\\fIip:\\fR|\\fIip6:\\fR|\\fIsock:\\fR]\\fIhost\\fR[,\\fIport\\fR]]\n\
          Serve fio 3.33 clients (port 8765 by default): each connection runs the jobs it \
          sends and gets fio's report frames. Any host that reaches the port may run jobs \
-         as this user unless limited below; the server says so once when it starts.\n.TP\n\
+         as this user unless limited below; the server says so once when it starts. \
+         SIGINT ends it (exit 0).\n.TP\n\\fB\\-\\-daemonize\\fR=\\fIpidfile\\fR\n\
+         With \\-\\-server: background it as fio does (its own session, stdio on \
+         /dev/null, its lines to syslog as fio), its pid written to \\fIpidfile\\fR, which \
+         it removes when SIGINT ends it. A pid file naming a live process stops the start \
+         (exit 0); one that cannot be written is an error (exit 1).\n.TP\n\
          \\fB\\-\\-server\\-allow\\-from\\fR=\\fIaddr\\fR[/\\fIbits\\fR]\nrfio only: serve only peers \
          in this network (repeatable). Others get the refusal as text and exit 1.\n.TP\n\
          \\fB\\-\\-server\\-allow\\-dir\\fR=\\fIdir\\fR\nrfio only: jobs' files and logs, and job \
@@ -110,7 +115,9 @@ pub fn render() -> String {
          Run jobs on a fio or rfio server, as fio's client: job files right after it go to \
          that host only; other job files go to every host without its own; program options \
          after it (output format, eta, ...) are sent to it. Repeatable, in any mix of fio and \
-         rfio servers; with two or more hosts an All clients sum follows. A readable file \
+         rfio servers; with two or more hosts an All clients sum follows, then (rfio only) \
+         the exact cluster\\-wide percentiles from every host's latency buckets, under \
+         its own header line (JSON: the sum's rbench_cluster_percentiles key). A readable file \
          names hosts, one a line, which all get the same job. Ctrl\\-C asks every server to \
          stop and prints what ran; a server that goes away is reported (client: \
          host=H disconnected, exit 1) and the others still print.\n.TP\n\

@@ -11,6 +11,7 @@
 //! (fio beside rfio, a directory prefix and a bound per file) in [`rfio`].
 
 pub mod fs;
+pub mod netns;
 pub mod rfio;
 pub mod sql;
 pub mod sysbench;

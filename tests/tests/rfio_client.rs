@@ -53,11 +53,34 @@ fn text(o: &Output) -> String {
 }
 
 /// The layout of a client's output, order aside (hosts answer in any
-/// order): fio_layout's lines, sorted.
+/// order): fio_layout's lines, sorted, rfio's exact-percentile block left
+/// out.
 fn sorted_layout(s: &str) -> Vec<String> {
-    let mut l = fio_layout(s);
+    let mut l = fio_layout(&fio_lines_only(s));
     l.sort();
     l
+}
+
+/// The header of rfio's exact cluster percentiles after `All clients`.
+const CLUSTER: &str = "All clients: exact percentiles over every host's I/Os (rfio):";
+
+/// A client's output without rfio's exact-percentile block: the header
+/// and the indented lines after it.
+fn fio_lines_only(s: &str) -> String {
+    let mut out = String::new();
+    let mut skip = false;
+    for l in s.split_inclusive('\n') {
+        if l.starts_with(CLUSTER) {
+            skip = true;
+            continue;
+        }
+        if skip && l.starts_with(' ') {
+            continue;
+        }
+        skip = false;
+        out.push_str(l);
+    }
+    out
 }
 
 #[test]
@@ -112,11 +135,104 @@ fn mixed_fleet_of_two_prints_all_clients_as_fio_client() {
         "ours:\n{o}\nfio's:\n{t}"
     );
     assert_eq!(o.matches("hostname=").count(), 2, "{o}");
-    // The sum comes last, with no percentiles and plain-number rates.
+    // The sum comes last, with no percentiles and plain-number rates,
+    // then rfio's exact cluster percentiles.
     let all = &o[o.find("All clients: (groupid=0, jobs=2)").expect(&o)..];
     assert!(all.contains("BW=") && !all.contains("B/s ("), "{all}");
-    assert!(!all.contains("percentiles"), "{all}");
+    let (fio_part, ours_part) = all.split_at(all.find(CLUSTER).expect(all));
+    assert!(!fio_part.contains("percentiles"), "{all}");
     assert!(!all.contains("Run status"), "{all}");
+    assert!(
+        ours_part.contains("\n  read:\n    clat percentiles ("),
+        "{all}"
+    );
+    assert!(!t.contains(CLUSTER), "{t}");
+}
+
+/// rfio's exact cluster percentiles of three hosts (two fio servers, one
+/// rfio server): the JSON ones equal those `rfio --merge` computes from
+/// the union of the hosts' json+ bins, each lies between the hosts' own
+/// (fio's servers' percentiles among them), and the text block shows the
+/// same values after fio's `All clients` block.
+#[test]
+fn all_clients_percentiles_are_those_of_the_union_of_the_hosts() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("exact");
+    let job = dir.file(
+        "cs.fio",
+        "[cs]\nioengine=null\nsize=16M\nrw=randrw\nbs=4k\ntime_based\nruntime=2\n",
+    );
+    let servers = [
+        Server::start(&fio),
+        Server::start(&our_bin("rfio")),
+        Server::start(&fio),
+    ];
+    let mut args = vec!["--output-format=normal,json+".to_string()];
+    for s in &servers {
+        args.push(s.host());
+        args.push(job.clone());
+    }
+    // json+ of three hosts outgrows a pipe: read it as it comes.
+    let out = rbench_tests::run_drained(
+        Command::new(our_bin("rfio")).arg("--eta=never").args(&args),
+        LIMIT,
+    );
+    let o = text(&out);
+    assert!(out.status.success(), "{o}");
+    let (pre, doc) = rbench_tests::fio_json_parts(&o);
+    let stats = doc["client_stats"].as_array().expect("client_stats");
+    assert_eq!(stats.len(), 4, "{o}");
+    let exact = &stats[3]["rbench_cluster_percentiles"];
+    // The oracle: rfio --merge over the same document's per-host entries.
+    let saved = dir.file("client.json", &o[pre.len()..]);
+    let merged = rbench_tests::run_drained(
+        Command::new(our_bin("rfio")).args(["--merge".to_string(), saved]),
+        LIMIT,
+    );
+    let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).expect("merge output");
+    let block = &pre[pre.find(CLUSTER).expect(pre)..];
+    assert!(
+        pre[..pre.len() - block.len()].contains("\nAll clients: (groupid=0, jobs=3)"),
+        "{pre}"
+    );
+    for d in ["read", "write"] {
+        let ours = &exact[d]["clat_ns"];
+        let want = &merged["jobs"][0][d]["clat_ns"];
+        assert_eq!(ours["percentile"], want["percentile"], "{d}: {o}");
+        let n: u64 = stats[..3]
+            .iter()
+            .map(|s| s[d]["clat_ns"]["N"].as_u64().unwrap_or(0))
+            .sum();
+        assert!(n > 0);
+        assert_eq!(ours["N"].as_u64(), Some(n), "{d}");
+        let pcts = ours["percentile"].as_object().expect("percentiles");
+        assert_eq!(pcts.len(), 17, "fio's default list: {o}");
+        for (p, v) in pcts {
+            let v = v.as_u64().expect("value");
+            let hosts: Vec<u64> = stats[..3]
+                .iter()
+                .map(|s| s[d]["clat_ns"]["percentile"][p].as_u64().expect(p))
+                .collect();
+            let (lo, hi) = (hosts.iter().min(), hosts.iter().max());
+            assert!(Some(&v) >= lo && Some(&v) <= hi, "{d} {p}: {v} {hosts:?}");
+        }
+        // The text block: the same values in the unit it names.
+        let at = block.find(&format!("  {d}:\n")).expect(block);
+        let sub = &block[at..];
+        let unit = &sub[sub.find("percentiles (").expect(sub) + 13..][..4];
+        let div = match unit {
+            "nsec" => 1,
+            "usec" => 1000,
+            _ => 1_000_000,
+        };
+        let first = sub.find("th=[").expect(sub) + 4;
+        let shown: u64 = sub[first..sub[first..].find(']').expect(sub) + first]
+            .trim()
+            .parse()
+            .expect("value");
+        let p1 = pcts["1.000000"].as_u64().expect("p1");
+        assert_eq!(shown, p1.div_ceil(div), "{d}: {block}");
+    }
 }
 
 #[test]
@@ -168,8 +284,10 @@ fn json_has_fio_clients_keys_hostname_and_port() {
             v
         };
         assert_eq!(lines(opre), lines(tpre));
+        // rfio's one extra key (its exact cluster percentiles) aside.
         let paths = |v: &serde_json::Value| {
             let mut p: Vec<(String, &str)> = fio_key_paths(v, false);
+            p.retain(|(k, _)| !k.contains("/rbench_cluster_percentiles"));
             p.sort();
             p.dedup();
             p
@@ -186,6 +304,12 @@ fn json_has_fio_clients_keys_hostname_and_port() {
         want.sort();
         assert_eq!(ports, want);
         assert_eq!(stats[2]["jobname"], "All clients");
+        assert!(
+            stats[2]["rbench_cluster_percentiles"]["read"]["clat_ns"]["percentile"].is_object()
+        );
+        assert!(tv["client_stats"][2]
+            .get("rbench_cluster_percentiles")
+            .is_none());
         assert_eq!(stats[0]["hostname"], "127.0.0.1");
         assert!(ov.get("timestamp_ms").is_none() && ov.get("jobs").is_none());
     }
@@ -598,7 +722,11 @@ fn groups_clones_and_job_options_as_fio_client() {
             text(&run(&fio, &normal)),
             text(&run(&our_bin("rfio"), &normal)),
         );
-        assert_eq!(fio_layout(&o), fio_layout(&t), "ours:\n{o}\nfio's:\n{t}");
+        assert_eq!(
+            fio_layout(&fio_lines_only(&o)),
+            fio_layout(&t),
+            "ours:\n{o}\nfio's:\n{t}"
+        );
         // Two units from one host: fio's client sums them too.
         assert!(o.contains("All clients: (groupid=1, jobs=2)"), "{o}");
         let json = vec!["--output-format=json".into(), s.host(), job.clone()];
@@ -783,5 +911,173 @@ fn sixty_four_rfio_servers_all_report_to_either_client() {
         );
         assert!(!t.contains("disconnected"), "{}: {t}", client.display());
         assert!(t.contains("All clients: (groupid=0, jobs=64)"), "{t}");
+    }
+}
+
+/// The `Jobs:` lines a client drew (split at `\r`), trailing padding cut.
+fn eta_lines(out: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(out)
+        .split(['\r', '\n'])
+        .filter(|l| l.starts_with("Jobs:"))
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
+/// An ETA line's shape: every number (with its unit letter) as `V`.
+fn eta_shape(l: &str) -> String {
+    let mut out = String::new();
+    let mut chars = l.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_digit() || *d == '.' || "kMG".contains(*d))
+            {
+                chars.next();
+            }
+            out.push('V');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The ETA line with rates: fio's client draws the same full line from an
+/// rfio server as from fio's (run states, progress, rates, IOPS, eta), and
+/// rfio's client draws it from either server.
+#[test]
+fn eta_lines_carry_states_rates_and_eta_from_either_server() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("eta");
+    let job = dir.file(
+        "e.fio",
+        "[e]\nioengine=null\nsize=16M\nrw=read\nbs=4k\ntime_based\nruntime=5\nrate=100m\n",
+    );
+    let servers = [Server::start(&fio), Server::start(&our_bin("rfio"))];
+    let want = "Jobs: V (f=V), VB/s-VB/s: [R(V)][V%][r=V][r=V IOPS][eta Vm:Vs]";
+    for client in [fio.clone(), our_bin("rfio")] {
+        for s in &servers {
+            let o = run_bounded(Command::new(&client).arg(s.host()).arg(&job), LIMIT);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let lines = eta_lines(&o.stdout);
+            let who = format!("{} -> port {}: {lines:#?}", client.display(), s.port);
+            let full: Vec<&String> = lines.iter().filter(|l| l.contains("[eta ")).collect();
+            assert!(!full.is_empty(), "{who}");
+            for l in &full {
+                assert_eq!(eta_shape(l), want, "{who}");
+                assert!(
+                    l.starts_with("Jobs: 1 (f=1), ") && l.contains(": [R(1)]["),
+                    "{who}"
+                );
+            }
+            // The progress only grows, to at most 100%.
+            let pct: Vec<f64> = full
+                .iter()
+                .filter_map(|l| l.split("][").nth(1)?.strip_suffix('%')?.parse().ok())
+                .collect();
+            assert_eq!(pct.len(), full.len(), "{who}");
+            assert!(pct.windows(2).all(|w| w[0] <= w[1]) && pct.iter().all(|p| *p <= 100.0));
+        }
+    }
+}
+
+/// The logs one client run per job leaves in a fresh directory `tag`:
+/// (name, rows, distinct column counts); a stored `.fz` log's rows are
+/// those `rfio --inflate-log` gives.
+fn log_listing(
+    client: &Path,
+    host: &str,
+    dir: &TempDir,
+    tag: &str,
+    jobs: &[&String],
+) -> Vec<(String, usize, Vec<usize>)> {
+    let cwd = dir.0.join(tag);
+    std::fs::create_dir_all(&cwd).expect("mkdir");
+    for job in jobs {
+        let o = run_bounded(
+            Command::new(client)
+                .current_dir(&cwd)
+                .args(["--eta=never", host, job]),
+            LIMIT,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let mut files: Vec<(String, usize, Vec<usize>)> = std::fs::read_dir(&cwd)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let text = if name.contains(".fz.") {
+                let o = run_bounded(
+                    Command::new(our_bin("rfio"))
+                        .arg(format!("--inflate-log={}", e.path().display())),
+                    LIMIT,
+                );
+                String::from_utf8_lossy(&o.stdout).into_owned()
+            } else {
+                std::fs::read_to_string(e.path()).unwrap_or_default()
+            };
+            let mut widths: Vec<usize> = text.lines().map(|l| l.split(", ").count()).collect();
+            widths.dedup();
+            (name, text.lines().count(), widths)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// rfio's server sends its jobs' value logs to the client as fio's server
+/// does (IOLOG: the sample records deflated, a stored log's streams as
+/// they are) and writes none itself: fio's client and rfio's write the
+/// same files, rows and columns from it as fio's client from fio's server.
+#[test]
+fn job_logs_from_an_rfio_server_reach_either_client_as_from_fio() {
+    let Some(fio) = original("fio") else { return };
+    let dir = TempDir::new("rlogs");
+    let lat = dir.file(
+        "lg.fio",
+        "[lg]\nioengine=null\nsize=1M\nrw=write\nbs=4k\nwrite_bw_log=lg\nwrite_lat_log=lg\n",
+    );
+    let off = dir.file(
+        "lo.fio",
+        "[lo]\nioengine=null\nsize=1M\nrw=randread\nbs=4k\nwrite_iops_log=lo\nlog_offset=1\n",
+    );
+    let fz = dir.file(
+        "lz.fio",
+        "[lz]\nioengine=null\nsize=1M\nrw=read\nbs=4k\nwrite_bw_log=lz\nlog_store_compressed=1\n",
+    );
+    let jobs = [&lat, &off, &fz];
+    let theirs_srv = Server::start(&fio);
+    let ours_srv = Server::start(&our_bin("rfio"));
+    // fio's client now and then exits before a log's last frames are in:
+    // its complete run from fio's server is the reference.
+    let mut want = log_listing(&fio, &theirs_srv.host(), &dir, "ref", &jobs);
+    for k in 1..4 {
+        if want.len() == 6 {
+            break;
+        }
+        want = log_listing(&fio, &theirs_srv.host(), &dir, &format!("ref{k}"), &jobs);
+    }
+    let names: Vec<&str> = want.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "lg_bw.1.log.127.0.0.1",
+            "lg_clat.1.log.127.0.0.1",
+            "lg_lat.1.log.127.0.0.1",
+            "lg_slat.1.log.127.0.0.1",
+            "lo_iops.1.log.127.0.0.1",
+            "lz_bw.1.log.fz.127.0.0.1"
+        ]
+    );
+    for (k, client) in [fio.clone(), our_bin("rfio")].iter().enumerate() {
+        let got = log_listing(client, &ours_srv.host(), &dir, &format!("ours{k}"), &jobs);
+        assert_eq!(got, want, "{}", client.display());
+    }
+    // The server wrote no log of its own.
+    let server_dir = std::env::current_dir().expect("cwd");
+    for n in ["lg_bw.1.log", "lo_iops.1.log", "lz_bw.1.log.fz"] {
+        assert!(!server_dir.join(n).exists(), "{n}");
     }
 }

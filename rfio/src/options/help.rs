@@ -166,6 +166,11 @@ pub const USAGE: &[(&str, &str)] = &[
     ),
     ("--showcmd", "Turn a job file into command line options"),
     ("--server=args", "Start a backend fio server"),
+    // --- h1: daemonize ---
+    (
+        "--daemonize=pidfile",
+        "Background fio server, write pid to file",
+    ),
     // --- h4: client/server ---
     (
         "--client=hostname",

@@ -6,7 +6,7 @@
 
 use super::hosts::{parse_args, Host, Setup, Target};
 use super::protocol::{self as p, Command, Decoder, Op};
-use super::view;
+use super::{cluster, view};
 use crate::failure::Failure;
 use crate::report::json::J;
 use std::io::{Read, Write};
@@ -59,6 +59,9 @@ struct Run<'a> {
     error_clients: u32,
     eta: Option<EtaRound>,
     eta_state: EtaState,
+    /// The first summed host's percentile list and kinds (rfio's exact
+    /// cluster percentiles).
+    cluster: Option<cluster::Spec>,
 }
 
 /// ETA replies of one request round.
@@ -110,6 +113,7 @@ pub fn main(args: &[String]) -> i32 {
         error_clients: 0,
         eta: None,
         eta_state: EtaState::default(),
+        cluster: None,
     };
     send_jobs(&mut run, &mut clients);
     if clients.is_empty() {
@@ -608,6 +612,9 @@ fn thread_status(run: &mut Run<'_>, c: &mut Client, ts: p::ThreadStat) {
     }
     view::sum_into(&mut run.sum_ts, &ts);
     view::sum_group(&mut run.sum_gs, &ts.rs);
+    if run.cluster.is_none() {
+        run.cluster = Some(cluster::Spec::of(&ts));
+    }
     run.sum_ts.members += 1;
     run.sum_ts.thread_number = ts.thread_number;
     run.sum_ts.groupid = ts.groupid;
@@ -619,13 +626,20 @@ fn thread_status(run: &mut Run<'_>, c: &mut Client, ts: p::ThreadStat) {
         all.name = "All clients".into();
         all.rs = run.sum_gs;
         let u = view::unit(&all, Vec::new(), plus, &when);
+        let exact = run.cluster.as_ref().map(|s| cluster::unit(&all, s, plus));
         let mut text = String::new();
         show(run.setup, &u, &mut text);
+        if let (Some(e), true) = (&exact, run.setup.normal && !text.is_empty()) {
+            text.push_str(&cluster::text(e));
+        }
         terse(run.setup, &u, &mut text);
         run.allclients.push_str(&text);
         if run.setup.json {
             let mut j = unit_json(&u, plus);
             client_info(&mut j, c);
+            if let (J::Obj(e), Some(x)) = (&mut j, &exact) {
+                e.push((cluster::JSON_KEY.into(), cluster::json(x)));
+            }
             run.client_stats.push(j);
         }
     }

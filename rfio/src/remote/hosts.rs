@@ -230,8 +230,13 @@ pub fn parse_args(args: &[String]) -> Result<Setup, Failure> {
                     None => return Err(Failure::stderr(String::new())),
                 }
             }
-            "server" | "daemonize" => {
+            "server" => {
                 return Err(Failure::stderr("fio: can't be both client and server\n"));
+            }
+            // --- h1: daemonize --- fio's client takes the pid file and
+            // uses it for nothing.
+            "daemonize" => {
+                value()?;
             }
             _ => {
                 let v = if WITH_VALUE.contains(&name) {

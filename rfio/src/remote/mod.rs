@@ -7,6 +7,8 @@
 //! - `client.rs`: `--client`: connects, sends jobs, prints what servers send.
 //! - `hosts.rs`: the `--client` command line: hosts, their job files, options.
 //! - `policy.rs`: what `--server-allow-*`/`--server-no-exec` let a client do.
+//! - `daemon.rs`: `--daemonize=PIDFILE`: fio's backgrounded server.
+//! - `cluster.rs`: rfio's exact cluster-wide percentiles of `All clients`.
 //! - `view.rs`: a server's TS and GS payloads as rfio's report types.
 //! - `tsconv.rs`: rfio's measurements as fio's TS and GS payloads.
 
@@ -14,6 +16,8 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod client;
+mod cluster;
+pub mod daemon;
 pub mod hosts;
 pub mod policy;
 pub mod protocol;

@@ -5,6 +5,7 @@
 //! is served by a process of its own; a client that sends bad frames loses
 //! its connection, the server goes on.
 
+use super::daemon;
 use super::policy::Policy;
 use super::protocol::{self as p, Command, Decoder, Op};
 use super::tsconv;
@@ -12,6 +13,7 @@ use crate::failure::Failure;
 use crate::job::Job;
 use crate::run::files::diskstats;
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -92,23 +94,55 @@ impl Conn for std::os::unix::net::UnixStream {
 /// socket).
 type Accept = dyn FnMut() -> std::io::Result<(Box<dyn Conn>, Option<std::net::IpAddr>)>;
 
-/// Serve clients until killed. Each connection is served in a child
-/// process of its own, forked before any thread starts, as fio's server
-/// does: clients run side by side, and one that stalls or breaks affects
-/// only its own process.
+/// Serve clients until killed (SIGINT ends it, exit 0, as fio's server).
+/// Each connection is served in a child process of its own, forked before
+/// any thread starts, as fio's server does: clients run side by side, and
+/// one that stalls or breaks affects only its own process.
 pub fn serve(arg: &str, prog: &str, policy: &Policy) -> Result<(), Failure> {
-    use std::os::fd::AsRawFd;
     let bind = parse_bind(arg).map_err(Failure::stderr)?;
+    let (fd, mut accept) = listen(&bind)?;
+    if let Some(n) = policy.notice() {
+        daemon::log(n, true);
+    }
+    catch_sigint();
+    loop {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            // fio's sig_int removes a unix socket's path.
+            if let Bind::Unix(path) = &bind {
+                let _ = std::fs::remove_file(path);
+            }
+            return Ok(());
+        }
+        // Reap the children of connections that ended.
+        // SAFETY: waitpid with WNOHANG on our own children only.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+        if !readable(fd) {
+            continue;
+        }
+        let (c, peer) = match accept() {
+            Ok(c) => c,
+            Err(e) => {
+                daemon::log(&format!("fio: accept: {e}\n"), true);
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        fork_for(c, fd, prog, policy, peer);
+    }
+}
+
+/// Binds where `--server` says and says so (fio's line).
+fn listen(bind: &Bind) -> Result<(i32, Box<Accept>), Failure> {
+    use std::os::fd::AsRawFd;
     let err = |e: std::io::Error| Failure::stderr(format!("fio: bind: {e}\n"));
-    let (fd, mut accept): (i32, Box<Accept>) = match &bind {
+    Ok(match bind {
         Bind::Tcp(a) => {
             let l = std::net::TcpListener::bind(a).map_err(err)?;
             let local = l.local_addr().map_err(err)?;
-            say(&format!(
-                "fio: server listening on {},{}\n",
-                local.ip(),
-                local.port()
-            ));
+            daemon::log(
+                &format!("fio: server listening on {},{}\n", local.ip(), local.port()),
+                false,
+            );
             (
                 l.as_raw_fd(),
                 Box::new(move || {
@@ -120,7 +154,7 @@ pub fn serve(arg: &str, prog: &str, policy: &Policy) -> Result<(), Failure> {
         Bind::Unix(path) => {
             let _ = std::fs::remove_file(path);
             let l = std::os::unix::net::UnixListener::bind(path).map_err(err)?;
-            say(&format!("fio: server listening on {path}\n"));
+            daemon::log(&format!("fio: server listening on {path}\n"), false);
             (
                 l.as_raw_fd(),
                 Box::new(move || {
@@ -129,58 +163,82 @@ pub fn serve(arg: &str, prog: &str, policy: &Policy) -> Result<(), Failure> {
                 }),
             )
         }
-    };
-    if let Some(n) = policy.notice() {
-        eprint!("{n}");
-    }
-    loop {
-        let (c, peer) = match accept() {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("fio: accept: {e}");
-                std::thread::sleep(Duration::from_millis(100));
-                continue;
-            }
-        };
-        // Reap the children of connections that ended.
-        // SAFETY: waitpid with WNOHANG on our own children only.
-        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
-        // SAFETY: the accept loop runs no other thread, so the child starts
-        // with this one thread and a consistent heap.
-        match unsafe { libc::fork() } {
-            0 => {
-                // SAFETY: the child drops the listener it will not use and
-                // dies with its parent (a killed server leaves no orphans).
-                unsafe {
-                    libc::close(fd);
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                }
-                let code = match handle(c, prog, policy, peer) {
-                    Ok(()) => 0,
-                    Err(m) => {
-                        eprint!("{m}");
-                        1
-                    }
-                };
-                let _ = std::io::stdout().flush();
-                // SAFETY: end the child without running the parent's exit
-                // handlers twice.
-                unsafe { libc::_exit(code) };
-            }
-            -1 => {
-                // No child: serve this one here.
-                if let Err(m) = handle(c, prog, policy, peer) {
-                    eprint!("{m}");
-                }
-            }
-            _ => drop(c),
-        }
+    })
+}
+
+/// SIGINT seen by the listening process.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// SIGINT ends the accept loop (SIGTERM keeps its default: fio's server
+/// dies by it, leaving a daemon's pid file in place).
+fn catch_sigint() {
+    // SAFETY: an async-signal-safe handler (one atomic store), no
+    // SA_RESTART so that poll returns.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        let handler: extern "C" fn(libc::c_int) = on_sigint;
+        sa.sa_sigaction = handler as libc::sighandler_t;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
     }
 }
 
-fn say(s: &str) {
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes()).and_then(|_| o.flush());
+/// Whether the listener has a connection within a second (fio's poll).
+fn readable(fd: i32) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one live pollfd.
+    let n = unsafe { libc::poll(&mut pfd, 1, 1000) };
+    n > 0 && pfd.revents & libc::POLLIN != 0
+}
+
+/// Serves one connection in a child process (here when none can be made).
+fn fork_for(
+    c: Box<dyn Conn>,
+    fd: i32,
+    prog: &str,
+    policy: &Policy,
+    peer: Option<std::net::IpAddr>,
+) {
+    // SAFETY: the accept loop runs no other thread, so the child starts
+    // with this one thread and a consistent heap.
+    match unsafe { libc::fork() } {
+        0 => {
+            // SAFETY: the child drops the listener it will not use, takes
+            // SIGINT's default back and dies with its parent (a killed
+            // server leaves no orphans).
+            unsafe {
+                libc::close(fd);
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            }
+            let code = match handle(c, prog, policy, peer) {
+                Ok(()) => 0,
+                Err(m) => {
+                    daemon::log(&m, true);
+                    1
+                }
+            };
+            let _ = std::io::stdout().flush();
+            // SAFETY: end the child without running the parent's exit
+            // handlers twice.
+            unsafe { libc::_exit(code) };
+        }
+        -1 => {
+            // No child: serve this one here.
+            if let Err(m) = handle(c, prog, policy, peer) {
+                daemon::log(&m, true);
+            }
+        }
+        _ => drop(c),
+    }
 }
 
 /// What the reader thread passes on.
@@ -270,7 +328,7 @@ fn handle(
     let r = match policy.check_peer(peer) {
         Ok(()) => converse(conn, out, prog, policy),
         Err(why) => {
-            eprint!("{why}");
+            daemon::log(&why, true);
             let r = refuse(
                 &mut |op, tag, pdu| {
                     out.write_all(&p::encode(op, tag, pdu))
@@ -423,6 +481,7 @@ fn converse(
                     cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
                     flags: probe.flags & p::PROBE_FLAG_ZLIB,
                 };
+                ZLIB.store(reply.flags != 0, Ordering::SeqCst);
                 send(Op::Probe, cmd.tag, &reply.encode())?;
             }
             Some(Op::JobLine) => {
@@ -501,9 +560,15 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     let started = std::time::SystemTime::now();
     let disk_paths = disk_paths(jobs);
     let disk_before = diskstats::before(disk_paths.iter().map(|p| p.as_path()));
+    // The jobs' value logs come back here, to go to the client (IOLOG).
+    let (log_tx, log_rx) = mpsc::channel();
+    crate::run::logs::job_logs::send_to_client(log_tx);
     let runs = run_jobs(jobs, normal, rx, send);
     rbench_common::stop::clear_request();
     let runs = runs?;
+    while let Ok(l) = log_rx.try_recv() {
+        send(Op::IoLog, 0, &iolog(&l))?;
+    }
     let report = crate::result::build(
         jobs,
         &runs,
@@ -531,6 +596,40 @@ fn run(pj: &Parsed, rx: &mpsc::Receiver<Incoming>, send: &mut Sender<'_>) -> Res
     Ok(())
 }
 
+/// The client asked for zlib in its PROBE (fio's clients do).
+static ZLIB: AtomicBool = AtomicBool::new(false);
+
+/// One log as fio's server sends it: the header (its log_offset and
+/// log_prio left 0, as fio's), then the sample records deflated when the
+/// client takes zlib, or a stored log's streams as they are.
+fn iolog(l: &crate::run::logs::job_logs::SentLog) -> Vec<u8> {
+    const XMIT_COMPRESSED: u32 = 1;
+    const STORE_COMPRESSED: u32 = 2;
+    let zlib = ZLIB.load(Ordering::SeqCst);
+    let compressed = match (l.stored, zlib) {
+        (true, _) => STORE_COMPRESSED,
+        (false, true) => XMIT_COMPRESSED,
+        (false, false) => 0,
+    };
+    let h = p::IoLogHeader {
+        nr_samples: l.rows,
+        thread_number: 0,
+        log_type: l.log_type,
+        compressed,
+        log_offset: 0,
+        log_prio: 0,
+        log_hist_coarseness: 0,
+        name: l.name.clone(),
+    };
+    let mut out = h.encode();
+    if compressed == XMIT_COMPRESSED {
+        out.extend_from_slice(&p::deflate(&l.bytes));
+    } else {
+        out.extend_from_slice(&l.bytes);
+    }
+    out
+}
+
 /// The files whose devices disk_util reports on.
 fn disk_paths(jobs: &[Job]) -> Vec<std::path::PathBuf> {
     jobs.iter()
@@ -550,7 +649,9 @@ fn run_jobs(
     let (ntx, nrx) = mpsc::channel::<String>();
     std::thread::scope(|s| -> Result<Vec<crate::run::JobRun>, String> {
         let h = s.spawn(move || {
-            crate::run::run_all(jobs, None, None, None, &mut |st, t| {
+            // The status thread keeps what ETA requests are answered with.
+            crate::run::eta::keep_for_client();
+            crate::run::run_all(jobs, Some(None), None, None, &mut |st, t| {
                 if normal || st == crate::run::Stream::Stderr || t.starts_with("fio:") {
                     let _ = ntx.send(t.to_string());
                 }
@@ -593,8 +694,24 @@ fn answer_while_running(
     Ok(())
 }
 
-/// The ETA of the jobs running: all of them, with no rate or time known.
+/// The ETA of the jobs running, as fio's server fills it: their states,
+/// rates, limits and times from the run's status; before its first tick,
+/// all of them running with no rate or time known.
 fn running_eta(jobs: &[Job]) -> p::JobsEta {
+    let fmt = p::JobsEta {
+        is_pow2: u32::from(jobs.iter().any(|j| j.kb_base.is_power_of_two())),
+        unit_base: tsconv::n2s_unit(jobs.last().map_or(8, |j| j.unit_base)),
+        sig_figs: jobs.last().map_or(4, |j| j.sig_figs as u32),
+        ..Default::default()
+    };
+    match crate::run::eta::latest() {
+        Some(st) => tsconv::jobs_eta(&st, fmt),
+        None => starting_eta(jobs),
+    }
+}
+
+/// Before the run's first status: all jobs running, nothing known.
+fn starting_eta(jobs: &[Job]) -> p::JobsEta {
     let nr_jobs = jobs.len() as u32;
     p::JobsEta {
         nr_running: nr_jobs,

@@ -182,3 +182,28 @@ pub fn disk_util(d: &crate::run::files::diskstats::DiskReport) -> DiskUtil {
         ..DiskUtil::default()
     }
 }
+
+// --- h1: ETA with rates ---
+/// The run's status as fio's `jobs_eta`; `fmt` carries the number format
+/// (is_pow2, unit_base, sig_figs).
+pub fn jobs_eta(
+    st: &crate::run::eta::Status,
+    fmt: super::protocol::JobsEta,
+) -> super::protocol::JobsEta {
+    super::protocol::JobsEta {
+        nr_running: st.nr_running,
+        nr_pending: st.nr_pending,
+        files_open: st.files_open,
+        nr_threads: st.nr_threads,
+        m_rate: st.m_rate,
+        t_rate: st.t_rate,
+        rate: st.rate_kib,
+        m_iops: st.m_iops,
+        t_iops: st.t_iops,
+        iops: st.iops,
+        elapsed_sec: st.elapsed_sec,
+        eta_sec: st.eta_sec,
+        run_str: st.run_str.clone(),
+        ..fmt
+    }
+}

@@ -227,13 +227,186 @@ fn jobs_text(jobs: &[Job], states: &[u8]) -> String {
     line
 }
 
+// --- h1: the status a server sends its client ---
+
+/// What fio's server answers an ETA request with (its `jobs_eta`), in
+/// fio's units: rates in KiB/s over about the last second, limits in
+/// bytes/s, `eta_sec` fio's INT_MAX (unknown) for the first 3 seconds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Status {
+    pub nr_running: u32,
+    pub nr_pending: u32,
+    pub files_open: u32,
+    pub nr_threads: u32,
+    pub rate_kib: [u64; 3],
+    pub iops: [u32; 3],
+    pub m_rate: [u64; 3],
+    pub t_rate: [u64; 3],
+    pub m_iops: [u32; 3],
+    pub t_iops: [u32; 3],
+    pub elapsed_sec: u64,
+    pub eta_sec: u64,
+    /// The condensed run states, `R(1),P(1)`.
+    pub run_str: String,
+}
+
+/// The status thread keeps [`Status`] for a client instead of drawing.
+static FOR_CLIENT: AtomicBool = AtomicBool::new(false);
+static LATEST: Mutex<Option<Status>> = Mutex::new(None);
+
+/// From now on runs keep their status for a client (`--server`).
+pub fn keep_for_client() {
+    FOR_CLIENT.store(true, Ordering::SeqCst);
+}
+
+/// The running jobs' latest status, none before the first tick or once
+/// the run ended.
+pub fn latest() -> Option<Status> {
+    LATEST.lock().ok().and_then(|g| g.clone())
+}
+
+/// The change points kept for the rates (fixed, no allocation per tick).
+const POINTS: usize = 32;
+/// How often the status thread looks at the counters.
+const LOOK_MS: u64 = 50;
+
+/// Where the counters last changed: (bytes, ios, when).
+type Point = ([u64; 3], [u64; 3], Instant);
+
+/// The status of every job, the rates over `(then, last)`, two points at
+/// which the jobs published their counters (zero when none moved lately).
+fn status(
+    jobs: &[Job],
+    progress: &[Progress],
+    start: Instant,
+    then: &Point,
+    last: &Point,
+) -> Status {
+    let states: Vec<u8> = progress
+        .iter()
+        .map(|p| p.state.load(Ordering::Relaxed))
+        .collect();
+    let mut st = Status {
+        nr_threads: jobs.len() as u32,
+        run_str: run_states(&states),
+        ..Status::default()
+    };
+    for ((j, p), &s) in jobs.iter().zip(progress).zip(&states) {
+        if s == b'P' {
+            st.nr_pending += u32::from(!p.setup_failed.load(Ordering::Relaxed));
+            continue;
+        }
+        if s == b'_' {
+            continue;
+        }
+        st.nr_running += 1;
+        st.files_open += j.filenames.len().max(1) as u32;
+        for (d, on) in [j.pattern.read, j.pattern.write, j.pattern.trim]
+            .into_iter()
+            .enumerate()
+        {
+            if !on {
+                continue;
+            }
+            st.m_rate[d] += j.rate_min[d];
+            st.t_rate[d] += j.rate[d];
+            st.m_iops[d] += j.rate_iops_min[d] as u32;
+            st.t_iops[d] += j.rate_iops[d] as u32;
+        }
+    }
+    let ms = last.2.duration_since(then.2).as_millis() as u64;
+    let stale = last.2.elapsed() > Duration::from_millis(1500);
+    for d in 0..3 {
+        if stale {
+            break;
+        }
+        let (db, di) = (
+            last.0[d].saturating_sub(then.0[d]),
+            last.1[d].saturating_sub(then.1[d]),
+        );
+        st.rate_kib[d] = (db * 1000).checked_div(ms).unwrap_or(0) / 1024;
+        st.iops[d] = (di * 1000).checked_div(ms).unwrap_or(0) as u32;
+    }
+    // fio's elapsed times round up (its thread_eta too).
+    st.elapsed_sec = (start.elapsed().as_millis() as u64).div_ceil(1000);
+    st.eta_sec = fio_eta(jobs, progress, &states, st.elapsed_sec);
+    st
+}
+
+/// fio's `calc_thread_status` eta: each job's (fio's INT_MAX for all in
+/// the first 3 seconds), the longest of them plus, for each stonewalled
+/// job not started, its whole time (so the first lines of a stonewalled
+/// run add INT_MAX twice, as fio's do).
+fn fio_eta(jobs: &[Job], progress: &[Progress], states: &[u8], elapsed: u64) -> u64 {
+    let (mut eta, mut stone) = (0u64, 0u64);
+    for ((j, p), &s) in jobs.iter().zip(progress).zip(states) {
+        let this = if elapsed < 3 {
+            i32::MAX as u64
+        } else if s == b'_' {
+            0
+        } else if s == b'P' && j.runtime_us > 0 {
+            (j.ramp_us + j.runtime_us) / 1_000_000
+        } else {
+            job_eta(j, p, elapsed)
+        };
+        if s == b'P' && j.stonewall {
+            stone += this;
+        } else {
+            eta = eta.max(this);
+        }
+    }
+    eta + stone
+}
+
+/// Keep the status until `done` is raised. The jobs publish their counters
+/// at their sampling points (every bwavgtime); the rates run from the
+/// change point about a second before the last one to it, so a window
+/// holds whole sampling periods.
+fn keep_status(jobs: &[Job], progress: &[Progress], done: &AtomicBool) {
+    let start = Instant::now();
+    if let Ok(mut g) = LATEST.lock() {
+        *g = None;
+    }
+    let (b, i) = totals(progress);
+    let mut points: [Point; POINTS] = [(b, i, start); POINTS];
+    let mut n = 1usize;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(LOOK_MS));
+        let (bytes, ios) = totals(progress);
+        let last = points[(n - 1) % POINTS];
+        if (bytes, ios) != (last.0, last.1) {
+            points[n % POINTS] = (bytes, ios, Instant::now());
+            n += 1;
+        }
+        let last = points[(n - 1) % POINTS];
+        let then = (1..n.min(POINTS))
+            .map(|k| points[(n - 1 - k) % POINTS])
+            .find(|p| last.2.duration_since(p.2) >= Duration::from_millis(950))
+            .unwrap_or(points[n.saturating_sub(POINTS) % POINTS]);
+        let st = status(jobs, progress, start, &then, &last);
+        if let Ok(mut g) = LATEST.lock() {
+            *g = Some(st);
+        }
+    }
+    // The run ended: no job left running (fio's `Jobs: 0 (f=0)`).
+    let last = points[(n - 1) % POINTS];
+    let st = status(jobs, progress, start, &last, &last);
+    if let Ok(mut g) = LATEST.lock() {
+        *g = Some(st);
+    }
+}
+
 /// Draw until `done` is raised; `newline_every` adds fio's `--eta-newline`.
+/// Under `--server` ([`keep_for_client`]) the status is kept instead.
 pub fn draw(
     jobs: &[Job],
     progress: &[Progress],
     done: &AtomicBool,
     newline_every: Option<Duration>,
 ) {
+    if FOR_CLIENT.load(Ordering::SeqCst) {
+        return keep_status(jobs, progress, done);
+    }
     let start = Instant::now();
     let interval = INTERVAL_MS.load(Ordering::Relaxed);
     let mut ticks = 0u32;
@@ -287,6 +460,21 @@ pub fn draw(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_eta_adds_stonewalled_jobs_to_come_as_fio() {
+        let run = crate::job::test_job(&["--time_based", "--runtime=4"]);
+        let mut next = crate::job::test_job(&["--time_based", "--runtime=2"]);
+        next.stonewall = true;
+        let jobs = [run, next];
+        let progress = [Progress::new(), Progress::new()];
+        let states = *b"RP";
+        // The first 3 seconds: fio's INT_MAX for each, added.
+        assert_eq!(fio_eta(&jobs, &progress, &states, 2), 2 * i32::MAX as u64);
+        // Then the running job's 1 s left plus the next one's 2 s.
+        assert_eq!(fio_eta(&jobs, &progress, &states, 3), 3);
+        assert_eq!(fio_eta(&jobs, &progress, b"_R", 5), 0);
+    }
 
     #[test]
     fn lines_come_on_helper_ticks() {

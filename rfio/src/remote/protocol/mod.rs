@@ -19,7 +19,9 @@ mod tests;
 
 pub use frame::{decode_all, encode, Command, Decoder, Header, HEADER_LEN};
 pub use pdu::*;
-pub use stats::{GroupRunStats, IoStat, JobsEta, ThreadStat, DDIRS, PLAT_NR, TS_PDU_LEN};
+pub use stats::{
+    GroupRunStats, IoStat, JobsEta, ThreadStat, DDIRS, PERCENTILES_MAX, PLAT_NR, TS_PDU_LEN,
+};
 pub use wire::crc16;
 
 /// `FIO_SERVER_VER` in fio 3.33: both sides must agree.

@@ -238,6 +238,48 @@ fn clock_ms(id: i32) -> u64 {
     ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
 }
 
+// --- h1: logs sent to a server's client ---
+
+/// One value log a server sends its client (fio's IOLOG) instead of
+/// writing it: its name, fio's log type, its rows as fio's sample records
+/// (or, with log_store_compressed, the stored zlib streams).
+#[derive(Debug)]
+pub struct SentLog {
+    pub name: String,
+    pub log_type: u32,
+    pub rows: u64,
+    pub bytes: Vec<u8>,
+    pub stored: bool,
+}
+
+static TO_CLIENT: std::sync::Mutex<Option<std::sync::mpsc::Sender<SentLog>>> =
+    std::sync::Mutex::new(None);
+
+/// From now on jobs' value logs go to `tx` instead of files (`--server`,
+/// as fio's server sends them; histogram logs are still written here).
+pub fn send_to_client(tx: std::sync::mpsc::Sender<SentLog>) {
+    if let Ok(mut g) = TO_CLIENT.lock() {
+        *g = Some(tx);
+    }
+}
+
+fn client_sink() -> Option<std::sync::mpsc::Sender<SentLog>> {
+    TO_CLIENT.lock().ok().and_then(|g| g.clone())
+}
+
+impl Kind {
+    /// fio's IO_LOG_TYPE_* number.
+    fn log_type(self) -> u32 {
+        match self {
+            Kind::Lat => 1,
+            Kind::Clat => 2,
+            Kind::Slat => 3,
+            Kind::Bw => 4,
+            Kind::Iops => 5,
+        }
+    }
+}
+
 /// The logs (and `--plot` trace) of one job thread.
 pub struct Logs {
     values: Vec<ValueLog>,
@@ -488,6 +530,7 @@ impl Logs {
             Some(p) => p.finish(self.values.len()),
             None => Vec::new(),
         };
+        let sink = client_sink();
         for (i, l) in self.values.iter().enumerate() {
             let chunks = packed.get(i).map_or(&[][..], Vec::as_slice);
             let rows = || {
@@ -496,6 +539,10 @@ impl Logs {
                     .flat_map(|c| crate::run::logs::logpack::unpack(c))
                     .chain(l.rows.iter().copied())
             };
+            if let Some(tx) = &sink {
+                let _ = tx.send(self.sent_log(l, rows()));
+                continue;
+            }
             let r = self.write_file(&l.path, |f| match self.store {
                 Some(first) => self.store_rows(f, rows(), first),
                 None => rows().try_for_each(|r| self.write_row(f, &r)),
@@ -579,6 +626,36 @@ impl Logs {
             ..r
         });
         crate::run::logs::logzip::store(f, records, layout, first, self.regrown(first))
+    }
+
+    /// A log as its client gets it: fio's sample records, or the stored
+    /// streams with log_store_compressed.
+    fn sent_log(&self, l: &ValueLog, rows: impl Iterator<Item = Row>) -> SentLog {
+        let mut bytes = Vec::new();
+        let mut n = 0u64;
+        if let Some(first) = self.store {
+            let _ = self.store_rows(&mut bytes, rows, first);
+        } else {
+            let layout = crate::run::logs::logzip::Layout {
+                offset: self.log_offset,
+                prio: self.log_prio,
+            };
+            for r in rows {
+                let r = Row {
+                    t_ms: r.t_ms + self.epoch_ms,
+                    ..r
+                };
+                layout.put(&mut bytes, &r);
+                n += 1;
+            }
+        }
+        SentLog {
+            name: l.path.clone(),
+            log_type: l.kind.log_type(),
+            rows: n,
+            bytes,
+            stored: self.store.is_some(),
+        }
     }
 
     /// fio's `flush_samples` line: `time, value, ddir, bs[, offset], prio`;
