@@ -209,7 +209,7 @@ pub fn spec() -> Spec {
         };
         let o = Opt::new(None, Some(d.name), value, d.help);
         let o = match d.kind {
-            Kind::Choice(list) => o.choices(words(list), false),
+            Kind::Choice(list) | Kind::Multi(list) => o.choices(words(list), false),
             Kind::Text if matches!(d.name, "filename" | "directory" | "opendir") => o.file(),
             _ => o,
         };

@@ -7,7 +7,7 @@ use crate::failure::Failure;
 
 /// fio's "valid values" block of a string option.
 pub fn valid_values(opt: &OptDef) -> String {
-    let Kind::Choice(words) = opt.kind else {
+    let (Kind::Choice(words) | Kind::Multi(words)) = opt.kind else {
         return String::new();
     };
     let mut s = String::new();
@@ -266,7 +266,7 @@ pub fn man_options() -> String {
             if let Some(d) = o.default {
                 s.push_str(&format!(" Default: {d}."));
             }
-            if let Kind::Choice(words) = o.kind {
+            if let Kind::Choice(words) | Kind::Multi(words) = o.kind {
                 let ws: Vec<&str> = words.iter().map(|(w, _)| *w).collect();
                 s.push_str(&format!(" Values: {}.", ws.join(", ")));
             }

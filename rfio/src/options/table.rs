@@ -1805,7 +1805,7 @@ pub static OPTIONS: &[OptDef] = &[
     shown(
         opt(
             "sync_file_range",
-            Kind::Choice(SYNC_FILE_RANGE),
+            Kind::Multi(SYNC_FILE_RANGE),
             None,
             "Files",
             "Use sync_file_range()",

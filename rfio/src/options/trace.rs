@@ -110,6 +110,7 @@ fn type_name(o: &OptDef) -> &'static str {
         Kind::Ranges => "OPT_RANGE",
         Kind::Time(_) | Kind::TimeList(_) => "OPT_STR_VAL_TIME",
         Kind::Choice(_) => "OPT_STR",
+        Kind::Multi(_) => "OPT_STR_MULTI",
         Kind::Text => "OPT_STR_STORE",
         Kind::FloatList | Kind::Fraction => "OPT_FLOAT_LIST",
     }

@@ -69,6 +69,9 @@ pub enum Kind {
     TimeList(TimeUnit),
     /// One of the listed words, optionally with a `:postfix`.
     Choice(&'static [(&'static str, &'static str)]),
+    /// Any of the listed words, `,`-separated, optionally with a
+    /// `:postfix` (fio's OPT_STR_MULTI: `sync_file_range=write,wait_after:8`).
+    Multi(&'static [(&'static str, &'static str)]),
     /// Free text.
     Text,
     /// `:`-separated floats (`percentile_list`).
@@ -233,6 +236,7 @@ impl Kind {
             Kind::Time(_) => "string with time postfix (opt=10s)",
             Kind::TimeList(_) => "integer value (opt=100)",
             Kind::Choice(_) | Kind::Text => "string (opt=bla)",
+            Kind::Multi(_) => "string with possible k/m/g postfix (opt=4k)",
             Kind::FloatList | Kind::Fraction => {
                 "list of floating point values separated by ':' (opt=5.9:7.8)"
             }
@@ -278,6 +282,7 @@ impl Kind {
             })
             .map(Value::PerDir),
             Kind::Choice(words) => parse_choice(words, s),
+            Kind::Multi(words) => parse_multi(name, words, s),
             Kind::Text => Ok(Value::Text(s.to_string())),
             Kind::FloatList => parse_percentile_list(s)
                 .map(|(v, p)| Value::Floats(v, p))
@@ -374,6 +379,36 @@ fn parse_ranges(name: &str, s: &str, kb_base: u64) -> Result<Value, ValueError> 
     .map(Value::Ranges)
 }
 
+/// Any of `words`, `,`-separated, the words found kept `,`-joined and
+/// what follows the first `:` as the postfix. As fio, a value fails only
+/// when no word is known; unknown words beside known ones are read past
+/// (fio lists the valid values for each and goes on), with a warning.
+fn parse_multi(name: &str, words: &[(&str, &str)], s: &str) -> Result<Value, ValueError> {
+    let (list, postfix) = match s.split_once(':') {
+        Some((l, p)) => (l, Some(p.to_string())),
+        None => (s, None),
+    };
+    let (known, unknown): (Vec<&str>, Vec<&str>) = list
+        .split(',')
+        .map(str::trim)
+        .partition(|t| words.iter().any(|(w, _)| w == t));
+    if known.is_empty() {
+        return Err(ValueError {
+            detail: None,
+            show_choices: true,
+        });
+    }
+    let joined = known.join(",");
+    if !unknown.is_empty() {
+        let note = format!(
+            "read as {joined} ({} not one of its values)",
+            unknown.join(",")
+        );
+        keep_warning(name, s, &note);
+    }
+    Ok(Value::Choice(joined, postfix))
+}
+
 /// One of `words`, with what follows a `:` or `,` kept as its postfix.
 fn parse_choice(words: &[(&str, &str)], s: &str) -> Result<Value, ValueError> {
     let t = s.trim();
@@ -388,5 +423,25 @@ fn parse_choice(words: &[(&str, &str)], s: &str) -> Result<Value, ValueError> {
             detail: None,
             show_choices: true,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_words_read_as_fio_reads_them() {
+        const W: &[(&str, &str)] = &[("wait_before", ""), ("write", ""), ("wait_after", "")];
+        let v = parse_multi("sfr", W, "wait_before,write:4").unwrap();
+        assert_eq!(
+            v,
+            Value::Choice("wait_before,write".into(), Some("4".into()))
+        );
+        // An unknown word beside a known one is read past; alone it fails.
+        let v = parse_multi("sfr", W, "write,bogus").unwrap();
+        assert_eq!(v, Value::Choice("write".into(), None));
+        assert!(take_read_as_warnings()[0].contains("sfr=write,bogus read as write"));
+        assert!(parse_multi("sfr", W, "bogus,bogus2:3").is_err());
     }
 }
