@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-fn ip(args: &[&str]) -> Result<(), String> {
+/// Run `ip ARGS`; its stderr is the error.
+pub fn ip(args: &[&str]) -> Result<(), String> {
     let out = Command::new("ip")
         .args(args)
         .stdin(Stdio::null())

@@ -140,3 +140,26 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// The header of rfio's exact cluster-percentile block (printed after
+/// fio's `All clients` block by rfio's client).
+pub const CLUSTER: &str = "All clients: exact percentiles over every host's I/Os (rfio):";
+
+/// A client's output without rfio's exact-percentile block (its header
+/// and the indented lines after it): the lines fio's client prints too.
+pub fn fio_lines_only(s: &str) -> String {
+    let mut out = String::new();
+    let mut skip = false;
+    for l in s.split_inclusive('\n') {
+        if l.starts_with(CLUSTER) {
+            skip = true;
+            continue;
+        }
+        if skip && l.starts_with(' ') {
+            continue;
+        }
+        skip = false;
+        out.push_str(l);
+    }
+    out
+}

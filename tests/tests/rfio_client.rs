@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use rbench_tests::rfio::{free_port, Server};
+use rbench_tests::rfio::{fio_lines_only, free_port, Server, CLUSTER};
 
 const JOB: &str = "[cs]\nioengine=null\nsize=16M\nrw=read\nbs=4k\n";
 /// For two hosts: long enough that both have said how many reports they
@@ -62,27 +62,6 @@ fn sorted_layout(s: &str) -> Vec<String> {
 }
 
 /// The header of rfio's exact cluster percentiles after `All clients`.
-const CLUSTER: &str = "All clients: exact percentiles over every host's I/Os (rfio):";
-
-/// A client's output without rfio's exact-percentile block: the header
-/// and the indented lines after it.
-fn fio_lines_only(s: &str) -> String {
-    let mut out = String::new();
-    let mut skip = false;
-    for l in s.split_inclusive('\n') {
-        if l.starts_with(CLUSTER) {
-            skip = true;
-            continue;
-        }
-        if skip && l.starts_with(' ') {
-            continue;
-        }
-        skip = false;
-        out.push_str(l);
-    }
-    out
-}
-
 #[test]
 fn one_host_prints_as_fio_client_from_either_server() {
     let Some(fio) = original("fio") else { return };

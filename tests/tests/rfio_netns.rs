@@ -8,6 +8,7 @@
 //! Skipped, with a note, where namespaces cannot be made (not root).
 
 use rbench_tests::netns::Fleet;
+use rbench_tests::rfio::{fio_lines_only, CLUSTER};
 use rbench_tests::{fio_json_parts, fio_key_paths, fio_layout, original, our_bin, run_drained};
 use rbench_tests::{fs::TempDir, wait_for};
 use std::path::PathBuf;
@@ -15,24 +16,10 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(60);
 const JOB: &str = "[n]\nioengine=null\nsize=16M\nrw=randrw\nbs=4k\ntime_based\nruntime=2\n";
-const CLUSTER: &str = "All clients: exact percentiles over every host's I/Os (rfio):";
-
 /// The report without rfio's exact-percentile block, as layout lines,
 /// sorted (hosts answer in any order).
 fn shape(s: &str) -> Vec<String> {
-    let mut kept = String::new();
-    let mut skip = false;
-    for l in s.split_inclusive('\n') {
-        if l.starts_with(CLUSTER) {
-            skip = true;
-            continue;
-        }
-        if skip && l.starts_with(' ') {
-            continue;
-        }
-        skip = false;
-        kept.push_str(l);
-    }
+    let kept = fio_lines_only(s);
     let mut v = fio_layout(&kept);
     v.sort();
     v

@@ -7,6 +7,7 @@
 
 #![allow(dead_code)]
 
+use rbench_tests::netns::ip;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -33,23 +34,6 @@ pub struct NetPair {
     pub client_ns: String,
     pub server_ns: String,
     tmp: PathBuf,
-}
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
 }
 
 impl NetPair {
