@@ -286,10 +286,9 @@ fn read_config_file(path: &str, cl: &mut CommandLine) {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
-            let msg = e.raw_os_error().map_or_else(
-                || e.to_string(),
-                |n| nix::errno::Errno::from_raw(n).desc().to_string(),
-            );
+            let msg = e
+                .raw_os_error()
+                .map_or_else(|| e.to_string(), rbench_common::output::strerror);
             cl.stderr_notes.push(format!("{path}: {msg}"));
             return;
         }

@@ -67,3 +67,10 @@ impl Fail {
         }
     }
 }
+
+/// sysbench's log_errno tail: `errno = N (strerror text)`.
+pub fn errno_text(e: &std::io::Error) -> String {
+    let n = e.raw_os_error().unwrap_or(0);
+    // A short read or write sets no errno: strerror(0) is glibc's "Success".
+    format!("errno = {n} ({})", rbench_common::output::strerror(n))
+}

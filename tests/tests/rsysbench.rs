@@ -162,6 +162,7 @@ fn errors_match_sysbench() {
         &["cpu", "prepare"],
         &["memory", "cleanup"],
         &["memory", "--memory-block-size=3K", "run"],
+        &["memory", "--memory-block-size=-1", "run"],
         &["memory", "--memory-oper=copy", "run"],
         &["memory", "--memory-scope=x", "run"],
         &["fileio", "run"],
@@ -191,6 +192,40 @@ fn errors_match_sysbench() {
             assert_eq!(layout(&a.out), layout(&b.out), "stdout of {args:?}");
             assert_eq!(a.err, b.err, "stderr of {args:?}");
         }
+    }
+}
+
+/// Where the HugeTLB pool cannot give sysbench its block (no huge pages
+/// reserved, as on most machines), both say the same FATAL lines: the size
+/// sysbench asks for (its 4 MiB alignment), glibc's errno text, then the
+/// buffer's own line, global or per thread.
+#[test]
+fn hugetlb_failure_lines_match_sysbench() {
+    let Some(sb) = sysbench() else { return };
+    for scope in ["global", "local"] {
+        let args = [
+            "memory",
+            "--memory-hugetlb=on",
+            &format!("--memory-scope={scope}"),
+            "--threads=2",
+            "--memory-total-size=1M",
+            "run",
+        ];
+        let b = run_in(&sb, None, &args);
+        if b.code == Some(0) {
+            eprintln!("note: the HugeTLB pool has room here; nothing to compare for {scope}");
+            continue;
+        }
+        let a = ours(&args);
+        assert_eq!(a.code, b.code, "exit code of {args:?}");
+        let fatal = |s: &str| -> Vec<String> {
+            s.lines()
+                .filter(|l| l.starts_with("FATAL:"))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(fatal(&a.out), fatal(&b.out), "{args:?}");
+        assert_eq!(fatal(&a.out).len(), 2, "{}", a.out);
     }
 }
 

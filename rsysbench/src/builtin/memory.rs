@@ -9,13 +9,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::args::Values;
 use crate::builtin::{ModeLine, Test, Worker};
-use crate::error::{Fail, Result};
+use crate::error::{errno_text, Fail, Result};
 use crate::log::Level;
 use crate::result::TestKind;
 use crate::rng::Rng;
 use crate::stats::Slot;
 
 const WORD: u64 = 8;
+/// sysbench's LARGE_PAGE_SIZE, used in its HugeTLB size alignment.
+const LARGE_PAGE: usize = 4 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Oper {
@@ -36,7 +38,15 @@ unsafe impl Send for Block {}
 unsafe impl Sync for Block {}
 
 impl Block {
-    fn new(bytes: usize, hugetlb: bool) -> Result<Self> {
+    /// `bytes` of zeroed memory; from the HugeTLB pool, sysbench's size
+    /// (its alignment to 4 MiB: `((size - 1) & !4M) + 4M`). On failure,
+    /// sysbench's FATAL line(s); `owner`: the thread of a local block.
+    fn new(bytes: usize, hugetlb: bool, owner: Option<usize>) -> Result<Self> {
+        let bytes = if hugetlb {
+            ((bytes.max(1) - 1) & !LARGE_PAGE) + LARGE_PAGE
+        } else {
+            bytes
+        };
         let flags =
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | if hugetlb { libc::MAP_HUGETLB } else { 0 };
         // SAFETY: an anonymous private mapping; checked for MAP_FAILED.
@@ -52,11 +62,19 @@ impl Block {
         };
         if p == libc::MAP_FAILED {
             let e = std::io::Error::last_os_error();
-            return Err(Fail::fatal(if hugetlb {
-                format!("Failed to allocate {bytes} bytes from the HugeTLB pool: {e}")
+            let buffer = match owner {
+                Some(i) => format!("Failed to allocate buffer for thread #{i}!"),
+                None => "Failed to allocate buffer!".to_string(),
+            };
+            return Err(if hugetlb {
+                Fail::fatal(format!(
+                    "Failed to allocate {bytes} bytes from HugeTLB memory. {}",
+                    errno_text(&e)
+                ))
+                .then(format!("FATAL: {buffer}\n"))
             } else {
-                format!("Failed to allocate buffer! ({e})")
-            }));
+                Fail::fatal(buffer)
+            });
         }
         // Touch every page now, as sysbench's memset() does, so page faults
         // are not timed as part of the first events.
@@ -138,7 +156,7 @@ impl Memory {
         }
         let nblocks = if local { threads as usize } else { 1 };
         let blocks = (0..nblocks)
-            .map(|_| Block::new(block_size as usize, hugetlb))
+            .map(|i| Block::new(block_size as usize, hugetlb, local.then_some(i)))
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             block_size,
@@ -349,7 +367,7 @@ mod tests {
     #[test]
     fn seq_write_stores_words_left() {
         for size in [8usize, 32, 64, 4096] {
-            let b = Block::new(size, false).unwrap();
+            let b = Block::new(size, false, None).unwrap();
             let w = MemoryWorker {
                 words: b.words(),
                 left: 1,

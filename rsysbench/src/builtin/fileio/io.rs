@@ -4,21 +4,11 @@
 use std::ffi::CString;
 use std::os::fd::OwnedFd;
 
+pub(super) use crate::error::errno_text;
 use crate::error::{Fail, Result};
 
 pub(super) fn file_name(i: u32) -> String {
     format!("test_file.{i}")
-}
-
-pub(super) fn errno_text(e: &std::io::Error) -> String {
-    let n = e.raw_os_error().unwrap_or(0);
-    // A short read or write sets no errno: glibc's strerror(0) is "Success".
-    let desc = if n == 0 {
-        "Success"
-    } else {
-        nix::errno::Errno::from_raw(n).desc()
-    };
-    format!("errno = {n} ({desc})")
 }
 
 pub(super) fn open_raw(name: &str, flags: libc::c_int) -> std::io::Result<OwnedFd> {
