@@ -112,7 +112,7 @@ fn render(
     let rep = result::build(jobs, runs, &plan.global_typed, p.json_plus, started);
     let pct_list = jobs
         .first()
-        .map(|j| j.percentiles.clone())
+        .map(|j| j.reporting.percentiles.clone())
         .unwrap_or_default();
     let mut s = String::new();
     if p.terse {
@@ -246,7 +246,7 @@ fn jobs_to_run(plan: &Plan) -> Result<Vec<crate::job::Job>, i32> {
     // unless norandommap already did).
     if jobs
         .iter()
-        .any(|j| j.blockalign.is_some() && j.pattern.random && !j.norandommap)
+        .any(|j| j.rand.blockalign.is_some() && j.pattern.random && !j.rand.norandommap)
     {
         warn("fio: Any use of blockalign= turns off randommap\n");
     }

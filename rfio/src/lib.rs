@@ -24,7 +24,9 @@
 //! - `engine/`: the I/O engines behind one trait (queue, commit, reap), one
 //!   file each; each is built from a small `engine::Config`, not the job.
 //!   Uses options (the job's own options, for the engines' own options).
-//! - `job/`: each job's typed settings (`Job`), built from a `Plan`, and the
+//! - `job/`: each job's typed settings (`Job`), built from a `Plan` out of
+//!   setting groups (`groups.rs`: queue, reporting, throttle, logs, files,
+//!   order, randomness, latency targets), and the
 //!   setting types with fio's rules for them: zones, distributions,
 //!   steadystate, error policy, buffer contents, verify, replay, CPU lists,
 //!   rate checks, the job header lines. Uses cli, options, verify and

@@ -68,7 +68,7 @@ pub fn validate(jobs: &[crate::job::Job], parse_only: bool) -> Result<(), Failur
             }
         }
         // fio's fixup_options (skipped by its dry run).
-        if !parse_only && j.zbd.is_some() && !j.create_serialize {
+        if !parse_only && j.zbd.is_some() && !j.files.create_serialize {
             return Err(Failure::stderr(
                 "fio: --zonemode=zbd and --create_serialize=0 are not compatible.\n",
             ));

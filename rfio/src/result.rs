@@ -234,7 +234,7 @@ fn lat_dist(h: &LatencyHistogram, total: u64) -> ([f64; 10], [f64; 10], [f64; 12
 }
 
 fn dir_report(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> DirReport {
-    let p = &job.percentiles[..];
+    let p = &job.reporting.percentiles[..];
     // fio adds a direction's runtime only when it moved bytes.
     let rt = if s.io_bytes == 0 { 0 } else { s.runtime_ms };
     DirReport {
@@ -248,9 +248,21 @@ fn dir_report(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> DirRepo
         runtime_ms: rt,
         total_ios: s.ios,
         short_ios: s.short_ios,
-        slat: LatReport::from(&s.slat, job.slat_percentiles.then_some(p), json_plus),
-        clat: LatReport::from(&s.clat, job.clat_percentiles.then_some(p), json_plus),
-        lat: LatReport::from(&s.lat, job.lat_percentiles.then_some(p), json_plus),
+        slat: LatReport::from(
+            &s.slat,
+            job.reporting.slat_percentiles.then_some(p),
+            json_plus,
+        ),
+        clat: LatReport::from(
+            &s.clat,
+            job.reporting.clat_percentiles.then_some(p),
+            json_plus,
+        ),
+        lat: LatReport::from(
+            &s.lat,
+            job.reporting.lat_percentiles.then_some(p),
+            json_plus,
+        ),
         bw: SampleReport::from(&s.bw),
         bw_agg: 0.0,
         iops_samples: SampleReport::from(&s.iops),
@@ -264,7 +276,8 @@ fn prio_reports(job: &Job, s: &crate::stats::DirStats, json_plus: bool) -> Vec<(
     if with_ios < 2 {
         return Vec::new();
     }
-    let pct = (job.clat_percentiles || job.lat_percentiles).then_some(&job.percentiles[..]);
+    let pct = (job.reporting.clat_percentiles || job.reporting.lat_percentiles)
+        .then_some(&job.reporting.percentiles[..]);
     s.prios
         .iter()
         .filter(|p| p.1.count() > 0)
@@ -280,7 +293,7 @@ fn unit_report(
     json_plus: bool,
     elapsed_s: u64,
 ) -> UnitReport {
-    let p = &job.percentiles[..];
+    let p = &job.reporting.percentiles[..];
     // JSON total_ios is fio's issued count (total_io_u): errored I/Os too.
     let dirs = std::array::from_fn(|d| {
         let mut r = dir_report(job, &st.dir[d], json_plus);
@@ -328,7 +341,7 @@ fn unit_report(
         zone_resets: st.zone_resets,
         sync_lat: LatReport::from(
             &st.sync_lat,
-            (job.clat_percentiles || job.lat_percentiles).then_some(p),
+            (job.reporting.clat_percentiles || job.reporting.lat_percentiles).then_some(p),
             json_plus,
         ),
         job_runtime_ms: st.runtime_ms,
@@ -365,22 +378,23 @@ fn unit_report(
         } else if st.latency_qd > 0 {
             st.latency_qd
         } else {
-            job.iodepth
+            job.queue.iodepth
         },
         latency_target: (
-            job.latency_target_us.saturating_mul(1000),
-            job.latency_window_us,
-            job.latency_percentile,
+            job.targets.latency_target_us.saturating_mul(1000),
+            job.targets.latency_window_us,
+            job.targets.latency_percentile,
         ),
-        unified: job.unified,
-        mixed: (job.unified == 2).then(|| dir_report(job, &st.folded().dir[0], json_plus)),
-        pct_precision: job.pct_precision,
-        clat_percentiles: job.clat_percentiles,
-        lat_percentiles: job.lat_percentiles,
-        slat_percentiles: job.slat_percentiles,
+        unified: job.reporting.unified,
+        mixed: (job.reporting.unified == 2)
+            .then(|| dir_report(job, &st.folded().dir[0], json_plus)),
+        pct_precision: job.reporting.pct_precision,
+        clat_percentiles: job.reporting.clat_percentiles,
+        lat_percentiles: job.reporting.lat_percentiles,
+        slat_percentiles: job.reporting.slat_percentiles,
         kb_base: job.kb_base,
-        unit_base: job.unit_base,
-        sig_figs: job.sig_figs,
+        unit_base: job.reporting.unit_base,
+        sig_figs: job.reporting.sig_figs,
         elapsed_s,
         eta: if elapsed_s < 3 { 2_147_483_647 } else { 0 },
         idle,
@@ -411,7 +425,9 @@ pub fn unit_members(jobs: &[Job]) -> Vec<std::ops::Range<usize>> {
     let mut i = 0;
     while i < jobs.len() {
         let mut end = i + 1;
-        while end < jobs.len() && jobs[end].groupid == jobs[i].groupid && jobs[end].group_reporting
+        while end < jobs.len()
+            && jobs[end].groupid == jobs[i].groupid
+            && jobs[end].order.group_reporting
         {
             end += 1;
         }
@@ -429,7 +445,7 @@ pub fn unit_stats(jobs: &[Job], runs: &[JobRun], members: std::ops::Range<usize>
     for k in members.skip(1) {
         st.merge(&runs[k].stats);
     }
-    if jobs[first].unified == 1 {
+    if jobs[first].reporting.unified == 1 {
         st = st.folded();
     }
     st
@@ -475,12 +491,12 @@ pub fn build(
         let first = jobs.iter().find(|j| j.groupid == g);
         let dirs = std::array::from_fn(|d| group_dir(members.iter().map(|u| &u.dirs[d])));
         let mixed_dirs: Vec<&DirReport> = members.iter().filter_map(|u| u.mixed.as_ref()).collect();
-        let unified = first.map_or(0, |j| j.unified);
+        let unified = first.map_or(0, |j| j.reporting.unified);
         groups.push(GroupReport {
             groupid: g,
             kb_base: first.map_or(1024, |j| j.kb_base),
-            unit_base: first.map_or(8, |j| j.unit_base),
-            sig_figs: first.map_or(4, |j| j.sig_figs),
+            unit_base: first.map_or(8, |j| j.reporting.unit_base),
+            sig_figs: first.map_or(4, |j| j.reporting.sig_figs),
             dirs,
             unified,
             mixed: (unified == 2).then(|| group_dir(mixed_dirs.iter().copied())),

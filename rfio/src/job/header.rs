@@ -22,7 +22,7 @@ pub fn job_lines(jobs: &[Job]) -> String {
             continue;
         }
         let pow2 = j.kb_base == 1024;
-        let b = |v: u64| num2str(v, j.sig_figs, 1, pow2, N2sUnit::Byte);
+        let b = |v: u64| num2str(v, j.reporting.sig_figs, 1, pow2, N2sUnit::Byte);
         let _ = writeln!(
             s,
             "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}",
@@ -41,7 +41,7 @@ pub fn job_lines(jobs: &[Job]) -> String {
             b(j.bs[2].0),
             b(j.bs[2].1),
             j.engine,
-            j.iodepth
+            j.queue.iodepth
         );
     }
     s

@@ -4,6 +4,7 @@ pub mod content;
 pub mod cpus;
 pub mod distribution;
 pub mod errors;
+pub mod groups;
 pub mod header;
 pub mod lockfile;
 pub mod rates;
@@ -16,6 +17,7 @@ pub mod zones;
 use crate::cli::{JobDef, Plan};
 use crate::failure::Failure;
 use crate::job::distribution::Distribution;
+use crate::job::groups::{Files, Logs, Order, Queue, Rand, Reporting, Targets, Throttle};
 use crate::options::JobOptions;
 use rbench_common::units::fio::{parse_size, SizeOrPercent};
 use std::path::PathBuf;
@@ -76,12 +78,6 @@ pub struct Job {
     /// `bssplit` entries per direction: (size, percent).
     pub bssplit: [Vec<(u64, u32)>; 3],
     pub engine: String,
-    pub iodepth: usize,
-    pub iodepth_batch: usize,
-    /// Refill the queue only once it drained to this depth.
-    pub iodepth_low: usize,
-    pub complete_min: usize,
-    pub complete_max: usize,
     pub direct: bool,
     pub sync_mode: String,
     pub size: Option<SizeOrPercent>,
@@ -89,7 +85,6 @@ pub struct Job {
     pub offset: SizeOrPercent,
     pub offset_increment: SizeOrPercent,
     pub filenames: Vec<PathBuf>,
-    pub filesize: Option<(u64, u64)>,
     pub runtime_us: u64,
     pub time_based: bool,
     pub ramp_us: u64,
@@ -99,71 +94,15 @@ pub struct Job {
     pub thread: bool,
     /// `submitters=N` (rbench extension): threads sharing the job's depth.
     pub submitters: usize,
-    pub group_reporting: bool,
-    pub stonewall: bool,
-    pub new_group: bool,
-    pub exitall: bool,
-    /// wait_for: the name of an earlier job to wait for.
-    pub wait_for: Option<String>,
-    pub exitall_on_error: bool,
-    pub randrepeat: bool,
-    /// Set explicitly (seeds the offsets when randrepeat=0).
-    pub randseed: Option<u64>,
-    pub norandommap: bool,
-    /// Random offset alignment (`ba`), when set.
-    pub blockalign: Option<u64>,
-    pub thinktime_us: u64,
-    pub thinktime_spin_us: u64,
-    pub thinktime_blocks: u64,
     pub cpus_allowed: Option<Vec<usize>>,
     pub nice: i32,
-    pub random_distribution: Distribution,
     /// zonemode=strided (None: no zones).
     pub zones: Option<zones::Strided>,
-    pub percentage_random: [u64; 3],
     pub fsync: u64,
     pub fdatasync: u64,
     pub end_fsync: bool,
-    pub write_bw_log: Option<String>,
-    pub write_iops_log: Option<String>,
-    pub write_lat_log: Option<String>,
-    pub log_avg_ms: u64,
-    pub log_offset: bool,
-    pub per_job_logs: bool,
-    pub write_hist_log: Option<String>,
-    pub log_hist_ms: u64,
-    pub log_hist_coarseness: u32,
-    pub log_max_value: bool,
-    /// log_unix_epoch / log_alternate_epoch: the clock whose time the
-    /// log rows start from (log_alternate_epoch_clock_id, 0 = realtime).
-    pub log_epoch_clock: Option<i32>,
-    pub log_prio: bool,
-    /// log_compression (bytes, 0: off) and log_store_compressed: with
-    /// either, averaged bw/iops logs take per-I/O samples (fio's
-    /// per_unit_log); with the second, logs are written as `.log.fz`.
-    pub log_gz: u64,
-    pub log_gz_store: bool,
-    /// log_compression_cpus: the CPUs of the log-packing thread.
-    pub log_gz_cpus: Option<Vec<usize>>,
-    /// log_entries: the first chunk of a stored compressed log, in rows.
-    pub log_entries: u64,
-    /// `--bandwidth-log`: publish progress often for the aggregate logs.
-    pub agg_bw_log: bool,
     /// `--plot=DIR` was given: keep a trace of the run for the charts.
     pub plot: bool,
-    /// Per-direction caps, bytes/s and ios/s (0: none).
-    pub rate: [u64; 3],
-    pub rate_iops: [u64; 3],
-    /// rate_min (bytes/s) and rate_iops_min per direction (0: none).
-    pub rate_min: [u64; 3],
-    pub rate_iops_min: [u64; 3],
-    pub rate_cycle_ms: u64,
-    pub rate_poisson: bool,
-    pub rate_ignore_thinktime: bool,
-    /// thinktime_blocks_type=issue.
-    pub thinktime_on_issue: bool,
-    pub thinktime_iotime_us: u64,
-    pub thinktime_blocks_set: bool,
     pub steadystate: Option<crate::job::steadystate::SteadyState>,
     /// I/O priority class (prioclass), when set.
     pub prioclass: Option<u32>,
@@ -172,33 +111,8 @@ pub struct Job {
     pub fsync_on_close: bool,
     /// I/O priority level (best-effort class), when set.
     pub prio: Option<u32>,
-    pub percentiles: Vec<f64>,
-    pub pct_precision: usize,
-    pub clat_percentiles: bool,
-    pub lat_percentiles: bool,
-    pub slat_percentiles: bool,
-    pub disable_lat: bool,
-    pub disable_clat: bool,
-    pub disable_slat: bool,
-    pub bwavgtime_ms: u64,
-    pub iopsavgtime_ms: u64,
     pub kb_base: u64,
-    /// unified_rw_reporting: 0 none, 1 mixed, 2 both.
-    pub unified: u8,
-    pub unit_base: u32,
-    pub sig_figs: usize,
     pub description: Option<String>,
-    pub unlink: bool,
-    pub unlink_each_loop: bool,
-    pub create_on_open: bool,
-    pub allow_mounted_write: bool,
-    /// file_service_type: roundrobin, random or sequential.
-    pub file_service: String,
-    /// The `:value` of file_service_type (a count or a distribution value).
-    pub file_service_value: Option<String>,
-    pub fallocate: String,
-    pub overwrite: bool,
-    pub invalidate: bool,
     pub hipri: bool,
     pub fixedbufs: bool,
     pub registerfiles: bool,
@@ -221,33 +135,24 @@ pub struct Job {
     pub numa_mem_policy: Option<String>,
     /// fill_device: write until ENOSPC, which then is no error.
     pub fill_device: bool,
-    /// exit_what: 0 group, 1 stonewall, 2 all.
-    pub exit_what: u8,
-    /// create_serialize=0: the job's files are sized and laid out as its
-    /// segment starts (after the jobs before it ran), not before any job.
-    pub create_serialize: bool,
     // --- h2: flow, serialize_overlap, latency targets, cmdprio ---
-    /// flow_id and flow (the job's weight in its flow; 0: no flow control).
-    pub flow_id: i32,
-    pub flow: u32,
-    /// flow_sleep: µs to sleep once held back.
-    pub flow_sleep_us: u64,
     /// serialize_overlap, as fio keeps it (off where it cannot matter).
     pub serialize_overlap: bool,
     /// io_submit_mode=offload.
     pub offload: bool,
-    /// max_latency per direction, µs (0: none).
-    pub max_latency_us: [u64; 3],
-    /// latency_target, latency_window (µs), latency_percentile, latency_run.
-    pub latency_target_us: u64,
-    pub latency_window_us: u64,
-    pub latency_percentile: f64,
-    pub latency_run: bool,
     // --- h2: zonemode=zbd, lockfile ---
     /// zonemode=zbd (None: no emulated write pointers; run/offsets/zbd.rs).
     pub zbd: Option<zbd::Settings>,
     /// lockfile: how the job's I/Os lock each file (run/filelock.rs).
     pub lockfile: lockfile::Mode,
+    pub queue: Queue,
+    pub reporting: Reporting,
+    pub throttle: Throttle,
+    pub logs: Logs,
+    pub files: Files,
+    pub order: Order,
+    pub rand: Rand,
+    pub targets: Targets,
 }
 
 /// C's atoi as glibc's: blanks, a sign, digits up to the first other
@@ -273,20 +178,20 @@ impl Job {
             name: &self.name,
             clone: self.clone,
             engine: &self.engine,
-            iodepth: self.iodepth,
+            iodepth: self.queue.iodepth,
             reads: self.pattern.read,
             writes: self.pattern.write,
             random: self.pattern.random,
             size: self.size,
             offset: self.offset,
-            filesize: self.filesize,
+            filesize: self.files.filesize,
             filenames: &self.filenames,
             runtime_us: self.runtime_us,
-            thinktime_us: self.thinktime_us,
+            thinktime_us: self.throttle.thinktime_us,
             kb_base: self.kb_base,
             prioclass: self.prioclass,
             prio: self.prio,
-            unlink_each_loop: self.unlink_each_loop,
+            unlink_each_loop: self.files.unlink_each_loop,
             hipri: self.hipri,
             fixedbufs: self.fixedbufs,
             registerfiles: self.registerfiles,
@@ -394,48 +299,11 @@ fn build(
     let (rw_word, postfix) = o.choice("rw");
     let pattern = Pattern::from_word(&rw_word);
     let rw_postfix = rw_postfix(postfix, &rw_word, &pattern, kb_base)?;
-    let bs_list = o.per_dir("bs").unwrap_or([4096; 3]);
-    let bs = match o.ranges("bsrange") {
-        Some(r) => r,
-        None => bs_list.map(|b| (b, b)),
-    };
-    let bssplit = match o.text("bssplit") {
-        Some(s) => parse_bssplit(&s, kb_base).map_err(|e| {
-            Failure::stderr(format!("bssplit: {e}\nfio: failed parsing bssplit={s}\n"))
-        })?,
-        None => Default::default(),
-    };
-    let iodepth = o.int("iodepth").max(1) as usize;
-    let batch = match o.int("iodepth_batch") as usize {
-        0 => iodepth,
-        b => b.min(iodepth),
-    };
-    let complete_min = (o.int("iodepth_batch_complete_min") as usize).min(iodepth);
-    // Unset, the maximum equals the minimum (§3): fio reaps one completion
-    // per wait by default, which keeps the queue full.
-    let complete_max = if o.is_set("iodepth_batch_complete_max") {
-        (o.int("iodepth_batch_complete_max") as usize).clamp(complete_min.max(1), iodepth)
-    } else {
-        complete_min.max(1)
-    };
-    let filenames = filenames(def, clone);
-    let (pcts, prec) = o.floats("percentile_list");
-    let unit_base = match o.choice("unit_base").0.as_str() {
-        "1" => 1,
-        _ => 8,
-    };
-    let sync_mode = o.choice("sync").0;
-    let sync_mode = match sync_mode.as_str() {
-        "1" => "sync".to_string(),
-        "0" | "" => "none".to_string(),
-        s => s.to_string(),
-    };
-    let time_based = o.flag("time_based");
-    let gtod = o.flag("gtod_reduce");
+    let (bs, bssplit) = block_sizes(o, kb_base)?;
     let cpus_allowed = cpus_allowed(o, number)?;
     let steadystate = steadystate(o, kb_base)?;
     let errors = error_policy(o)?;
-    let random_distribution = random_distribution(o)?;
+    let rand = Rand::from_options(o)?;
     check_file_service(o)?;
     if let Some(s) = o.text("replay_skip") {
         replay::check_skip(&s).map_err(Failure::stderr)?;
@@ -453,130 +321,39 @@ fn build(
         bs,
         bssplit,
         engine: o.engine().unwrap_or("psync").to_string(),
-        iodepth,
-        iodepth_batch: batch,
-        iodepth_low: if o.is_set("iodepth_low") {
-            (o.int("iodepth_low") as usize).min(iodepth)
-        } else {
-            iodepth
-        },
-        complete_min,
-        complete_max,
         direct: o.flag("direct"),
-        sync_mode,
-        // `Nz`: zones of zonesize (run/offsets/zones.rs).
+        sync_mode: sync_mode(o),
         // fill_device without size= runs until the device is full.
-        size: zones::in_zones(o, "size")
-            .unwrap_or_else(|| o.size("size"))
-            .or_else(|| {
-                o.flag("fill_device")
-                    .then_some(SizeOrPercent::Bytes(u64::MAX))
-            }),
-        io_size: zones::in_zones(o, "io_size").unwrap_or_else(|| o.size("io_size")),
-        offset: zones::in_zones(o, "offset")
-            .unwrap_or_else(|| o.size("offset"))
-            .unwrap_or(SizeOrPercent::Bytes(0)),
-        offset_increment: zones::in_zones(o, "offset_increment")
-            .unwrap_or_else(|| o.size("offset_increment"))
-            .unwrap_or(SizeOrPercent::Bytes(0)),
-        filenames,
-        filesize: o.ranges("filesize").map(|r| r[0]),
+        size: region(o, "size").or_else(|| {
+            o.flag("fill_device")
+                .then_some(SizeOrPercent::Bytes(u64::MAX))
+        }),
+        io_size: region(o, "io_size"),
+        offset: region(o, "offset").unwrap_or(SizeOrPercent::Bytes(0)),
+        offset_increment: region(o, "offset_increment").unwrap_or(SizeOrPercent::Bytes(0)),
+        filenames: filenames(def, clone),
         runtime_us: o.time_us("runtime"),
-        time_based,
+        time_based: o.flag("time_based"),
         ramp_us: o.time_us("ramp_time"),
         startdelay_us: o.time_us("startdelay"),
         loops: o.int("loops").max(1) as u64,
         number_ios: o.int("number_ios") as u64,
         thread: o.flag("thread"),
         submitters: o.int("submitters").max(1) as usize,
-        group_reporting: o.flag("group_reporting"),
-        stonewall: o.flag("stonewall") || def.stonewall,
-        new_group: o.flag("new_group"),
-        exitall: o.flag("exitall"),
-        wait_for: o.text("wait_for"),
-        exitall_on_error: o.flag("exitall_on_error"),
-        // allrandrepeat: every generator repeatable, randseed aside.
-        randrepeat: o.flag("randrepeat") || o.flag("allrandrepeat"),
-        randseed: (o.is_set("randseed") && !o.flag("allrandrepeat"))
-            .then(|| o.int("randseed") as u64),
-        norandommap: o.flag("norandommap"),
-        blockalign: o.is_set("ba").then(|| o.int("ba") as u64),
-        thinktime_us: o.time_us("thinktime"),
-        thinktime_spin_us: o.time_us("thinktime_spin"),
-        thinktime_blocks: o.int("thinktime_blocks").max(1) as u64,
         cpus_allowed,
         nice: o.int("nice") as i32,
-        random_distribution,
         zones: zones::from_options(o).map_err(Failure::stderr)?,
-        percentage_random: o.per_dir("percentage_random").unwrap_or([100; 3]),
         fsync: o.int("fsync") as u64,
         fdatasync: o.int("fdatasync") as u64,
         end_fsync: o.flag("end_fsync"),
-        write_bw_log: o.text("write_bw_log"),
-        write_iops_log: o.text("write_iops_log"),
-        write_lat_log: o.text("write_lat_log"),
-        log_avg_ms: o.int("log_avg_msec") as u64,
-        log_offset: o.flag("log_offset"),
-        per_job_logs: o.flag("per_job_logs"),
-        write_hist_log: o.text("write_hist_log"),
-        log_hist_ms: o.int("log_hist_msec") as u64,
-        log_hist_coarseness: o.int("log_hist_coarseness").clamp(0, 63) as u32,
-        log_max_value: o.flag("log_max_value"),
-        log_epoch_clock: (o.flag("log_unix_epoch") || o.flag("log_alternate_epoch"))
-            .then(|| o.int("log_alternate_epoch_clock_id") as i32),
-        log_prio: o.flag("log_prio"),
-        log_gz: o.int("log_compression").max(0) as u64,
-        log_gz_store: o.flag("log_store_compressed"),
-        log_gz_cpus: cpus::log_compression(o)?,
-        log_entries: o.int("log_entries").max(1) as u64,
-        agg_bw_log: false,
         plot: false,
-        rate: o.per_dir("rate").unwrap_or([0; 3]),
-        rate_iops: o.per_dir("rate_iops").unwrap_or([0; 3]),
-        rate_min: o.per_dir("rate_min").unwrap_or([0; 3]),
-        rate_iops_min: o.per_dir("rate_iops_min").unwrap_or([0; 3]),
-        rate_cycle_ms: o.int("rate_cycle") as u64,
-        rate_poisson: o.choice("rate_process").0 == "poisson",
-        rate_ignore_thinktime: o.flag("rate_ignore_thinktime"),
-        thinktime_on_issue: o.choice("thinktime_blocks_type").0 == "issue",
-        thinktime_iotime_us: o.time_us("thinktime_iotime"),
-        thinktime_blocks_set: o.is_set("thinktime_blocks"),
         steadystate,
         prioclass: o.is_set("prioclass").then(|| o.int("prioclass") as u32),
         errors,
         fsync_on_close: o.flag("fsync_on_close"),
         prio: o.is_set("prio").then(|| o.int("prio") as u32),
-        percentiles: pcts,
-        pct_precision: prec,
-        clat_percentiles: o.flag("clat_percentiles") && !(o.flag("disable_clat") || gtod),
-        lat_percentiles: o.flag("lat_percentiles") && !(o.flag("disable_lat") || gtod),
-        slat_percentiles: o.flag("slat_percentiles") && !(o.flag("disable_slat") || gtod),
-        // gtod_reduce turns every latency measurement off (§3).
-        disable_lat: o.flag("disable_lat") || gtod,
-        disable_clat: o.flag("disable_clat") || gtod,
-        disable_slat: o.flag("disable_slat") || gtod,
-        // A bw/iops log with log_avg_msec samples at that period unless
-        // bwavgtime/iopsavgtime were given (fio's add_job, §10).
-        bwavgtime_ms: avg_time(o, "bwavgtime", "write_bw_log"),
-        iopsavgtime_ms: avg_time(o, "iopsavgtime", "write_iops_log"),
         kb_base,
-        unified: match o.choice("unified_rw_reporting").0.as_str() {
-            "mixed" | "1" => 1,
-            "both" | "2" => 2,
-            _ => 0,
-        },
-        unit_base,
-        sig_figs: o.int("significant_figures") as usize,
         description: o.text("description"),
-        unlink: o.flag("unlink"),
-        unlink_each_loop: o.flag("unlink_each_loop"),
-        create_on_open: o.flag("create_on_open"),
-        allow_mounted_write: o.flag("allow_mounted_write"),
-        file_service: o.choice("file_service_type").0,
-        file_service_value: o.choice("file_service_type").1,
-        fallocate: o.choice("fallocate").0,
-        overwrite: o.flag("overwrite"),
-        invalidate: o.flag("invalidate"),
         hipri: o.flag("hipri"),
         fixedbufs: o.flag("fixedbufs"),
         registerfiles: o.flag("registerfiles"),
@@ -592,28 +369,16 @@ fn build(
         numa_cpu_nodes: o.text("numa_cpu_nodes"),
         numa_mem_policy: o.text("numa_mem_policy"),
         fill_device: o.flag("fill_device"),
-        exit_what: match o.choice("exit_what").0.as_str() {
-            "stonewall" => 1,
-            "all" => 2,
-            _ => 0,
-        },
-        create_serialize: o.flag("create_serialize"),
-        // --- h2: flow, serialize_overlap, latency targets, cmdprio ---
-        flow_id: o.int("flow_id") as i32,
-        flow: o.int("flow") as u32,
-        flow_sleep_us: o.int("flow_sleep").max(0) as u64,
         serialize_overlap: o.flag("serialize_overlap"),
         offload: o.choice("io_submit_mode").0 == "offload",
-        max_latency_us: o.per_dir("max_latency").unwrap_or([0; 3]),
-        latency_target_us: o.time_us("latency_target"),
-        latency_window_us: o.time_us("latency_window"),
-        latency_percentile: o
-            .floats("latency_percentile")
-            .0
-            .first()
-            .copied()
-            .unwrap_or(100.0),
-        latency_run: o.flag("latency_run"),
+        queue: Queue::from_options(o),
+        reporting: Reporting::from_options(o),
+        throttle: Throttle::from_options(o),
+        logs: Logs::from_options(o)?,
+        files: Files::from_options(o),
+        order: Order::from_options(o, def.stonewall),
+        rand,
+        targets: Targets::from_options(o),
         // --- h2: zonemode=zbd, lockfile ---
         zbd: zones::zbd(o).map_err(Failure::stderr)?,
         lockfile: lockfile::Mode::from_options(o),
@@ -621,26 +386,59 @@ fn build(
     settle(job, o)
 }
 
+/// `bs`/`bsrange` per direction and `bssplit`'s entries.
+fn block_sizes(o: &JobOptions, kb_base: u64) -> Result<BlockSizes, Failure> {
+    let bs = match o.ranges("bsrange") {
+        Some(r) => r,
+        None => o.per_dir("bs").unwrap_or([4096; 3]).map(|b| (b, b)),
+    };
+    let bssplit = match o.text("bssplit") {
+        Some(s) => parse_bssplit(&s, kb_base).map_err(|e| {
+            Failure::stderr(format!("bssplit: {e}\nfio: failed parsing bssplit={s}\n"))
+        })?,
+        None => Default::default(),
+    };
+    Ok((bs, bssplit))
+}
+
+type BlockSizes = ([(u64, u64); 3], [Vec<(u64, u32)>; 3]);
+
+/// `sync=`: fio's words, its old 1/0 read as sync/none.
+fn sync_mode(o: &JobOptions) -> String {
+    match o.choice("sync").0.as_str() {
+        "1" => "sync".to_string(),
+        "0" | "" => "none".to_string(),
+        s => s.to_string(),
+    }
+}
+
+/// A size or offset option, `Nz` counted in zones of zonesize
+/// (run/offsets/zones.rs).
+fn region(o: &JobOptions, name: &'static str) -> Option<SizeOrPercent> {
+    zones::in_zones(o, name).unwrap_or_else(|| o.size(name))
+}
+
 /// What follows from a job's options once they are all read: blockalign
 /// dropped where it changes nothing, rate checks, the verify spec, buffer
 /// contents.
 fn settle(mut job: Job, o: &JobOptions) -> Result<Job, Failure> {
     if let Some(us) = engine_thinktime(o) {
-        job.thinktime_us = us;
-        job.thinktime_spin_us = 0;
-        job.thinktime_blocks = 1;
-        job.thinktime_on_issue = false;
+        job.throttle.thinktime_us = us;
+        job.throttle.thinktime_spin_us = 0;
+        job.throttle.thinktime_blocks = 1;
+        job.throttle.thinktime_on_issue = false;
     }
     // fio keeps the random map where blockalign is every direction's block.
     if job
+        .rand
         .blockalign
         .is_some_and(|ba| (0..3).all(|d| job.min_bs(d) == ba))
     {
-        job.blockalign = None;
+        job.rand.blockalign = None;
     }
     // pre_read fills the cache on purpose: fio drops no cache then.
     if o.flag("pre_read") {
-        job.invalidate = false;
+        job.files.invalidate = false;
     }
     rates::validate(&job).map_err(Failure::stderr)?;
     job.verify = crate::job::verify::Spec::from_job(&job).map_err(Failure::stderr)?;
@@ -1030,10 +828,10 @@ pub fn expand(plan: &Plan) -> Result<Vec<Job>, Failure> {
         for c in order {
             let mut j = build(def, jobs.len() + 1, c, group, plan.program.readonly)?;
             j.plot = plan.program.plot.is_some();
-            j.agg_bw_log = plan.program.bandwidth_log;
+            j.logs.agg_bw_log = plan.program.bandwidth_log;
             if c > 0 {
-                j.stonewall = false;
-                j.new_group = false;
+                j.order.stonewall = false;
+                j.order.new_group = false;
             }
             if o.text("filename").is_none() && numjobs > 1 {
                 if c > 0 {

@@ -122,7 +122,7 @@ impl Spec {
                 && min_w == max_w
                 && !job.time_based
                 && !only
-                && !(job.norandommap && job.iodepth > 1),
+                && !(job.rand.norandommap && job.queue.iodepth > 1),
         }))
     }
 }
@@ -136,7 +136,7 @@ pub fn warnings(jobs: &[Job]) -> Vec<(bool, String)> {
         let o = &j.opts;
         let fixed = j.bssplit.iter().all(Vec::is_empty)
             && j.bs.iter().all(|b| b.0 == b.1 && b.0 == j.bs[0].0);
-        if j.norandommap && !fixed {
+        if j.rand.norandommap && !fixed {
             out.push((
                 false,
                 "fio: norandommap given for variable block sizes, verify limited\n".to_string(),

@@ -264,8 +264,8 @@ pub fn parse_split(list: &str, absolute: bool, kb_base: u64) -> Result<Vec<(u32,
 /// fio's line for a `zoned_abs` zone reaching past a file's region (fio
 /// prints it, and ends the file, once it draws such a zone), or None.
 pub fn abs_exceeds(job: &crate::job::Job, regions: &[(i32, u64, u64)]) -> Option<&'static str> {
-    let grain = job.blockalign.unwrap_or(job.grain()).max(1);
-    let dist = job.random_distribution.in_blocks(grain);
+    let grain = job.rand.blockalign.unwrap_or(job.grain()).max(1);
+    let dist = job.rand.random_distribution.in_blocks(grain);
     regions
         .iter()
         .any(|&(_, _, len)| {

@@ -140,10 +140,10 @@ impl Policy {
                 self.check_path("file", f)?;
             }
             let logs = [
-                &j.write_bw_log,
-                &j.write_iops_log,
-                &j.write_lat_log,
-                &j.write_hist_log,
+                &j.logs.write_bw_log,
+                &j.logs.write_iops_log,
+                &j.logs.write_lat_log,
+                &j.logs.write_hist_log,
             ];
             for l in logs.into_iter().flatten() {
                 self.check_path("log", Path::new(l))?;

@@ -700,8 +700,8 @@ fn answer_while_running(
 fn running_eta(jobs: &[Job]) -> p::JobsEta {
     let fmt = p::JobsEta {
         is_pow2: u32::from(jobs.iter().any(|j| j.kb_base.is_power_of_two())),
-        unit_base: tsconv::n2s_unit(jobs.last().map_or(8, |j| j.unit_base)),
-        sig_figs: jobs.last().map_or(4, |j| j.sig_figs as u32),
+        unit_base: tsconv::n2s_unit(jobs.last().map_or(8, |j| j.reporting.unit_base)),
+        sig_figs: jobs.last().map_or(4, |j| j.reporting.sig_figs as u32),
         ..Default::default()
     };
     match crate::run::eta::latest() {
@@ -722,8 +722,8 @@ fn starting_eta(jobs: &[Job]) -> p::JobsEta {
         // rate or eta part.
         eta_sec: i32::MAX as u64,
         is_pow2: u32::from(jobs.first().is_none_or(|j| j.kb_base == 1024)),
-        unit_base: tsconv::n2s_unit(jobs.first().map_or(8, |j| j.unit_base)),
-        sig_figs: jobs.first().map_or(4, |j| j.sig_figs as u32),
+        unit_base: tsconv::n2s_unit(jobs.first().map_or(8, |j| j.reporting.unit_base)),
+        sig_figs: jobs.first().map_or(4, |j| j.reporting.sig_figs as u32),
         ..Default::default()
     }
 }

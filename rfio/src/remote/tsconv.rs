@@ -120,6 +120,7 @@ pub fn thread_stat(
         ..ThreadStat::default()
     };
     for (i, p) in job
+        .reporting
         .percentiles
         .iter()
         .take(t.percentile_list.len())

@@ -308,10 +308,10 @@ fn status(
             if !on {
                 continue;
             }
-            st.m_rate[d] += j.rate_min[d];
-            st.t_rate[d] += j.rate[d];
-            st.m_iops[d] += j.rate_iops_min[d] as u32;
-            st.t_iops[d] += j.rate_iops[d] as u32;
+            st.m_rate[d] += j.throttle.rate_min[d];
+            st.t_rate[d] += j.throttle.rate[d];
+            st.m_iops[d] += j.throttle.rate_iops_min[d] as u32;
+            st.t_iops[d] += j.throttle.rate_iops[d] as u32;
         }
     }
     let ms = last.2.duration_since(then.2).as_millis() as u64;
@@ -349,7 +349,7 @@ fn fio_eta(jobs: &[Job], progress: &[Progress], states: &[u8], elapsed: u64) -> 
         } else {
             job_eta(j, p, elapsed)
         };
-        if s == b'P' && j.stonewall {
+        if s == b'P' && j.order.stonewall {
             stone += this;
         } else {
             eta = eta.max(this);
@@ -465,7 +465,7 @@ mod tests {
     fn a_servers_eta_adds_stonewalled_jobs_to_come_as_fio() {
         let run = crate::job::test_job(&["--time_based", "--runtime=4"]);
         let mut next = crate::job::test_job(&["--time_based", "--runtime=2"]);
-        next.stonewall = true;
+        next.order.stonewall = true;
         let jobs = [run, next];
         let progress = [Progress::new(), Progress::new()];
         let states = *b"RP";

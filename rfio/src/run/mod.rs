@@ -102,7 +102,7 @@ pub fn run_all(
         }
         // fio's exitall is program-wide: one job with it makes every job's
         // end stop the others (its exitall_on_terminate).
-        let exitall_anywhere = jobs.iter().any(|j| j.exitall);
+        let exitall_anywhere = jobs.iter().any(|j| j.order.exitall);
         // exit_what=all: a job's end stops the segments after it too.
         let stop_rest = AtomicBool::new(false);
         // fio sizes and lays out the files of every job, in thread order
@@ -113,7 +113,8 @@ pub fn run_all(
             .iter()
             .enumerate()
             .map(|(i, job)| {
-                job.create_serialize
+                job.files
+                    .create_serialize
                     .then(|| plan_job(job, &mut runs[i], &progress[i], notice))
                     .flatten()
             })
@@ -121,7 +122,7 @@ pub fn run_all(
         let mut start = 0;
         while start < jobs.len() {
             let mut end = start + 1;
-            while end < jobs.len() && !jobs[end].stonewall {
+            while end < jobs.len() && !jobs[end].order.stonewall {
                 end += 1;
             }
             run_segment(
@@ -324,7 +325,7 @@ fn run_segment(
     let exits: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(stop_now)).collect();
     // create_serialize=0: those jobs' files are set up as they start.
     for (i, job) in jobs.iter().enumerate() {
-        if !job.create_serialize {
+        if !job.files.create_serialize {
             planned[i] = plan_job(job, &mut out[i], &progress[i], notice);
         }
     }
@@ -412,7 +413,7 @@ fn prepare<'a>(
                 continue;
             }
         };
-        if traits.sync && job.iodepth > 1 && !traits.diskless {
+        if traits.sync && job.queue.iodepth > 1 && !traits.diskless {
             notice(
                 Stream::Stdout,
                 "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n",
@@ -430,9 +431,9 @@ fn prepare<'a>(
                 // Every job of the segment is in its flow before any starts.
                 *progress[i].flow.lock().unwrap_or_else(|p| p.into_inner()) =
                     pacing::flow::Flow::join(
-                        job.flow_id,
-                        job.flow,
-                        job.flow_sleep_us,
+                        job.targets.flow_id,
+                        job.targets.flow,
+                        job.targets.flow_sleep_us,
                         job.startdelay_us == 0,
                     );
                 prepared.push((i, job, traits, eng, files));
@@ -585,7 +586,7 @@ fn job_thread(
     let progress = &all_progress[i];
     // wait_for: until every job of that name in this segment
     // is done (earlier segments have finished already).
-    if let Some(w) = &job.wait_for {
+    if let Some(w) = &job.order.wait_for {
         let waits: Vec<&eta::Progress> = jobs
             .iter()
             .zip(all_progress)
@@ -637,10 +638,10 @@ fn job_thread(
         (true, l) => l,
         (false, l) => Some(env_notice + l.as_deref().unwrap_or("")),
     };
-    if exitall_anywhere || (job.exitall_on_error && stats.error != 0) {
+    if exitall_anywhere || (job.order.exitall_on_error && stats.error != 0) {
         stop_others(jobs, i, exits, stop_rest);
     }
-    if job.unlink {
+    if job.files.unlink {
         files::layout::unlink(&files.paths);
     }
     let ctx = err
@@ -695,11 +696,11 @@ fn stop_others(jobs: &[Job], i: usize, exits: &[AtomicBool], stop_rest: &AtomicB
     use std::sync::atomic::Ordering::Relaxed;
     let me = &jobs[i];
     for (j, e) in jobs.iter().zip(exits) {
-        if me.exit_what != 0 || j.groupid == me.groupid {
+        if me.order.exit_what != 0 || j.groupid == me.groupid {
             e.store(true, Relaxed);
         }
     }
-    if me.exit_what == 2 {
+    if me.order.exit_what == 2 {
         stop_rest.store(true, Relaxed);
     }
 }

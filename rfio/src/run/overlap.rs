@@ -31,7 +31,7 @@ impl Scope {
             Scope::Off
         } else if job.offload {
             Scope::Shared
-        } else if (job.pattern.write || job.pattern.trim) && job.iodepth > 1 && queues {
+        } else if (job.pattern.write || job.pattern.trim) && job.queue.iodepth > 1 && queues {
             Scope::Own
         } else {
             Scope::Off

@@ -28,7 +28,7 @@ use std::time::Duration;
 /// (in its smallest file) or I/Os (number_ios), and one for jobs whose
 /// files are replaced while they run.
 pub fn count(job: &Job, files: &JobFiles) -> usize {
-    if job.submitters <= 1 || job.unlink_each_loop {
+    if job.submitters <= 1 || job.files.unlink_each_loop {
         return 1;
     }
     // Every submitter gets at least one block of every file.
@@ -206,27 +206,30 @@ fn share_job(job: &Job, traits: Traits, k: usize, n: usize) -> Job {
     let mut j = job.clone();
     j.submitters = 1;
     if !traits.sync {
-        let depth = split_count(job.iodepth as u64, k, n).max(1) as usize;
-        j.iodepth = depth;
-        j.iodepth_batch = j.iodepth_batch.clamp(1, depth);
-        j.iodepth_low = j.iodepth_low.min(depth);
-        j.complete_min = j.complete_min.min(depth);
-        j.complete_max = j.complete_max.clamp(j.complete_min.max(1), depth);
+        let depth = split_count(job.queue.iodepth as u64, k, n).max(1) as usize;
+        j.queue.iodepth = depth;
+        j.queue.iodepth_batch = j.queue.iodepth_batch.clamp(1, depth);
+        j.queue.iodepth_low = j.queue.iodepth_low.min(depth);
+        j.queue.complete_min = j.queue.complete_min.min(depth);
+        j.queue.complete_max = j
+            .queue
+            .complete_max
+            .clamp(j.queue.complete_min.max(1), depth);
     }
     if job.number_ios > 0 {
         j.number_ios = split_count(job.number_ios, k, n).max(1);
     }
     for d in 0..3 {
-        j.rate[d] = split_rate(job.rate[d], n);
-        j.rate_iops[d] = split_rate(job.rate_iops[d], n);
-        j.rate_min[d] = split_rate(job.rate_min[d], n);
-        j.rate_iops_min[d] = split_rate(job.rate_iops_min[d], n);
+        j.throttle.rate[d] = split_rate(job.throttle.rate[d], n);
+        j.throttle.rate_iops[d] = split_rate(job.throttle.rate_iops[d], n);
+        j.throttle.rate_min[d] = split_rate(job.throttle.rate_min[d], n);
+        j.throttle.rate_iops_min[d] = split_rate(job.throttle.rate_iops_min[d], n);
     }
     if k > 0 {
-        j.write_bw_log = None;
-        j.write_iops_log = None;
-        j.write_lat_log = None;
-        j.write_hist_log = None;
+        j.logs.write_bw_log = None;
+        j.logs.write_iops_log = None;
+        j.logs.write_lat_log = None;
+        j.logs.write_hist_log = None;
         j.plot = false;
     }
     j

@@ -33,8 +33,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where a read's or write's latency needs a look (see Plan::lat_limit_ns).
 fn lat_limit_ns(job: &Job) -> u64 {
-    let max = job.max_latency_us.iter().copied().filter(|&v| v > 0).min();
-    let target = Some(job.latency_target_us).filter(|&v| v > 0);
+    let max = job
+        .targets
+        .max_latency_us
+        .iter()
+        .copied()
+        .filter(|&v| v > 0)
+        .min();
+    let target = Some(job.targets.latency_target_us).filter(|&v| v > 0);
     max.into_iter()
         .chain(target)
         .min()
@@ -59,7 +65,7 @@ fn cmdprio_of(
             .map(|&p| (p, rbench_common::histogram::LatencyHistogram::default()))
             .collect();
     }
-    let seed = job.randseed.unwrap_or(0x5eed) ^ ((job.number as u64) << 32);
+    let seed = job.rand.randseed.unwrap_or(0x5eed) ^ ((job.number as u64) << 32);
     Some((c, crate::engine::cmdprio::Draws::new(seed)))
 }
 
@@ -108,15 +114,19 @@ fn record(st: &mut ThreadStats, io: &IoUnit, done_ns_lat: (u64, u64), job: &Job)
             if (io.result as usize) < io.len && io.result > 0 {
                 ds.short_ios += 1;
             }
-            if !job.disable_clat {
+            if !job.reporting.disable_clat {
                 ds.clat.record(clat);
             }
-            if !job.disable_lat {
+            if !job.reporting.disable_lat {
                 ds.lat.record(lat);
             }
             if !ds.prios.is_empty() {
                 // cmdprio: lat with lat_percentiles, clat otherwise (fio's).
-                let v = if job.lat_percentiles { lat } else { clat };
+                let v = if job.reporting.lat_percentiles {
+                    lat
+                } else {
+                    clat
+                };
                 if let Some(p) = ds.prios.get_mut(usize::from(io.prio_idx)) {
                     p.1.record(v);
                 }
@@ -371,7 +381,7 @@ impl<'a> Worker<'a> {
         }
         let throttle = Throttle::new(job, t0);
         picker.attach_steer(throttle.steer_handle());
-        let pace = Pacing::new(job, throttle, progress, (flow, job.iodepth));
+        let pace = Pacing::new(job, throttle, progress, (flow, job.queue.iodepth));
         if let Some(ss) = &pace.steady {
             // Its first look may be due at once (a steady group to join).
             time.next_check = time.next_check.min(ss.next_ns);
@@ -644,14 +654,14 @@ impl<'a> Worker<'a> {
         } else if full || c.q.held.is_some() || c.pace.think_pending || c.pace.flow_held {
             // Never more than are in flight (fio caps min_evts at its
             // depth): the last I/Os of a job could never complete it.
-            job.complete_min.max(1).min(inflight)
+            job.queue.complete_min.max(1).min(inflight)
         } else {
             0
         };
         self.done.clear();
         let n = match c.engine.getevents(
             min,
-            job.complete_max.max(1),
+            job.queue.complete_max.max(1),
             &mut self.units,
             &mut self.done,
         ) {
@@ -854,7 +864,7 @@ fn start(
     files: &JobFiles,
 ) -> Result<(Buffers, Vec<IoUnit>, super::buffers::Filler, Picker), Box<Ended>> {
     let mut st = ThreadStats::default();
-    let depth = if traits.sync { 1 } else { job.iodepth };
+    let depth = if traits.sync { 1 } else { job.queue.iodepth };
     let max_bs = job.max_bs() as usize;
     let unit_len = max_bs.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
     let mut filler = super::buffers::Filler::new(job, files.io_size);
@@ -905,7 +915,7 @@ fn start(
     // fio 3.33 derives the offset seed before applying randseed, so
     // randseed alone changes nothing; with randrepeat=0 it seeds the
     // offsets, and without it the seed comes from the clock (§12).
-    let seed = match (job.randrepeat, job.randseed) {
+    let seed = match (job.rand.randrepeat, job.rand.randseed) {
         (true, _) => 0x89 ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
         (false, Some(s)) => s ^ (job.clone as u64).wrapping_mul(0x9E37_79B9),
         (false, None) => rbench_common::clock::now_ns(),
@@ -961,12 +971,12 @@ impl<'a> Plan<'a> {
         (clock, t0): (&'static FastClock, u64),
         usage0: (f64, f64, u64, u64, u64),
     ) -> Plan<'a> {
-        let depth = if traits.sync { 1 } else { job.iodepth };
+        let depth = if traits.sync { 1 } else { job.queue.iodepth };
         let ramp_ns = job.ramp_us * 1000;
         let runtime_ns = job.runtime_us * 1000;
         let time_based = job.time_based && runtime_ns > 0;
         let io_per_pass = files.io_size;
-        let queues = !traits.sync || (traits.diskless && job.iodepth > 1);
+        let queues = !traits.sync || (traits.diskless && job.queue.iodepth > 1);
         Plan {
             job,
             traits,
@@ -979,7 +989,7 @@ impl<'a> Plan<'a> {
             low_mark: if traits.sync {
                 0
             } else {
-                job.iodepth_low.min(depth - 1)
+                job.queue.iodepth_low.min(depth - 1)
             },
             ramp_ns,
             runtime_ns,
@@ -1019,7 +1029,7 @@ impl Timing {
     fn new(job: &Job) -> Timing {
         let sampler = Sampler::new(job, 0);
         let mut next_check = sampler.next_due();
-        if job.agg_bw_log {
+        if job.logs.agg_bw_log {
             next_check = next_check.min(50_000_000);
         }
         Timing {
@@ -1125,7 +1135,7 @@ impl Core<'_> {
             // Fresh snapshots for --status-interval: check every 50 ms.
             self.time.next_check = self.time.next_check.min(now + 50_000_000);
         }
-        if job.agg_bw_log {
+        if job.logs.agg_bw_log {
             // Fresh counts for --bandwidth-log's samples: every 50 ms.
             self.time.next_check = self.time.next_check.min(now + 50_000_000);
         }
@@ -1193,7 +1203,7 @@ impl Core<'_> {
         }
         if self.pace.min_rate.on {
             // fio checks after every completion; a tenth of a cycle is close.
-            let tenth = job.rate_cycle_ms.clamp(1, 1000) * 100_000;
+            let tenth = job.throttle.rate_cycle_ms.clamp(1, 1000) * 100_000;
             self.time.next_check = self.time.next_check.min(now + tenth);
         }
         None
@@ -1317,7 +1327,7 @@ impl Core<'_> {
         // verify=: fio checks each loop before the next one writes; this
         // unit waits for that.
         n.verify_due = verifier.is_some_and(|v| v.wants_pass()) && !time_based;
-        if job.unlink_each_loop && !time_based {
+        if job.files.unlink_each_loop && !time_based {
             let writes = job.pattern.write || job.pattern.trim;
             if let Err((errno, file)) = super::files::layout::recreate(files, writes) {
                 return Err(IoError {
@@ -1432,7 +1442,7 @@ impl Core<'_> {
         // Its depth is counted when it is committed.
         self.q.inflight += 1;
         self.q.to_stamp.push(idx);
-        self.q.to_stamp.len() >= self.plan.job.iodepth_batch
+        self.q.to_stamp.len() >= self.plan.job.queue.iodepth_batch
     }
 
     /// account, synchronously: a unit the engine completed as it was
@@ -1576,10 +1586,10 @@ impl Core<'_> {
     #[cold]
     fn lat_exceeded(&mut self, io: &IoUnit, lat: u64) {
         let job = self.plan.job;
-        if job.disable_lat || !matches!(io.kind, IoKind::Read | IoKind::Write) {
+        if job.reporting.disable_lat || !matches!(io.kind, IoKind::Read | IoKind::Write) {
             return;
         }
-        let max = job.max_latency_us[issue_slot(io.kind)].saturating_mul(1000);
+        let max = job.targets.max_latency_us[issue_slot(io.kind)].saturating_mul(1000);
         if max > 0 && lat > max {
             self.lat_fatal(io, lat, max);
         }
@@ -1793,7 +1803,7 @@ fn commit(
     for &idx in to_stamp.iter() {
         let io = &mut units[idx];
         io.issue = now;
-        if !job.disable_slat {
+        if !job.reporting.disable_slat {
             let d = match io.kind {
                 IoKind::Read => 0,
                 IoKind::Write => 1,

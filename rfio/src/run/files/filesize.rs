@@ -122,9 +122,9 @@ pub fn slot_seed(job: &Job, slot: u64) -> Option<u64> {
                 .wrapping_add(slot),
         );
     }
-    let base = match job.randseed {
+    let base = match job.rand.randseed {
         Some(s) => s,
-        None if job.randrepeat => 0x89,
+        None if job.rand.randrepeat => 0x89,
         None => return None,
     };
     let mut s = base;

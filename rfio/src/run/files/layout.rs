@@ -124,7 +124,7 @@ pub fn plan(
     diskless: bool,
     notices: &mut Vec<(Stream, String)>,
 ) -> Result<Planned, SetupError> {
-    if crate::engine::noio(&job.engine) && job.size.is_none() && job.filesize.is_none() {
+    if crate::engine::noio(&job.engine) && job.size.is_none() && job.files.filesize.is_none() {
         return Ok(plan_noio(job));
     }
     if job.filenames.is_empty() {
@@ -302,7 +302,7 @@ fn region(
     let sized = !is_dev || is_blk;
     // filesize= with the file outside its range: fio's err_offset when
     // the offset lies past the low end.
-    if let Some((lo, hi)) = job.filesize {
+    if let Some((lo, hi)) = job.files.filesize {
         if (file_size < lo || file_size > hi) && offset > lo && sized {
             return Err(crate::run::errors::err_offset(job));
         }
@@ -383,11 +383,11 @@ fn file_sizes(
     min_bs: u64,
 ) -> Option<Vec<u64>> {
     let nfiles = job.filenames.len().max(1);
-    if job.filesize.is_none() && job.size.is_none() && job.engine == "filecreate" {
+    if job.files.filesize.is_none() && job.size.is_none() && job.engine == "filecreate" {
         // fio's filecreate sizes each file at the smallest block.
         return Some(vec![min_bs; nfiles]);
     }
-    job.filesize.map(|(lo, hi)| {
+    job.files.filesize.map(|(lo, hi)| {
         let sizes: Vec<Option<u64>> = (0..nfiles)
             .map(|i| match job.size {
                 // fio's null-engine files are size/nrfiles big: inside the
@@ -471,7 +471,7 @@ fn plan_diskless(
         }
         // A filesize= file holds its offset: the I/O is what lies past
         // it (fio's io_size = file size - offset).
-        let per = if job.filesize.is_some() {
+        let per = if job.files.filesize.is_some() {
             per.saturating_sub(start)
         } else {
             per
@@ -498,7 +498,7 @@ fn plan_diskless(
 /// Writing to a mounted block device destroys a file system: refuse
 /// unless allow_mounted_write=1, as fio does.
 fn refuse_mounted(job: &Job, existing: &[Option<(u64, bool)>]) -> Result<(), SetupError> {
-    if (job.pattern.write || job.pattern.trim) && !job.allow_mounted_write {
+    if (job.pattern.write || job.pattern.trim) && !job.files.allow_mounted_write {
         for (i, p) in job.filenames.iter().enumerate() {
             if existing[i].is_some_and(|e| e.1) && is_mounted(p) {
                 return Err(SetupError {
@@ -610,7 +610,7 @@ pub fn open_files(job: &Job, planned: Planned) -> Result<JobFiles, SetupError> {
         files.regions[i].0 = fd;
         let (_, start, len) = files.regions[i];
         let kind = kind(fd);
-        if job.invalidate {
+        if job.files.invalidate {
             invalidate(kind, fd, start, len);
         }
         hint(advice(job), kind, fd, start, len);
@@ -748,7 +748,7 @@ pub fn drop_cache(fd: RawFd, start: u64, len: u64) {
 /// `create_on_open` applies to a file that does not exist yet (mmap needs
 /// its file laid out to map it).
 fn create_on_open(job: &Job, existing: Option<(u64, bool)>) -> bool {
-    job.create_on_open && existing.is_none() && job.engine != "mmap"
+    job.files.create_on_open && existing.is_none() && job.engine != "mmap"
 }
 
 /// Lay out `p` to `size` bytes; `old_len` is its size before (0: new).
@@ -759,7 +759,7 @@ fn layout(job: &Job, p: &Path, old_len: u64, size: u64) -> Result<(), SetupError
     let old = f.metadata().map(|m| m.len()).unwrap_or(0);
     allocate(job, fd, size)?;
     // Reads (and overwrite=1) need real data in the file, as fio writes it.
-    if job.pattern.read || job.overwrite || job.engine == "mmap" {
+    if job.pattern.read || job.files.overwrite || job.engine == "mmap" {
         f = write_data(job, f, p, old, size)?;
     }
     if job.opts.flag("create_fsync") {
@@ -819,7 +819,7 @@ fn allocate(job: &Job, fd: RawFd, size: u64) -> Result<(), SetupError> {
     unsafe {
         // fill_device: the file is written until the device is full,
         // never truncated or preallocated (fio's extend_file).
-        match job.fallocate.as_str() {
+        match job.files.fallocate.as_str() {
             _ if job.fill_device => {}
             "none" | "0" | "truncate" => {}
             "keep" => {
@@ -835,7 +835,7 @@ fn allocate(job: &Job, fd: RawFd, size: u64) -> Result<(), SetupError> {
         // fio sizes the file only for a new layout (reads, overwrite=1,
         // mmap); a write-only job's file is what fallocate made of it and
         // grows as it is written (a full file system leaves it short).
-        let new_layout = job.pattern.read || job.overwrite || job.engine == "mmap";
+        let new_layout = job.pattern.read || job.files.overwrite || job.engine == "mmap";
         if new_layout && !job.fill_device && libc::ftruncate(fd, size as libc::off_t) < 0 {
             return Err(SetupError::os(
                 "ftruncate".into(),

@@ -36,7 +36,7 @@ pub fn prepare(job: &Job) -> Option<Job> {
                 j.bs[d].1 = j.bs[d].1.max(log.max_len[d]);
             }
             // fio opens a replayed file to write with O_CREAT.
-            j.create_on_open = j.pattern.write || j.pattern.trim;
+            j.files.create_on_open = j.pattern.write || j.pattern.trim;
             slot.log = Some(Arc::new(log));
         }
         Err(e) => {

@@ -102,14 +102,18 @@ impl AggLog {
     pub fn start(&self, jobs: &[Job], t0: Instant) {
         let mut st = self.state();
         st.t0 = Some(t0);
-        st.every = jobs.iter().map(|j| j.bwavgtime_ms).min().unwrap_or(500);
+        st.every = jobs
+            .iter()
+            .map(|j| j.reporting.bwavgtime_ms)
+            .min()
+            .unwrap_or(500);
     }
 
     /// fio's JSON report asks its status code for the ETA of each job
     /// block (forced, whatever the output): a sample when enough time
     /// passed, from the jobs' final byte counts.
     pub fn report_sample(&self, jobs: &[Job], bytes: impl Iterator<Item = [u64; 3]>) {
-        let unified = jobs.iter().any(|j| j.unified != 0);
+        let unified = jobs.iter().any(|j| j.reporting.unified != 0);
         let mut sum = [0u64; 3];
         for b in bytes {
             for d in 0..3 {
@@ -122,7 +126,7 @@ impl AggLog {
     /// The sampling thread: runs until `done` is raised; `t0` is the
     /// start given to [`AggLog::start`].
     pub fn run(&self, jobs: &[Job], progress: &[Progress], done: &AtomicBool, t0: Instant) {
-        let unified = jobs.iter().any(|j| j.unified != 0);
+        let unified = jobs.iter().any(|j| j.reporting.unified != 0);
         loop {
             let now_ms = t0.elapsed().as_millis() as u64;
             let wake = next_wake(now_ms, jobs, progress);
@@ -189,7 +193,7 @@ fn next_wake(now_ms: u64, jobs: &[Job], progress: &[Progress]) -> u64 {
             continue;
         }
         let started = p.started_ms.load(Ordering::Relaxed);
-        for every in [j.bwavgtime_ms, j.iopsavgtime_ms] {
+        for every in [j.reporting.bwavgtime_ms, j.reporting.iopsavgtime_ms] {
             if every > 0 {
                 wake = wake.min(after(started, every));
             }

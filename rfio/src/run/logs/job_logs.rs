@@ -204,23 +204,25 @@ impl HistLog {
 /// fio's gtod_reduce(): the option, or every measurement disabled.
 fn gtod_reduce(job: &Job) -> bool {
     job.opts.flag("gtod_reduce")
-        || (job.disable_clat && job.disable_slat && job.opts.flag("disable_bw_measurement"))
+        || (job.reporting.disable_clat
+            && job.reporting.disable_slat
+            && job.opts.flag("disable_bw_measurement"))
 }
 
 /// log_compression or log_store_compressed: fio's per_unit_log then
 /// holds for every log, averaged or not.
 fn compressed(job: &Job) -> bool {
-    job.log_gz > 0 || job.log_gz_store
+    job.logs.log_gz > 0 || job.logs.log_gz_store
 }
 
 /// Whether the job's (bw, iops) logs are fed per I/O (a row per I/O, or
 /// per-I/O values averaged with log compression): the bw/iops sampler then
 /// leaves those windows out, as fio's helper does.
 pub fn per_unit(job: &Job) -> (bool, bool) {
-    let unit = job.log_avg_ms == 0 || compressed(job);
+    let unit = job.logs.log_avg_ms == 0 || compressed(job);
     (
-        job.write_bw_log.is_some() && unit,
-        job.write_iops_log.is_some() && unit,
+        job.logs.write_bw_log.is_some() && unit,
+        job.logs.write_iops_log.is_some() && unit,
     )
 }
 
@@ -313,10 +315,14 @@ impl Logs {
     pub fn new(job: &Job) -> Option<Logs> {
         // An empty prefix stands for the job name (fio's make_log_name).
         // log_store_compressed: fio's `.log.fz`.
-        let suffix = if job.log_gz_store { "log.fz" } else { "log" };
+        let suffix = if job.logs.log_gz_store {
+            "log.fz"
+        } else {
+            "log"
+        };
         let name = |p: &str, word: &str| {
             let prefix = if p.is_empty() { job.name.as_str() } else { p };
-            if job.per_job_logs {
+            if job.logs.per_job_logs {
                 format!("{prefix}_{word}.{}.{suffix}", job.number)
             } else {
                 format!("{prefix}_{word}.{suffix}")
@@ -340,32 +346,36 @@ impl Logs {
         };
         // bw/iops average over min(log_avg_msec, bwavgtime/iopsavgtime):
         // job.rs already made the period log_avg_msec unless it was set.
-        let avg = job.log_avg_ms;
-        if let Some(p) = &job.write_bw_log {
-            add(Kind::Bw, name(p, "bw"), avg.min(job.bwavgtime_ms));
+        let avg = job.logs.log_avg_ms;
+        if let Some(p) = &job.logs.write_bw_log {
+            add(Kind::Bw, name(p, "bw"), avg.min(job.reporting.bwavgtime_ms));
         }
-        if let Some(p) = &job.write_iops_log {
-            add(Kind::Iops, name(p, "iops"), avg.min(job.iopsavgtime_ms));
+        if let Some(p) = &job.logs.write_iops_log {
+            add(
+                Kind::Iops,
+                name(p, "iops"),
+                avg.min(job.reporting.iopsavgtime_ms),
+            );
         }
-        if let Some(p) = &job.write_lat_log {
+        if let Some(p) = &job.logs.write_lat_log {
             // fio's order: lat, slat, clat, each unless disabled.
             for (k, off) in [
-                (Kind::Lat, job.disable_lat),
-                (Kind::Slat, job.disable_slat),
-                (Kind::Clat, job.disable_clat),
+                (Kind::Lat, job.reporting.disable_lat),
+                (Kind::Slat, job.reporting.disable_slat),
+                (Kind::Clat, job.reporting.disable_clat),
             ] {
                 if !off {
                     add(k, name(p, k.word()), avg);
                 }
             }
         }
-        let hist = job.write_hist_log.as_ref().map(|p| HistLog {
+        let hist = job.logs.write_hist_log.as_ref().map(|p| HistLog {
             path: name(p, "clat_hist"),
-            every_ms: job.log_hist_ms,
-            coarseness: job.log_hist_coarseness,
+            every_ms: job.logs.log_hist_ms,
+            coarseness: job.logs.log_hist_coarseness,
             counts: vec![0; 3 * NR_BUCKETS],
             last: [0; 3],
-            counting: job.clat_percentiles,
+            counting: job.reporting.clat_percentiles,
             rows: Vec::with_capacity(64),
             cells: Vec::new(),
         });
@@ -373,29 +383,29 @@ impl Logs {
         if values.is_empty() && hist.is_none() && trace.is_none() {
             return None;
         }
-        let per_io =
-            hist.as_ref().is_some_and(|_| !job.disable_clat) || values.iter().any(|l| l.unit);
-        let packer = (job.log_gz > 0).then(|| {
+        let per_io = hist.as_ref().is_some_and(|_| !job.reporting.disable_clat)
+            || values.iter().any(|l| l.unit);
+        let packer = (job.logs.log_gz > 0).then(|| {
             crate::run::logs::logpack::Packer::new(
-                job.log_gz,
-                job.log_offset,
-                job.log_gz_cpus.as_deref(),
+                job.logs.log_gz,
+                job.logs.log_offset,
+                job.logs.log_gz_cpus.as_deref(),
             )
         });
         Some(Logs {
             values,
             hist,
             per_io,
-            log_max: job.log_max_value,
-            log_offset: job.log_offset,
-            log_prio: job.log_prio,
-            store: job.log_gz_store.then_some(job.log_entries),
+            log_max: job.logs.log_max_value,
+            log_offset: job.logs.log_offset,
+            log_prio: job.logs.log_prio,
+            store: job.logs.log_gz_store.then_some(job.logs.log_entries),
             pack_rows: packer.as_ref().map_or(usize::MAX, |p| p.rows),
             packer,
-            epoch_clock: job.log_epoch_clock,
+            epoch_clock: job.logs.log_epoch_clock,
             bw_off: job.opts.flag("disable_bw_measurement") || gtod_reduce(job),
             iops_off: gtod_reduce(job),
-            append: !job.per_job_logs,
+            append: !job.logs.per_job_logs,
             ioprio: crate::run::placement::ioprio_value(job.prioclass, job.prio)
                 .map_or(0, |v| v as u16),
             epoch_ms: 0,

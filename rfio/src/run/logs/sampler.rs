@@ -45,12 +45,12 @@ impl Sampler {
         };
         Sampler {
             epoch: now_ns,
-            bw_every: job.bwavgtime_ms * 1_000_000,
-            iops_every: job.iopsavgtime_ms * 1_000_000,
+            bw_every: job.reporting.bwavgtime_ms * 1_000_000,
+            iops_every: job.reporting.iopsavgtime_ms * 1_000_000,
             bw_last: now_ns,
             iops_last: now_ns,
-            bw_next: now_ns + job.bwavgtime_ms * 1_000_000,
-            iops_next: now_ns + job.iopsavgtime_ms * 1_000_000,
+            bw_next: now_ns + job.reporting.bwavgtime_ms * 1_000_000,
+            iops_next: now_ns + job.reporting.iopsavgtime_ms * 1_000_000,
             bw_bytes: [0; 3],
             iops_ios: [0; 3],
             dirs: [job.pattern.read, job.pattern.write, job.pattern.trim],
@@ -174,7 +174,10 @@ mod tests {
             "--log_avg_msec=100",
         ]);
         // bwavgtime follows log_avg_msec when it was not given (fio).
-        assert_eq!((j.bwavgtime_ms, j.iopsavgtime_ms), (100, 100));
+        assert_eq!(
+            (j.reporting.bwavgtime_ms, j.reporting.iopsavgtime_ms),
+            (100, 100)
+        );
         let mut logs = Logs::new(&j).expect("logs");
         assert!(!logs.per_io, "averaged bw/iops logs need nothing per I/O");
         assert_eq!(logs.per_io_rates(), (false, false));
@@ -193,6 +196,6 @@ mod tests {
         assert_eq!(logs.rows(Kind::Bw), want);
         assert_eq!(logs.rows(Kind::Iops)[2], (300, 250, 0));
         let j = job(&["--write_bw_log=x", "--log_avg_msec=100", "--bwavgtime=300"]);
-        assert_eq!(j.bwavgtime_ms, 300);
+        assert_eq!(j.reporting.bwavgtime_ms, 300);
     }
 }

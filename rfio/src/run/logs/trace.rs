@@ -14,8 +14,8 @@ pub const PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
 
 /// The window of the trace: log_avg_msec when set, else 100 ms.
 pub fn every_ms(job: &Job) -> u64 {
-    if job.log_avg_ms > 0 {
-        job.log_avg_ms
+    if job.logs.log_avg_ms > 0 {
+        job.logs.log_avg_ms
     } else {
         100
     }

@@ -267,7 +267,7 @@ pub fn for_file(job: &Job, i: usize, len: u64, files: u64) -> Option<FioDist> {
         crate::run::offsets::fiomap::offset_seed(job) as u32
     };
     let mut g = FioDist::new(kind, val, center, nranges, seed, true);
-    g.ba = std::array::from_fn(|d| job.blockalign.unwrap_or(job.min_bs(d)).max(1));
+    g.ba = std::array::from_fn(|d| job.rand.blockalign.unwrap_or(job.min_bs(d)).max(1));
     Some(g)
 }
 
@@ -281,14 +281,17 @@ pub fn is_fio(job: &Job) -> bool {
 
 /// fio's randrepeat as the job runs: randseed turns it off.
 fn repeatable(job: &Job) -> bool {
-    job.randrepeat && job.randseed.is_none()
+    job.rand.randrepeat && job.rand.randseed.is_none()
 }
 
 /// `file_service_type=zipf|pareto|normal|gauss[:value[:center]]` over
 /// `files` files: fio's generator of the next file. None for the other
 /// types or a single file.
 pub fn for_files(job: &Job, files: usize) -> Option<FileDist> {
-    let (kind, val, center) = parse(&job.file_service, job.file_service_value.as_deref())?;
+    let (kind, val, center) = parse(
+        &job.files.file_service,
+        job.files.file_service_value.as_deref(),
+    )?;
     let seed =
         crate::run::files::filesize::slot_seed(job, 5).unwrap_or_else(rbench_common::clock::now_ns);
     let n = (files as u64) << FSERVICE_SHIFT;

@@ -67,7 +67,7 @@ fn low_bits(n: u64) -> u64 {
 pub(super) fn real_size(job: &Job, files: u64, len: u64, size: u64, min_bs: u64) -> u64 {
     match job.size {
         Some(rbench_common::units::fio::SizeOrPercent::Bytes(total))
-            if size == len && job.filesize.is_none() =>
+            if size == len && job.files.filesize.is_none() =>
         {
             let per = total / files.max(1);
             if per >= len && per - len < min_bs {
@@ -85,7 +85,7 @@ pub(super) fn real_size(job: &Job, files: u64, len: u64, size: u64, min_bs: u64)
 /// off where randseed is set, after seeding the job: its clones (copied
 /// after) keep slot 6's seed.
 pub fn offset_seed(job: &Job) -> u64 {
-    if job.randrepeat && (job.randseed.is_none() || job.clone == 0) {
+    if job.rand.randrepeat && (job.rand.randseed.is_none() || job.clone == 0) {
         RANDSEED.wrapping_mul(job.number as u64)
     } else {
         slot_seed(job, BLOCK_SLOT).unwrap_or_else(rbench_common::clock::now_ns)
@@ -346,7 +346,7 @@ struct Zones {
 impl Zones {
     fn new(job: &Job) -> Option<Self> {
         use crate::job::distribution::Distribution;
-        let (abs, split): (bool, Vec<(u32, u64)>) = match &job.random_distribution {
+        let (abs, split): (bool, Vec<(u32, u64)>) = match &job.rand.random_distribution {
             Distribution::Zoned(z) => (false, z.iter().map(|&(p, r)| (p, u64::from(r))).collect()),
             Distribution::ZonedAbs(z) => (true, z.clone()),
             _ => return None,
@@ -392,7 +392,7 @@ impl FioRandom {
         let seed = offset_seed(job);
         let seq_seed = slot_seed(job, SEQ_RAND_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
         let min_bs = min_bs.map(|b| b.max(1));
-        let ba = min_bs.map(|b| job.blockalign.unwrap_or(b).max(1));
+        let ba = min_bs.map(|b| job.rand.blockalign.unwrap_or(b).max(1));
         let rw_min = min_bs.iter().copied().min().unwrap_or(1);
         // fio's map and generator cover min(io_size, file size) per file.
         let blocks = |&(n, _): &(u64, u64)| n / rw_min;
@@ -440,18 +440,18 @@ impl FioRandom {
                 .iter()
                 .map(|&(n, size)| real_size(job, regions.len() as u64, n, size, rw_min))
                 .collect(),
-            reseed: job.randrepeat && job.randseed.is_none(),
+            reseed: job.rand.randrepeat && job.rand.randseed.is_none(),
             wrap_seq: job.time_based && regions.len() == 1,
             past_end: false,
             restart: job.time_based
                 || matches!(
-                    job.file_service.as_str(),
+                    job.files.file_service.as_str(),
                     "zipf" | "pareto" | "normal" | "gauss"
                 ),
             seq_rand: std::array::from_fn(|_| Taus::new(seq_seed, false)),
             seq_seed,
             zones: Zones::new(job),
-            files: (job.file_service == "random" && regions.len() > 1).then(|| {
+            files: (job.files.file_service == "random" && regions.len() > 1).then(|| {
                 let seed = slot_seed(job, FILE_SLOT).unwrap_or_else(rbench_common::clock::now_ns);
                 (Taus::new(seed, wide), seed)
             }),

@@ -289,9 +289,9 @@ fn regions_of(
                 perm: Permutation::new(span / grain, key),
                 exhausted: false,
                 // zipf, pareto, normal: fio's generators (run/offsets/fiomap.rs).
-                sampler: (!job.random_distribution.is_uniform()
+                sampler: (!job.rand.random_distribution.is_uniform()
                     && !crate::run::offsets::fiodist::is_fio(job))
-                .then(|| Sampler::new(job.random_distribution.in_blocks(grain), span / grain)),
+                .then(|| Sampler::new(job.rand.random_distribution.in_blocks(grain), span / grain)),
             }
         })
         .collect()
@@ -318,7 +318,7 @@ fn plain_dir(
         job.pattern.random
             && !norandommap
             && n_regions == 1
-            && job.percentage_random[d] >= 100
+            && job.rand.percentage_random[d] >= 100
             && job.rw_postfix == 1
             // fio's map counts blocks of the smallest size of any
             // direction (rw_min_bs): `bs=4k,8k` randwrite ends early.
@@ -336,7 +336,7 @@ fn plain_dir(
 /// zipf, pareto and normal generators the whole region (its io_size).
 fn map_lens(job: &Job, regions: &[Region]) -> Vec<(u64, u64)> {
     let whole = matches!(
-        job.random_distribution,
+        job.rand.random_distribution,
         crate::job::distribution::Distribution::Zipf(_)
             | crate::job::distribution::Distribution::Pareto(_)
             | crate::job::distribution::Distribution::Normal(_)
@@ -353,7 +353,7 @@ fn map_lens(job: &Job, regions: &[Region]) -> Vec<(u64, u64)> {
 /// `file_service_type` as the picker's number: 0 roundrobin, 1 random,
 /// 2 sequential, 3 a distribution.
 fn file_service_kind(job: &Job) -> u8 {
-    match job.file_service.as_str() {
+    match job.files.file_service.as_str() {
         "random" => 1,
         "sequential" => 2,
         "zipf" | "pareto" | "normal" | "gauss" => 3,
@@ -364,8 +364,9 @@ fn file_service_kind(job: &Job) -> u8 {
 /// How many I/Os go to a file before the next is chosen
 /// (`file_service_type=random:N`, `roundrobin:N`).
 fn switch_every(job: &Job) -> u64 {
-    match job.file_service.as_str() {
+    match job.files.file_service.as_str() {
         "random" | "roundrobin" => job
+            .files
             .file_service_value
             .as_deref()
             .and_then(|v| v.parse::<u64>().ok())
@@ -382,7 +383,7 @@ impl Picker {
         let grain = job.grain().max(1);
         // `ba` sets the offset alignment of random I/O (and disables the map).
         let grain = if p.random {
-            job.blockalign.unwrap_or(grain).max(1)
+            job.rand.blockalign.unwrap_or(grain).max(1)
         } else {
             grain
         };
@@ -391,8 +392,9 @@ impl Picker {
         let n_regions = regions.len() as u64;
         let zones = job.zones.map(crate::run::offsets::zones::Zones::new);
         let regions = regions_of(job, regions, zones.as_ref(), grain, key);
-        let norandommap =
-            job.norandommap || !job.random_distribution.is_uniform() || job.blockalign.is_some();
+        let norandommap = job.rand.norandommap
+            || !job.rand.random_distribution.is_uniform()
+            || job.rand.blockalign.is_some();
         let plain = plain_dir(
             job,
             dirs,
@@ -409,8 +411,8 @@ impl Picker {
                 .then(|| crate::run::offsets::fiomap::FioRandom::for_job(job, &lens, norandommap))
                 .flatten(),
             plain: plain.map(|d| (d, grain)),
-            reseed: job.randrepeat && job.randseed.is_none(),
-            invalidate: job.invalidate,
+            reseed: job.rand.randrepeat && job.rand.randseed.is_none(),
+            invalidate: job.files.invalidate,
             direct: job.direct,
             zones,
             regions,
@@ -422,7 +424,7 @@ impl Picker {
             identical: job.opts.choice("rw_sequencer").0 == "identical",
             // A non-uniform distribution implies norandommap (§3).
             norandommap,
-            pct_random: job.percentage_random,
+            pct_random: job.rand.percentage_random,
             write_after_trim: None,
             followup: false,
             file_service: file_service_kind(job),

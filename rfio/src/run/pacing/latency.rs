@@ -50,11 +50,11 @@ pub struct Probe {
 impl Probe {
     /// The job's probe, None without latency_target.
     pub fn new(job: &Job, depth: usize) -> Option<Probe> {
-        (job.latency_target_us > 0).then(|| Probe {
-            target_ns: job.latency_target_us.saturating_mul(1000),
-            window_ns: job.latency_window_us.saturating_mul(1000),
-            percentile: job.latency_percentile,
-            run: job.latency_run,
+        (job.targets.latency_target_us > 0).then(|| Probe {
+            target_ns: job.targets.latency_target_us.saturating_mul(1000),
+            window_ns: job.targets.latency_window_us.saturating_mul(1000),
+            percentile: job.targets.latency_percentile,
+            run: job.targets.latency_run,
             max: depth.max(1),
             qd: 1,
             high: depth.max(1),
@@ -165,9 +165,9 @@ mod tests {
 
     fn probe(depth: usize) -> Probe {
         let mut job = crate::job::test_job(&["--ioengine=null"]);
-        job.latency_target_us = 100;
-        job.latency_window_us = 1000;
-        job.latency_percentile = 100.0;
+        job.targets.latency_target_us = 100;
+        job.targets.latency_window_us = 1000;
+        job.targets.latency_percentile = 100.0;
         Probe::new(&job, depth).unwrap()
     }
 

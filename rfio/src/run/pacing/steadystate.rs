@@ -339,11 +339,11 @@ pub fn register(
             continue;
         };
         match runs.last_mut() {
-            Some((gid, true, lead, members)) if j.group_reporting && *gid == j.groupid => {
+            Some((gid, true, lead, members)) if j.order.group_reporting && *gid == j.groupid => {
                 *lead = ss;
                 members.push(i);
             }
-            _ => runs.push((j.groupid, j.group_reporting, ss, vec![i])),
+            _ => runs.push((j.groupid, j.order.group_reporting, ss, vec![i])),
         }
     }
     for (_, _, ss, members) in runs {

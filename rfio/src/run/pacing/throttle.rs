@@ -35,7 +35,7 @@ pub type SteerCell = std::rc::Rc<Cell<Steer>>;
 /// Whether the rate chooses among the directions of `job` (a mixed job
 /// with a rate): only then does the direction draw ask [`Steer::choose`].
 pub fn steers(job: &Job) -> bool {
-    job.pattern.mixed() && (0..2).any(|d| job.rate[d] > 0 || job.rate_iops[d] > 0)
+    job.pattern.mixed() && (0..2).any(|d| job.throttle.rate[d] > 0 || job.throttle.rate_iops[d] > 0)
 }
 
 impl Steer {
@@ -88,10 +88,10 @@ impl Throttle {
     pub fn new(job: &Job, t0: u64) -> Self {
         let min_bs: [u64; 3] = std::array::from_fn(|d| job.min_bs(d).max(1));
         let bps: [u64; 3] = std::array::from_fn(|d| {
-            if job.rate[d] > 0 {
-                job.rate[d]
+            if job.throttle.rate[d] > 0 {
+                job.throttle.rate[d]
             } else {
-                job.rate_iops[d].saturating_mul(min_bs[d])
+                job.throttle.rate_iops[d].saturating_mul(min_bs[d])
             }
         });
         let read_share = job.rwmixread.min(100);
@@ -107,7 +107,7 @@ impl Throttle {
             steer,
             bps,
             min_bs,
-            poisson: job.rate_poisson.then(|| {
+            poisson: job.throttle.rate_poisson.then(|| {
                 // fio's poisson_state per direction: 32-bit generators on
                 // seed slots 15, 17 and 18 (FIO_RAND_POISSON*_OFF).
                 [15, 17, 18].map(|slot| {
@@ -120,7 +120,7 @@ impl Throttle {
             last_us: [0; 3],
             next_ns: [0; 3],
             base_ns: 0,
-            ignore_think: job.rate_ignore_thinktime,
+            ignore_think: job.throttle.rate_ignore_thinktime,
         }
     }
 
@@ -255,13 +255,14 @@ impl MinRate {
     pub fn new(job: &Job) -> Self {
         MinRate {
             on: job
+                .throttle
                 .rate_min
                 .iter()
-                .chain(&job.rate_iops_min)
+                .chain(&job.throttle.rate_iops_min)
                 .any(|&r| r > 0),
-            bytes: job.rate_min,
-            iops: job.rate_iops_min,
-            cycle_ms: job.rate_cycle_ms,
+            bytes: job.throttle.rate_min,
+            iops: job.throttle.rate_iops_min,
+            cycle_ms: job.throttle.rate_cycle_ms,
             last_bytes: [0; 3],
             last_ios: [0; 3],
             last_ns: [0; 3],
@@ -318,16 +319,16 @@ pub fn eta_limits<'a>(running: impl Iterator<Item = &'a Job>) -> String {
     let (mut m_rate, mut t_rate, mut m_iops, mut t_iops) = (0u64, 0u64, 0u64, 0u64);
     let mut fmt = (4, true);
     for j in running {
-        fmt = (j.sig_figs, j.kb_base == 1024);
+        fmt = (j.reporting.sig_figs, j.kb_base == 1024);
         for (d, on) in [j.pattern.read, j.pattern.write, j.pattern.trim]
             .into_iter()
             .enumerate()
         {
             if on {
-                m_rate += j.rate_min[d];
-                t_rate += j.rate[d];
-                m_iops += j.rate_iops_min[d];
-                t_iops += j.rate_iops[d];
+                m_rate += j.throttle.rate_min[d];
+                t_rate += j.throttle.rate[d];
+                m_iops += j.throttle.rate_iops_min[d];
+                t_iops += j.throttle.rate_iops[d];
             }
         }
     }
@@ -359,13 +360,13 @@ pub struct Think {
 impl Think {
     pub fn new(job: &Job) -> Self {
         Think {
-            on: job.thinktime_us > 0,
-            us: job.thinktime_us,
-            spin_us: job.thinktime_spin_us,
-            blocks: job.thinktime_blocks,
-            on_issue: job.thinktime_on_issue,
-            iotime_us: job.thinktime_iotime_us,
-            blocks_set: job.thinktime_blocks_set,
+            on: job.throttle.thinktime_us > 0,
+            us: job.throttle.thinktime_us,
+            spin_us: job.throttle.thinktime_spin_us,
+            blocks: job.throttle.thinktime_blocks,
+            on_issue: job.throttle.thinktime_on_issue,
+            iotime_us: job.throttle.thinktime_iotime_us,
+            blocks_set: job.throttle.thinktime_blocks_set,
             last_blocks: 0,
             last_ns: 0,
         }

@@ -180,7 +180,7 @@ impl<'a> Verifier<'a> {
             backlog_reads: None,
             fake,
             loops: job.loops,
-            trim: trim::TrimVerify::new(job, fake, job.norandommap || job.loops > 1 || wrap),
+            trim: trim::TrimVerify::new(job, fake, job.rand.norandommap || job.loops > 1 || wrap),
         })
     }
 
@@ -656,9 +656,9 @@ fn issue_order_seeds(list: &[Written]) -> Vec<u64> {
 fn random_map(job: &Job) -> bool {
     use crate::job::distribution::Distribution as D;
     job.pattern.random
-        && !job.norandommap
+        && !job.rand.norandommap
         && matches!(
-            job.random_distribution,
+            job.rand.random_distribution,
             D::Uniform | D::Zoned(_) | D::ZonedAbs(_)
         )
         && job.opts.choice("random_generator").0 != "lfsr"

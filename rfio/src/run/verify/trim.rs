@@ -95,7 +95,7 @@ impl TrimVerify {
         Some(TrimVerify {
             threshold: (rng.max() / 100).wrapping_mul(percentage),
             rng,
-            reseed: job.randrepeat.then_some((seed, wide)),
+            reseed: job.rand.randrepeat.then_some((seed, wide)),
             zero: o.flag("trim_verify_zero"),
             backlog: o.int("trim_backlog").max(0) as u64,
             batch: o.int("trim_backlog_batch").max(0) as u64,
